@@ -1,0 +1,172 @@
+/**
+ * Error model shared by every mcpkit package.
+ *
+ * Local errors (timeouts, closed connections, oversized messages, aborts) carry a
+ * string `code` and never cross the wire. Wire errors (`RpcError`) carry the numeric
+ * JSON-RPC code and `data` exactly as the peer sent them.
+ */
+
+const BRAND = Symbol.for('mcpkit.error');
+
+/** String codes of local errors. Stable: match on these, not on messages. */
+export const ErrorCode = {
+  Timeout: 'MCPKIT_TIMEOUT',
+  ConnectionClosed: 'MCPKIT_CONNECTION_CLOSED',
+  MessageTooLarge: 'MCPKIT_MESSAGE_TOO_LARGE',
+  Aborted: 'MCPKIT_ABORTED',
+  Parse: 'MCPKIT_PARSE_ERROR',
+  InvalidMessage: 'MCPKIT_INVALID_MESSAGE',
+  Rpc: 'MCPKIT_RPC_ERROR',
+  Transport: 'MCPKIT_TRANSPORT_ERROR',
+  NotConnected: 'MCPKIT_NOT_CONNECTED',
+  ProcessExited: 'MCPKIT_PROCESS_EXITED',
+  ProcessSpawn: 'MCPKIT_PROCESS_SPAWN',
+  Protocol: 'MCPKIT_PROTOCOL_ERROR',
+  UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** JSON-RPC 2.0 and MCP numeric error codes. */
+export const RpcErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** MCP: resource not found (2024-11-05 … 2025-11-25). */
+  ResourceNotFound: -32002,
+} as const;
+
+export interface McpkitErrorOptions {
+  cause?: unknown;
+}
+
+/** Base class of every error mcpkit throws. Check with `McpkitError.isInstance(e)`. */
+export class McpkitError extends Error {
+  readonly code: string;
+  override readonly name: string = 'McpkitError';
+
+  constructor(code: string, message: string, options?: McpkitErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** Works across duplicated copies of this package (unlike `instanceof`). */
+  static isInstance(value: unknown): value is McpkitError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+
+function hasCode(value: unknown, code: string): boolean {
+  return McpkitError.isInstance(value) && value.code === code;
+}
+
+/** A request got no answer within its time budget. */
+export class TimeoutError extends McpkitError {
+  override readonly name = 'TimeoutError';
+  readonly timeoutMs: number;
+  constructor(message: string, timeoutMs: number, options?: McpkitErrorOptions) {
+    super(ErrorCode.Timeout, message, options);
+    this.timeoutMs = timeoutMs;
+  }
+  static override isInstance(value: unknown): value is TimeoutError {
+    return hasCode(value, ErrorCode.Timeout);
+  }
+}
+
+/** The connection closed (or was never open) while a request was pending. */
+export class ConnectionClosedError extends McpkitError {
+  override readonly name = 'ConnectionClosedError';
+  constructor(message: string, options?: McpkitErrorOptions) {
+    super(ErrorCode.ConnectionClosed, message, options);
+  }
+  static override isInstance(value: unknown): value is ConnectionClosedError {
+    return hasCode(value, ErrorCode.ConnectionClosed);
+  }
+}
+
+/** A single message exceeded the configured maximum size. */
+export class MessageTooLargeError extends McpkitError {
+  override readonly name = 'MessageTooLargeError';
+  readonly limitBytes: number;
+  constructor(message: string, limitBytes: number, options?: McpkitErrorOptions) {
+    super(ErrorCode.MessageTooLarge, message, options);
+    this.limitBytes = limitBytes;
+  }
+  static override isInstance(value: unknown): value is MessageTooLargeError {
+    return hasCode(value, ErrorCode.MessageTooLarge);
+  }
+}
+
+/** An operation was aborted without an abort reason of its own. */
+export class AbortedError extends McpkitError {
+  override readonly name = 'AbortedError';
+  constructor(message: string, options?: McpkitErrorOptions) {
+    super(ErrorCode.Aborted, message, options);
+  }
+  static override isInstance(value: unknown): value is AbortedError {
+    return hasCode(value, ErrorCode.Aborted);
+  }
+}
+
+/** Bytes that are not JSON arrived where a message was expected. */
+export class ParseError extends McpkitError {
+  override readonly name = 'ParseError';
+  /** The start of the offending text (at most 200 characters). */
+  readonly excerpt: string;
+  constructor(message: string, excerpt: string, options?: McpkitErrorOptions) {
+    super(ErrorCode.Parse, message, options);
+    this.excerpt = excerpt;
+  }
+  static override isInstance(value: unknown): value is ParseError {
+    return hasCode(value, ErrorCode.Parse);
+  }
+}
+
+/** Valid JSON that is not a JSON-RPC 2.0 message. */
+export class InvalidMessageError extends McpkitError {
+  override readonly name = 'InvalidMessageError';
+  /** The id of the offending message when it had a usable one (so it can be answered). */
+  readonly id: string | number | null;
+  constructor(message: string, id: string | number | null, options?: McpkitErrorOptions) {
+    super(ErrorCode.InvalidMessage, message, options);
+    this.id = id;
+  }
+  static override isInstance(value: unknown): value is InvalidMessageError {
+    return hasCode(value, ErrorCode.InvalidMessage);
+  }
+}
+
+/** A transport-level failure (I/O, HTTP, process). Transports subclass or use it directly. */
+export class TransportError extends McpkitError {
+  override readonly name: string = 'TransportError';
+  constructor(message: string, options?: McpkitErrorOptions & { code?: string }) {
+    super(options?.code ?? ErrorCode.Transport, message, options);
+  }
+}
+
+/** A JSON-RPC error response from the peer. Keeps the wire code and data. */
+export class RpcError extends McpkitError {
+  override readonly name = 'RpcError';
+  /** The numeric JSON-RPC error code the peer sent. */
+  readonly rpcCode: number;
+  readonly data: unknown;
+  /** The message exactly as the peer sent it. */
+  readonly rpcMessage: string;
+  constructor(rpcCode: number, rpcMessage: string, data?: unknown, context?: string) {
+    super(ErrorCode.Rpc, context ? `${context}: ${rpcMessage} (${rpcCode})` : rpcMessage);
+    this.rpcCode = rpcCode;
+    this.rpcMessage = rpcMessage;
+    this.data = data;
+  }
+  static override isInstance(value: unknown): value is RpcError {
+    return hasCode(value, ErrorCode.Rpc);
+  }
+  /** The `error` object to put on the wire. */
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.rpcCode, message: this.rpcMessage }
+      : { code: this.rpcCode, message: this.rpcMessage, data: this.data };
+  }
+}

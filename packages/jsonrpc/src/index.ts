@@ -1,0 +1,54 @@
+export {
+  AbortedError,
+  ConnectionClosedError,
+  ErrorCode,
+  InvalidMessageError,
+  McpkitError,
+  type McpkitErrorOptions,
+  MessageTooLargeError,
+  ParseError,
+  RpcError,
+  RpcErrorCode,
+  TimeoutError,
+  TransportError,
+} from './errors.js';
+export {
+  CANCELLED_NOTIFICATION,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  JsonRpcPeer,
+  type JsonRpcPeerOptions,
+  type NotificationHandler,
+  PROGRESS_NOTIFICATION,
+  type Progress,
+  type RequestContext,
+  type RequestHandler,
+  type RequestOptions,
+} from './json-rpc-peer.js';
+export {
+  isErrorResponse,
+  isNotification,
+  isRequest,
+  isResponse,
+  type JsonRpcErrorObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcSuccessResponse,
+} from './messages.js';
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  NdjsonFramer,
+  type NdjsonFramerOptions,
+  serializeNdjson,
+} from './ndjson-framer.js';
+export type {
+  MessageExtra,
+  Transport,
+  TransportCapabilities,
+  TransportSendOptions,
+} from './transport.js';
+export { dispatchParsed, type ValidationResult, validateMessage } from './validate.js';

@@ -1,0 +1,231 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConnectionClosedError,
+  InvalidMessageError,
+  McpkitError,
+  ParseError,
+  RpcError,
+  TimeoutError,
+} from './errors.js';
+import { JsonRpcPeer } from './json-rpc-peer.js';
+import type { JsonRpcMessage } from './messages.js';
+import type { Transport } from './transport.js';
+
+/**
+ * A minimal in-memory transport pair for the peer's own tests (the real in-process
+ * transport lives in a package that depends on this one). Delivery is asynchronous.
+ */
+class Loopback implements Transport {
+  onmessage?: (m: JsonRpcMessage) => void;
+  onerror?: (e: Error) => void;
+  onclose?: (cause?: Error) => void;
+  other!: Loopback;
+  closed = false;
+  readonly sent: JsonRpcMessage[] = [];
+  async start() {}
+  async send(message: JsonRpcMessage) {
+    if (this.closed) throw new ConnectionClosedError('closed');
+    this.sent.push(message);
+    const copy = JSON.parse(JSON.stringify(message));
+    setImmediate(() => this.other.closed || this.other.onmessage?.(copy));
+  }
+  async close() {
+    this.shut(undefined);
+    this.other.shut(new Error('other end closed'));
+  }
+  shut(cause?: Error) {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.(cause);
+  }
+}
+
+function pair() {
+  const a = new Loopback();
+  const b = new Loopback();
+  a.other = b;
+  b.other = a;
+  const client = new JsonRpcPeer(a, { label: 'server "t"' });
+  const server = new JsonRpcPeer(b, { label: 'client', respondToParseErrors: true });
+  const serverErrors: Error[] = [];
+  server.onerror = (e) => serverErrors.push(e);
+  return { a, b, client, server, serverErrors };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe('JsonRpcPeer', () => {
+  it('correlates responses with requests, out of order', async () => {
+    const { client, server } = pair();
+    server.setRequestHandler('wait', async (p: { ms: number }) => {
+      await new Promise((r) => setTimeout(r, p.ms));
+      return { ms: p.ms };
+    });
+    const results = await Promise.all([30, 1, 15].map((ms) => client.request('wait', { ms })));
+    expect(results).toEqual([{ ms: 30 }, { ms: 1 }, { ms: 15 }]);
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('answers an unknown method with -32601', async () => {
+    const { client } = pair();
+    const error = await client.request('nope').catch((e) => e);
+    expect(RpcError.isInstance(error)).toBe(true);
+    expect(error.rpcCode).toBe(-32601);
+    expect(error.message).toContain('server "t"');
+    expect(error.message).toContain('"nope"');
+  });
+
+  it('a throwing handler yields -32603 with a safe message; the detail stays local', async () => {
+    const { client, server, serverErrors } = pair();
+    server.setRequestHandler('boom', () => {
+      throw new Error('secret path /etc/passwd');
+    });
+    const error = await client.request('boom').catch((e) => e);
+    expect(error.rpcCode).toBe(-32603);
+    expect(error.rpcMessage).toBe('Internal error');
+    expect(JSON.stringify(error)).not.toContain('secret');
+    expect(serverErrors.some((e) => e.message.includes('secret path'))).toBe(true);
+  });
+
+  it('an RpcError thrown by a handler keeps its code and data', async () => {
+    const { client, server } = pair();
+    server.setRequestHandler('bad', () => {
+      throw new RpcError(-32602, 'Invalid params', { field: 'x' });
+    });
+    const error = await client.request('bad').catch((e) => e);
+    expect(error.rpcCode).toBe(-32602);
+    expect(error.data).toEqual({ field: 'x' });
+  });
+
+  it('times out with a TimeoutError and tells the server with notifications/cancelled', async () => {
+    const { client, server } = pair();
+    let cancelledWith: unknown;
+    server.setRequestHandler('hang', (_p, ctx) => {
+      return new Promise((_r, reject) => {
+        ctx.signal.addEventListener('abort', () => {
+          cancelledWith = ctx.id;
+          reject(ctx.signal.reason);
+        });
+      });
+    });
+    const error = await client.request('hang', {}, { timeoutMs: 30 }).catch((e) => e);
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/server "t": request "hang" timed out after 30 ms/);
+    await tick();
+    expect(cancelledWith).toBe(1);
+  });
+
+  it('abort rejects with signal.reason and the server handler sees its signal abort', async () => {
+    const { client, server, b } = pair();
+    let aborted = false;
+    server.setRequestHandler('hang', (_p, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => (aborted = true))));
+    const controller = new AbortController();
+    const reason = new Error('user pressed escape');
+    const pending = client.request('hang', {}, { signal: controller.signal });
+    await tick();
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await tick();
+    expect(aborted).toBe(true);
+    // The cancelled request gets no response from the server.
+    expect(b.sent.filter((m) => 'id' in m && m.id === 1)).toEqual([]);
+  });
+
+  it('an already-aborted signal rejects without sending', async () => {
+    const { client, a } = pair();
+    const controller = new AbortController();
+    controller.abort(new Error('early'));
+    await expect(client.request('x', {}, { signal: controller.signal })).rejects.toThrow('early');
+    expect(a.sent).toEqual([]);
+  });
+
+  it('routes progress to onprogress and resets the timeout on progress', async () => {
+    const { client, server } = pair();
+    server.setRequestHandler('slow', async (_p, ctx) => {
+      for (let i = 1; i <= 4; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        await ctx.progress({ progress: i, total: 4, message: `step ${i}` });
+      }
+      return { done: true };
+    });
+    const seen: number[] = [];
+    const result = await client.request(
+      'slow',
+      {},
+      { timeoutMs: 60, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p.progress) },
+    );
+    expect(result).toEqual({ done: true });
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it('maxTotalTimeoutMs bounds a request that keeps reporting progress', async () => {
+    const { client, server } = pair();
+    server.setRequestHandler('forever', async (_p, ctx) => {
+      while (!ctx.signal.aborted) {
+        await new Promise((r) => setTimeout(r, 10));
+        await ctx.progress({ progress: 1 }).catch(() => {});
+      }
+      return {};
+    });
+    const start = Date.now();
+    const error = await client
+      .request('forever', {}, { timeoutMs: 50, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 120, onprogress: () => {} })
+      .catch((e) => e);
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toContain('maximum total time');
+    expect(Date.now() - start).toBeLessThan(1000);
+  });
+
+  it('on close every pending request rejects at once with the cause attached', async () => {
+    const { client, server, b } = pair();
+    server.setRequestHandler('hang', () => new Promise(() => {}));
+    const pending = [client.request('hang'), client.request('hang'), client.request('hang')];
+    await tick();
+    await b.close();
+    const errors = await Promise.all(pending.map((p) => p.catch((e) => e)));
+    for (const e of errors) {
+      expect(ConnectionClosedError.isInstance(e)).toBe(true);
+      expect(e.cause).toBeInstanceOf(Error);
+      expect(e.message).toContain('other end closed');
+    }
+    await expect(client.request('later')).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('answers an invalid message that has an id with -32600, and garbage with -32700', async () => {
+    const { b, a, serverErrors } = pair();
+    const received: JsonRpcMessage[] = [];
+    a.onmessage = (m) => received.push(m);
+    b.onerror?.(new InvalidMessageError('bad', 7));
+    b.onerror?.(new ParseError('not json', 'xx'));
+    await tick();
+    expect(received).toEqual([
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid Request' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
+    ]);
+    expect(serverErrors).toHaveLength(2);
+  });
+
+  it('an invalid response to a pending request rejects that request', async () => {
+    const { client, a } = pair();
+    const pending = client.request('x');
+    a.onerror?.(new InvalidMessageError('invalid JSON-RPC message: a response has exactly one of "result" and "error"', 1));
+    const error = await pending.catch((e) => e);
+    expect(McpkitError.isInstance(error)).toBe(true);
+    expect(error.message).toContain('invalid response to "x"');
+  });
+
+  it('dispatches notifications and reports unknown response ids', async () => {
+    const { client, server } = pair();
+    const got: unknown[] = [];
+    const errors: Error[] = [];
+    client.onerror = (e) => errors.push(e);
+    server.setNotificationHandler('hello', (p) => {
+      got.push(p);
+    });
+    await client.notify('hello', { a: 1 });
+    await tick();
+    expect(got).toEqual([{ a: 1 }]);
+    client.transport.onmessage?.({ jsonrpc: '2.0', id: 999, result: {} });
+    expect(errors[0]?.message).toContain('unknown request id 999');
+  });
+});

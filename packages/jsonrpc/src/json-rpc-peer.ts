@@ -1,0 +1,473 @@
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  InvalidMessageError,
+  McpkitError,
+  ParseError,
+  RpcError,
+  RpcErrorCode,
+  TimeoutError,
+} from './errors.js';
+import type {
+  JsonRpcErrorResponse,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+} from './messages.js';
+import type { MessageExtra, Transport } from './transport.js';
+
+/** 60 s, as most MCP hosts use. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+export const CANCELLED_NOTIFICATION = 'notifications/cancelled';
+export const PROGRESS_NOTIFICATION = 'notifications/progress';
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Aborting sends `notifications/cancelled` and rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  /** Time without an answer before the request fails; `0` or `Infinity` for none. */
+  timeoutMs?: number;
+  /** Progress notifications restart the timeout (bounded by `maxTotalTimeoutMs`). */
+  resetTimeoutOnProgress?: boolean;
+  /** A hard limit that progress never extends. */
+  maxTotalTimeoutMs?: number;
+  /** Receives `notifications/progress` for this request; sets `_meta.progressToken`. */
+  onprogress?: (progress: Progress) => void;
+  /** The incoming request on whose behalf this one is sent (HTTP routing). */
+  relatedRequestId?: JsonRpcId;
+}
+
+export interface RequestContext {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  /** Aborted when the peer cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  /** `params._meta` of the incoming request, if any. */
+  readonly meta: Record<string, unknown> | undefined;
+  /** Sends a notification related to this request. */
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** Sends a request related to this request. */
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
+  /** Sends `notifications/progress` if the caller asked for progress; a no-op otherwise. */
+  progress(progress: Progress): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers receive params the protocol layer types.
+export type RequestHandler = (params: any, context: RequestContext) => unknown;
+// biome-ignore lint/suspicious/noExplicitAny: as above.
+export type NotificationHandler = (params: any) => void | Promise<void>;
+
+export interface JsonRpcPeerOptions {
+  /** Names the other side in error messages, e.g. `server "github"`. */
+  label?: string;
+  defaultTimeoutMs?: number;
+  /** Answer unparseable input with a -32700 error (servers do; clients usually don't). */
+  respondToParseErrors?: boolean;
+}
+
+interface Pending {
+  method: string;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  timeoutMs: number;
+  startedAt: number;
+  maxTotalTimeoutMs: number;
+  resetTimeoutOnProgress: boolean;
+  onprogress: ((progress: Progress) => void) | undefined;
+  signal: AbortSignal | undefined;
+  abortListener: (() => void) | undefined;
+}
+
+const noop = (): void => {};
+
+/**
+ * A symmetric JSON-RPC 2.0 endpoint over a `Transport`: correlates requests with
+ * responses, enforces timeouts, propagates cancellation and progress, and dispatches
+ * incoming requests and notifications to registered handlers.
+ */
+export class JsonRpcPeer {
+  readonly transport: Transport;
+  readonly label: string;
+  readonly defaultTimeoutMs: number;
+
+  /** Problems that do not belong to a single request (invalid input, handler crashes). */
+  onerror: ((error: Error) => void) | undefined;
+  /** The connection closed; every pending request has already been rejected. */
+  onclose: ((cause?: Error) => void) | undefined;
+  /** Notifications without a registered handler. */
+  fallbackNotificationHandler: ((notification: JsonRpcNotification) => void) | undefined;
+
+  private nextId = 1;
+  private readonly pending = new Map<JsonRpcId, Pending>();
+  private readonly inbound = new Map<JsonRpcId, AbortController>();
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly respondToParseErrors: boolean;
+  private closedCause: Error | undefined;
+  private closed = false;
+
+  constructor(transport: Transport, options: JsonRpcPeerOptions = {}) {
+    this.transport = transport;
+    this.label = options.label ?? transport.description ?? 'peer';
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.respondToParseErrors = options.respondToParseErrors ?? false;
+    transport.onmessage = (message, extra) => this.handleMessage(message, extra);
+    transport.onerror = (error) => this.handleTransportError(error);
+    transport.onclose = (cause) => this.handleClose(cause);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Number of outgoing requests waiting for a response. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  start(): Promise<void> {
+    return this.transport.start();
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+    // A transport that failed to call onclose still leaves nothing pending.
+    this.handleClose(undefined);
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.requestHandlers.set(method, handler);
+  }
+
+  removeRequestHandler(method: string): void {
+    this.requestHandlers.delete(method);
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  removeNotificationHandler(method: string): void {
+    this.notificationHandlers.delete(method);
+  }
+
+  /** Sends a request and resolves with its `result`; rejects with `RpcError` on an error response. */
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown> {
+    if (this.closed) {
+      return Promise.reject(this.closedError(method));
+    }
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+
+    const id = this.nextId++;
+    let sentParams = params;
+    const onprogress = options?.onprogress;
+    if (onprogress) {
+      const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
+      sentParams = { ...params, _meta: { ...meta, progressToken: id } };
+    }
+    const message: JsonRpcRequest =
+      sentParams === undefined
+        ? { jsonrpc: '2.0', id, method }
+        : { jsonrpc: '2.0', id, method, params: sentParams };
+
+    return new Promise<unknown>((resolve, reject) => {
+      const timeoutMs = options?.timeoutMs ?? this.defaultTimeoutMs;
+      const entry: Pending = {
+        method,
+        resolve,
+        reject,
+        timer: undefined,
+        timeoutMs,
+        startedAt: 0,
+        maxTotalTimeoutMs: options?.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY,
+        resetTimeoutOnProgress: options?.resetTimeoutOnProgress ?? false,
+        onprogress,
+        signal,
+        abortListener: undefined,
+      };
+      if (entry.maxTotalTimeoutMs !== Number.POSITIVE_INFINITY || entry.resetTimeoutOnProgress) {
+        entry.startedAt = Date.now();
+      }
+      this.armTimer(id, entry);
+      if (signal) {
+        entry.abortListener = () => this.abort(id, signal.reason);
+        signal.addEventListener('abort', entry.abortListener, { once: true });
+      }
+      this.pending.set(id, entry);
+      const relatedRequestId = options?.relatedRequestId;
+      this.transport
+        .send(message, relatedRequestId === undefined ? undefined : { relatedRequestId })
+        .catch((error: unknown) => {
+          if (this.settle(id)) reject(error);
+        });
+    });
+  }
+
+  /** Sends a notification. Resolves once the transport accepted it. */
+  notify(method: string, params?: Record<string, unknown>, options?: { relatedRequestId?: JsonRpcId }): Promise<void> {
+    if (this.closed) return Promise.reject(this.closedError(method));
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.transport.send(message, options);
+  }
+
+  private closedError(method: string): ConnectionClosedError {
+    const why = this.closedCause ? `: ${this.closedCause.message}` : '';
+    return new ConnectionClosedError(`${this.label}: cannot send "${method}", the connection is closed${why}`, {
+      cause: this.closedCause,
+    });
+  }
+
+  /** Removes a pending entry and its timer/listener. Returns false when already settled. */
+  private settle(id: JsonRpcId): Pending | undefined {
+    const entry = this.pending.get(id);
+    if (!entry) return undefined;
+    this.pending.delete(id);
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (entry.abortListener) entry.signal!.removeEventListener('abort', entry.abortListener);
+    return entry;
+  }
+
+  /** (Re)starts the timer: the per-request timeout, cut short by the hard maximum. */
+  private armTimer(id: JsonRpcId, entry: Pending): void {
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    entry.timer = undefined;
+    const hasTimeout = entry.timeoutMs > 0 && Number.isFinite(entry.timeoutMs);
+    const hasMax = Number.isFinite(entry.maxTotalTimeoutMs);
+    if (!hasTimeout && !hasMax) return;
+    const left = hasMax ? entry.maxTotalTimeoutMs - (Date.now() - entry.startedAt) : Number.POSITIVE_INFINITY;
+    const delay = Math.max(0, Math.min(hasTimeout ? entry.timeoutMs : Number.POSITIVE_INFINITY, left));
+    entry.timer = setTimeout(() => this.expire(id), delay);
+  }
+
+  private expire(id: JsonRpcId): void {
+    const entry = this.settle(id);
+    if (!entry) return;
+    const hitMax =
+      Number.isFinite(entry.maxTotalTimeoutMs) && Date.now() - entry.startedAt >= entry.maxTotalTimeoutMs - 1;
+    const limit = hitMax ? entry.maxTotalTimeoutMs : entry.timeoutMs;
+    this.sendCancel(id, `timed out after ${limit} ms`);
+    entry.reject(
+      new TimeoutError(
+        hitMax
+          ? `${this.label}: request "${entry.method}" exceeded its maximum total time of ${limit} ms`
+          : `${this.label}: request "${entry.method}" timed out after ${limit} ms (raise timeoutMs if the server is slow)`,
+        limit,
+      ),
+    );
+  }
+
+  private abort(id: JsonRpcId, reason: unknown): void {
+    const entry = this.settle(id);
+    if (!entry) return;
+    this.sendCancel(id, reason instanceof Error ? reason.message : String(reason));
+    entry.reject(reason);
+  }
+
+  private sendCancel(requestId: JsonRpcId, reason: string): void {
+    if (this.closed) return;
+    this.transport
+      .send({ jsonrpc: '2.0', method: CANCELLED_NOTIFICATION, params: { requestId, reason } })
+      .catch(noop);
+  }
+
+  private handleMessage(message: JsonRpcMessage, extra?: MessageExtra): void {
+    if ('method' in message) {
+      if ('id' in message) this.handleRequest(message as JsonRpcRequest, extra);
+      else this.handleNotification(message);
+      return;
+    }
+    const entry = this.settle(message.id as JsonRpcId);
+    if (!entry) {
+      this.reportError(
+        new McpkitError(
+          ErrorCode.Protocol,
+          `${this.label}: response to unknown request id ${JSON.stringify(message.id)} ignored`,
+        ),
+      );
+      return;
+    }
+    if ('result' in message) {
+      entry.resolve(message.result);
+    } else {
+      const { code, message: text, data } = (message as JsonRpcErrorResponse).error;
+      entry.reject(new RpcError(code, text, data, `${this.label}: "${entry.method}" failed`));
+    }
+  }
+
+  private handleNotification(message: JsonRpcNotification): void {
+    const params = message.params as Record<string, unknown> | undefined;
+    if (message.method === PROGRESS_NOTIFICATION && params) {
+      this.handleProgress(params);
+    } else if (message.method === CANCELLED_NOTIFICATION && params) {
+      const controller = this.inbound.get(params.requestId as JsonRpcId);
+      if (controller) {
+        this.inbound.delete(params.requestId as JsonRpcId);
+        controller.abort(
+          new McpkitError(ErrorCode.Aborted, `cancelled by ${this.label}: ${String(params.reason ?? 'no reason given')}`),
+        );
+      }
+    }
+    const handler = this.notificationHandlers.get(message.method);
+    if (handler) {
+      try {
+        const result = handler(params);
+        if (result && typeof (result as Promise<void>).then === 'function') {
+          (result as Promise<void>).catch((error: unknown) => this.reportHandlerError(message.method, error));
+        }
+      } catch (error) {
+        this.reportHandlerError(message.method, error);
+      }
+    } else if (this.fallbackNotificationHandler) {
+      this.fallbackNotificationHandler(message);
+    }
+  }
+
+  private handleProgress(params: Record<string, unknown>): void {
+    const token = params.progressToken as JsonRpcId;
+    const entry = this.pending.get(token);
+    if (!entry?.onprogress) return;
+    if (entry.resetTimeoutOnProgress) this.armTimer(token, entry);
+    const progress: Progress = { progress: params.progress as number };
+    if (params.total !== undefined) progress.total = params.total as number;
+    if (params.message !== undefined) progress.message = params.message as string;
+    try {
+      entry.onprogress(progress);
+    } catch (error) {
+      this.reportHandlerError(PROGRESS_NOTIFICATION, error);
+    }
+  }
+
+  private handleRequest(message: JsonRpcRequest, extra?: MessageExtra): void {
+    const { id, method } = message;
+    const handler = this.requestHandlers.get(method);
+    if (!handler) {
+      this.respondError(id, RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return;
+    }
+    const controller = new AbortController();
+    this.inbound.set(id, controller);
+    const params = message.params as Record<string, unknown> | undefined;
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const progressToken = meta?.progressToken as JsonRpcId | undefined;
+    const context: RequestContext = {
+      id,
+      method,
+      signal: controller.signal,
+      meta,
+      notify: (m, p) => this.notify(m, p, { relatedRequestId: id }),
+      request: (m, p, o) => this.request(m, p, { ...o, relatedRequestId: id }),
+      progress: (progress) =>
+        progressToken === undefined
+          ? Promise.resolve()
+          : this.notify(PROGRESS_NOTIFICATION, { progressToken, ...progress }, { relatedRequestId: id }),
+    };
+    void extra;
+    let result: unknown;
+    try {
+      result = handler(params ?? {}, context);
+    } catch (error) {
+      this.finishInbound(id, controller, undefined, error);
+      return;
+    }
+    if (result && typeof (result as Promise<unknown>).then === 'function') {
+      (result as Promise<unknown>).then(
+        (value) => this.finishInbound(id, controller, value, undefined),
+        (error: unknown) => this.finishInbound(id, controller, undefined, error ?? new Error('rejected')),
+      );
+    } else {
+      this.finishInbound(id, controller, result, undefined);
+    }
+  }
+
+  private finishInbound(id: JsonRpcId, controller: AbortController, value: unknown, error: unknown): void {
+    if (this.inbound.get(id) === controller) this.inbound.delete(id);
+    // Cancelled requests get no response (the requester has stopped waiting).
+    if (controller.signal.aborted || this.closed) return;
+    if (error === undefined) {
+      this.transport
+        .send({ jsonrpc: '2.0', id, result: value ?? {} }, { relatedRequestId: id })
+        .catch((sendError: unknown) => this.reportError(asError(sendError)));
+      return;
+    }
+    if (RpcError.isInstance(error)) {
+      this.respondError(id, error.rpcCode, error.rpcMessage, error.data);
+      return;
+    }
+    // Internal details stay local: the peer learns only that the handler failed.
+    this.reportHandlerError(`request ${String(id)}`, error);
+    this.respondError(id, RpcErrorCode.InternalError, 'Internal error');
+  }
+
+  private respondError(id: JsonRpcId | null, code: number, message: string, data?: unknown): void {
+    if (this.closed) return;
+    const error = data === undefined ? { code, message } : { code, message, data };
+    const options = id === null ? undefined : { relatedRequestId: id };
+    this.transport
+      .send({ jsonrpc: '2.0', id, error }, options)
+      .catch((sendError: unknown) => this.reportError(asError(sendError)));
+  }
+
+  private handleTransportError(error: Error): void {
+    if (InvalidMessageError.isInstance(error) && error.id !== null) {
+      const entry = this.settle(error.id);
+      if (entry) {
+        entry.reject(
+          new McpkitError(ErrorCode.Protocol, `${this.label}: invalid response to "${entry.method}": ${error.message}`, {
+            cause: error,
+          }),
+        );
+      } else {
+        this.respondError(error.id, RpcErrorCode.InvalidRequest, 'Invalid Request');
+      }
+    } else if (ParseError.isInstance(error) && this.respondToParseErrors) {
+      this.respondError(null, RpcErrorCode.ParseError, 'Parse error');
+    }
+    this.reportError(error);
+  }
+
+  private handleClose(cause: Error | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closedCause = cause;
+    const why = cause ? `: ${cause.message}` : '';
+    for (const [id, entry] of [...this.pending]) {
+      this.settle(id);
+      entry.reject(
+        new ConnectionClosedError(`${this.label}: connection closed while waiting for "${entry.method}"${why}`, {
+          cause,
+        }),
+      );
+    }
+    for (const controller of this.inbound.values()) {
+      controller.abort(new ConnectionClosedError(`${this.label}: connection closed${why}`, { cause }));
+    }
+    this.inbound.clear();
+    this.onclose?.(cause);
+  }
+
+  private reportHandlerError(where: string, error: unknown): void {
+    this.reportError(
+      new McpkitError(ErrorCode.Protocol, `${this.label}: handler for ${where} failed: ${asError(error).message}`, {
+        cause: error,
+      }),
+    );
+  }
+
+  private reportError(error: Error): void {
+    if (this.onerror) this.onerror(error);
+  }
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

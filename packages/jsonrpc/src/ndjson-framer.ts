@@ -1,0 +1,120 @@
+import { MessageTooLargeError, ParseError } from './errors.js';
+
+/** 64 MiB: big enough for large tool results, small enough to stop a runaway peer. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+export interface NdjsonFramerOptions {
+  /** Largest single line accepted, in bytes (without the newline). */
+  maxMessageBytes?: number;
+  /** A parsed line (any JSON value; validate it as a message separately). */
+  onvalue: (value: unknown) => void;
+  /** A line that is not JSON, or a line over the size limit. Framing continues after it. */
+  onerror: (error: ParseError | MessageTooLargeError) => void;
+}
+
+const NEWLINE = 0x0a;
+const EXCERPT_CHARS = 200;
+
+/**
+ * Splits a byte stream into newline-delimited JSON values.
+ *
+ * Linear in the size of the input: every byte is scanned once for a newline, and the
+ * chunks of a line are joined once, when its newline arrives (no repeated
+ * concatenation). A line longer than `maxMessageBytes` is reported and skipped up to its
+ * newline without being buffered, so a runaway peer cannot exhaust memory.
+ */
+export class NdjsonFramer {
+  readonly maxMessageBytes: number;
+  private readonly onvalue: (value: unknown) => void;
+  private readonly onerror: (error: ParseError | MessageTooLargeError) => void;
+  private parts: Buffer[] = [];
+  private pendingBytes = 0;
+  private discarding = false;
+
+  constructor(options: NdjsonFramerOptions) {
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.onvalue = options.onvalue;
+    this.onerror = options.onerror;
+  }
+
+  /** Bytes buffered for an incomplete line. */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    const length = chunk.length;
+    while (start < length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      if (newline === -1) {
+        this.append(chunk, start, length);
+        return;
+      }
+      this.append(chunk, start, newline);
+      this.finishLine();
+      start = newline + 1;
+    }
+  }
+
+  /** Flushes a final line without a trailing newline (call at end of stream). */
+  end(): void {
+    if (this.pendingBytes > 0 || this.discarding) this.finishLine();
+  }
+
+  private append(chunk: Buffer, start: number, end: number): void {
+    if (end <= start) return;
+    if (this.discarding) return;
+    const size = end - start;
+    if (this.pendingBytes + size > this.maxMessageBytes) {
+      this.parts = [];
+      this.pendingBytes = 0;
+      this.discarding = true;
+      this.onerror(
+        new MessageTooLargeError(
+          `message exceeds the ${this.maxMessageBytes}-byte limit; skipped (raise maxMessageBytes to accept it)`,
+          this.maxMessageBytes,
+        ),
+      );
+      return;
+    }
+    // Slices share memory with the chunk; nothing is copied until the line completes.
+    this.parts.push(start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end));
+    this.pendingBytes += size;
+  }
+
+  private finishLine(): void {
+    if (this.discarding) {
+      this.discarding = false;
+      return;
+    }
+    const parts = this.parts;
+    const bytes = this.pendingBytes;
+    this.parts = [];
+    this.pendingBytes = 0;
+    if (bytes === 0) return;
+    const line =
+      parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, bytes).toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (cause) {
+      const trimmed = line.trim();
+      if (trimmed.length === 0) return;
+      this.onerror(
+        new ParseError(
+          `line is not JSON: ${JSON.stringify(trimmed.slice(0, 80))}`,
+          trimmed.slice(0, EXCERPT_CHARS),
+          { cause },
+        ),
+      );
+      return;
+    }
+    this.onvalue(value);
+  }
+}
+
+/** Serializes one message as an NDJSON line. */
+export function serializeNdjson(message: unknown): string {
+  return `${JSON.stringify(message)}\n`;
+}

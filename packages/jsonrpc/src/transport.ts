@@ -1,0 +1,53 @@
+import type { JsonRpcId, JsonRpcMessage } from './messages.js';
+
+/** Per-send options a transport may use (HTTP transports route by them). */
+export interface TransportSendOptions {
+  /** The incoming request this message answers or belongs to. */
+  relatedRequestId?: JsonRpcId;
+  /** Aborts a send that has not completed. */
+  signal?: AbortSignal;
+}
+
+/** What a transport knows about an incoming message beyond the message itself. */
+export interface MessageExtra {
+  /** HTTP transports: the request this message arrived on the response stream of. */
+  relatedRequestId?: JsonRpcId;
+}
+
+/** Read-only facts about a transport a caller may branch on. */
+export interface TransportCapabilities {
+  /** Messages may be sent before `start()` resolves. */
+  readonly sendBeforeStart?: boolean;
+  /** The server can send requests to the client at any time. */
+  readonly serverToClientRequests?: boolean;
+  /** The transport keeps a session that survives individual requests. */
+  readonly sessions?: boolean;
+}
+
+/**
+ * A bidirectional pipe of JSON-RPC messages. A transport validates envelopes of what it
+ * receives (see `dispatchParsed`) and knows nothing of MCP methods.
+ *
+ * Lifecycle: `start()` once; `send()` any number of times; `close()` is idempotent and
+ * calls `onclose` exactly once, whichever side closed. After `onclose`, `send()` rejects.
+ */
+export interface Transport {
+  start(): Promise<void>;
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
+  close(): Promise<void>;
+
+  /** A valid message arrived. */
+  onmessage?: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
+  /** A non-fatal problem: unparseable bytes, an invalid message, a failed background stream. */
+  onerror?: ((error: Error) => void) | undefined;
+  /** The transport closed; `cause` says why when it was not a local `close()`. */
+  onclose?: ((cause?: Error) => void) | undefined;
+
+  /** A short description for error messages, e.g. `stdio "npx server-x"`. */
+  readonly description?: string;
+  readonly capabilities?: TransportCapabilities;
+  /** Session id, for transports that have sessions. */
+  readonly sessionId?: string | undefined;
+  /** Told the negotiated protocol version (HTTP transports send it as a header). */
+  setProtocolVersion?(version: string): void;
+}

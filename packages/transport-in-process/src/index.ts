@@ -1,0 +1,5 @@
+export {
+  createInProcessPair,
+  InProcessTransport,
+  type InProcessTransportOptions,
+} from './in-process-transport.js';

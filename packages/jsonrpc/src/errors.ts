@@ -90,9 +90,12 @@ export class ConnectionClosedError extends McpkitError {
 export class MessageTooLargeError extends McpkitError {
   override readonly name = 'MessageTooLargeError';
   readonly limitBytes: number;
-  constructor(message: string, limitBytes: number, options?: McpkitErrorOptions) {
+  /** The id of the dropped message when it could be read from its first or last bytes. */
+  readonly id: string | number | null;
+  constructor(message: string, limitBytes: number, options?: McpkitErrorOptions & { id?: string | number | null }) {
     super(ErrorCode.MessageTooLarge, message, options);
     this.limitBytes = limitBytes;
+    this.id = options?.id ?? null;
   }
   static override isInstance(value: unknown): value is MessageTooLargeError {
     return hasCode(value, ErrorCode.MessageTooLarge);

@@ -68,7 +68,7 @@ describe('JsonRpcPeer', () => {
 
   it('answers an unknown method with -32601', async () => {
     const { client } = pair();
-    const error = await client.request('nope').catch((e) => e);
+    const error: any = await client.request('nope').catch((e: any) => e);
     expect(RpcError.isInstance(error)).toBe(true);
     expect(error.rpcCode).toBe(-32601);
     expect(error.message).toContain('server "t"');
@@ -80,7 +80,7 @@ describe('JsonRpcPeer', () => {
     server.setRequestHandler('boom', () => {
       throw new Error('secret path /etc/passwd');
     });
-    const error = await client.request('boom').catch((e) => e);
+    const error: any = await client.request('boom').catch((e: any) => e);
     expect(error.rpcCode).toBe(-32603);
     expect(error.rpcMessage).toBe('Internal error');
     expect(JSON.stringify(error)).not.toContain('secret');
@@ -92,7 +92,7 @@ describe('JsonRpcPeer', () => {
     server.setRequestHandler('bad', () => {
       throw new RpcError(-32602, 'Invalid params', { field: 'x' });
     });
-    const error = await client.request('bad').catch((e) => e);
+    const error: any = await client.request('bad').catch((e: any) => e);
     expect(error.rpcCode).toBe(-32602);
     expect(error.data).toEqual({ field: 'x' });
   });
@@ -108,7 +108,7 @@ describe('JsonRpcPeer', () => {
         });
       });
     });
-    const error = await client.request('hang', {}, { timeoutMs: 30 }).catch((e) => e);
+    const error: any = await client.request('hang', {}, { timeoutMs: 30 }).catch((e: any) => e);
     expect(TimeoutError.isInstance(error)).toBe(true);
     expect(error.message).toMatch(/server "t": request "hang" timed out after 30 ms/);
     await tick();
@@ -168,9 +168,9 @@ describe('JsonRpcPeer', () => {
       return {};
     });
     const start = Date.now();
-    const error = await client
+    const error: any = await client
       .request('forever', {}, { timeoutMs: 50, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 120, onprogress: () => {} })
-      .catch((e) => e);
+      .catch((e: any) => e);
     expect(TimeoutError.isInstance(error)).toBe(true);
     expect(error.message).toContain('maximum total time');
     expect(Date.now() - start).toBeLessThan(1000);
@@ -182,7 +182,7 @@ describe('JsonRpcPeer', () => {
     const pending = [client.request('hang'), client.request('hang'), client.request('hang')];
     await tick();
     await b.close();
-    const errors = await Promise.all(pending.map((p) => p.catch((e) => e)));
+    const errors: any[] = await Promise.all(pending.map((p) => p.catch((e: any) => e)));
     for (const e of errors) {
       expect(ConnectionClosedError.isInstance(e)).toBe(true);
       expect(e.cause).toBeInstanceOf(Error);
@@ -209,7 +209,7 @@ describe('JsonRpcPeer', () => {
     const { client, a } = pair();
     const pending = client.request('x');
     a.onerror?.(new InvalidMessageError('invalid JSON-RPC message: a response has exactly one of "result" and "error"', 1));
-    const error = await pending.catch((e) => e);
+    const error: any = await pending.catch((e: any) => e);
     expect(McpkitError.isInstance(error)).toBe(true);
     expect(error.message).toContain('invalid response to "x"');
   });

@@ -3,6 +3,7 @@ import {
   ErrorCode,
   InvalidMessageError,
   McpkitError,
+  MessageTooLargeError,
   ParseError,
   RpcError,
   RpcErrorCode,
@@ -418,7 +419,17 @@ export class JsonRpcPeer {
   }
 
   private handleTransportError(error: Error): void {
-    if (InvalidMessageError.isInstance(error) && error.id !== null) {
+    if (MessageTooLargeError.isInstance(error) && error.id !== null) {
+      const entry = this.settle(error.id);
+      if (entry) {
+        entry.reject(
+          new MessageTooLargeError(`${this.label}: response to "${entry.method}" dropped: ${error.message}`, error.limitBytes, {
+            id: error.id,
+            cause: error,
+          }),
+        );
+      }
+    } else if (InvalidMessageError.isInstance(error) && error.id !== null) {
       const entry = this.settle(error.id);
       if (entry) {
         entry.reject(

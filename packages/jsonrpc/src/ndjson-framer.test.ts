@@ -108,6 +108,16 @@ describe('NdjsonFramer', () => {
     expect(errors[0]).toBeInstanceOf(MessageTooLargeError);
   });
 
+  it('names the id of a dropped oversized message, from its head or its tail', () => {
+    for (const text of [`{"jsonrpc":"2.0","id":42,"result":{"t":"${'z'.repeat(5000)}"}}\n`, `{"result":{"t":"${'z'.repeat(5000)}"},"jsonrpc":"2.0","id":"abc"}\n`]) {
+      const { framer, errors } = collect(1000);
+      const bytes = Buffer.from(text);
+      for (let i = 0; i < bytes.length; i += 300) framer.push(bytes.subarray(i, i + 300));
+      expect(errors).toHaveLength(1);
+      expect((errors[0] as MessageTooLargeError).id).toBe(text.includes('42') ? 42 : 'abc');
+    }
+  });
+
   it('flushes a final line without a newline at end of stream', () => {
     const { framer, values } = collect();
     framer.push(Buffer.from('{"a":1}\n{"b":'));

@@ -14,6 +14,18 @@ export interface NdjsonFramerOptions {
 
 const NEWLINE = 0x0a;
 const EXCERPT_CHARS = 200;
+const ID_WINDOW_BYTES = 256;
+const ID_PATTERN = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/;
+
+function findId(text: string): string | number | null {
+  const match = ID_PATTERN.exec(text);
+  if (!match) return null;
+  try {
+    return JSON.parse(match[1]!) as string | number;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Splits a byte stream into newline-delimited JSON values.
@@ -30,6 +42,9 @@ export class NdjsonFramer {
   private parts: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
+  private discardedHead = '';
+  private discardedTail: Buffer = Buffer.alloc(0);
+  private discardedBytes = 0;
 
   constructor(options: NdjsonFramerOptions) {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -64,18 +79,22 @@ export class NdjsonFramer {
 
   private append(chunk: Buffer, start: number, end: number): void {
     if (end <= start) return;
-    if (this.discarding) return;
     const size = end - start;
+    if (this.discarding) {
+      this.discardedBytes += size;
+      this.keepTail(chunk.subarray(start, end));
+      return;
+    }
     if (this.pendingBytes + size > this.maxMessageBytes) {
+      // Keep only the first and last bytes: enough to find the message's id.
+      const first = this.parts.length > 0 ? this.parts[0]! : chunk.subarray(start, end);
+      this.discardedHead = first.subarray(0, ID_WINDOW_BYTES).toString('latin1');
+      this.discardedBytes = this.pendingBytes + size;
       this.parts = [];
       this.pendingBytes = 0;
       this.discarding = true;
-      this.onerror(
-        new MessageTooLargeError(
-          `message exceeds the ${this.maxMessageBytes}-byte limit; skipped (raise maxMessageBytes to accept it)`,
-          this.maxMessageBytes,
-        ),
-      );
+      this.discardedTail = Buffer.alloc(0);
+      this.keepTail(chunk.subarray(start, end));
       return;
     }
     // Slices share memory with the chunk; nothing is copied until the line completes.
@@ -83,9 +102,28 @@ export class NdjsonFramer {
     this.pendingBytes += size;
   }
 
+  private keepTail(slice: Buffer): void {
+    this.discardedTail =
+      slice.length >= ID_WINDOW_BYTES
+        ? Buffer.from(slice.subarray(slice.length - ID_WINDOW_BYTES))
+        : Buffer.concat([this.discardedTail, slice]).subarray(-ID_WINDOW_BYTES);
+  }
+
   private finishLine(): void {
     if (this.discarding) {
       this.discarding = false;
+      const id = findId(this.discardedHead) ?? findId(this.discardedTail.toString('latin1'));
+      const bytes = this.discardedBytes;
+      this.discardedHead = '';
+      this.discardedTail = Buffer.alloc(0);
+      this.discardedBytes = 0;
+      this.onerror(
+        new MessageTooLargeError(
+          `a ${bytes}-byte message exceeds the ${this.maxMessageBytes}-byte limit and was dropped (raise maxMessageBytes to accept it)`,
+          this.maxMessageBytes,
+          { id },
+        ),
+      );
       return;
     }
     const parts = this.parts;

@@ -1,0 +1,43 @@
+import { ErrorCode, TransportError } from '@mcpkit/jsonrpc';
+
+/** The server process exited (or was killed) while the connection was open. */
+export class ProcessExitedError extends TransportError {
+  override readonly name = 'ProcessExitedError';
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The last lines the process wrote to stderr. */
+  readonly stderrTail: string;
+  constructor(label: string, exitCode: number | null, signal: NodeJS.Signals | null, stderrTail: string) {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${exitCode}`;
+    const tail = stderrTail.trim();
+    super(`${label}: process ${how}${tail ? `; last stderr:\n${indent(tail)}` : ' (no stderr output)'}`, {
+      code: ErrorCode.ProcessExited,
+    });
+    this.exitCode = exitCode;
+    this.signal = signal;
+    this.stderrTail = stderrTail;
+  }
+}
+
+/** The server process could not be started at all. */
+export class ProcessSpawnError extends TransportError {
+  override readonly name = 'ProcessSpawnError';
+  readonly command: string;
+  constructor(label: string, command: string, cause: NodeJS.ErrnoException) {
+    const hint =
+      cause.code === 'ENOENT'
+        ? `command not found; check that "${command}" is installed and on PATH (or give an absolute path)`
+        : cause.code === 'EACCES'
+          ? `permission denied; check that "${command}" is executable`
+          : cause.message;
+    super(`${label}: cannot start "${command}": ${hint}`, { code: ErrorCode.ProcessSpawn, cause });
+    this.command = command;
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}

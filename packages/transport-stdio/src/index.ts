@@ -1,0 +1,9 @@
+export { applyShellPrefix, quotePosix, quoteWindows, type ResolvedCommand, resolveCommand } from './command-line.js';
+export { type InheritEnv, inheritedEnvironment } from './environment.js';
+export { ProcessExitedError, ProcessSpawnError } from './errors.js';
+export {
+  DEFAULT_STDERR_BUFFER_CHARS,
+  StdioTransport,
+  type StdioTransportOptions,
+  stdioCloseDefaults,
+} from './stdio-transport.js';

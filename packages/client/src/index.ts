@@ -1,0 +1,8 @@
+export { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
+export {
+  type CallOptions,
+  type CallToolParams,
+  clientDefaults,
+  McpClient,
+  type McpClientOptions,
+} from './mcp-client.js';

@@ -1,0 +1,136 @@
+import { ConnectionClosedError, JsonRpcPeer, RpcError } from '@mcpkit/jsonrpc';
+import { createInProcessPair } from '@mcpkit/transport-in-process';
+import { describe, expect, it } from 'vitest';
+import { InvalidResultError, McpClient, UnsupportedProtocolVersionError } from './index.js';
+
+/** A small real server on the other end of an in-process pair. */
+async function serve(setup: (server: JsonRpcPeer, seen: string[]) => void, options: { version?: string } = {}) {
+  const [clientEnd, serverEnd] = createInProcessPair();
+  const server = new JsonRpcPeer(serverEnd);
+  const seen: string[] = [];
+  server.setRequestHandler('initialize', (p: { protocolVersion: string }) => {
+    seen.push(`initialize ${p.protocolVersion}`);
+    return {
+      protocolVersion: options.version ?? p.protocolVersion,
+      capabilities: { tools: {}, resources: {} },
+      serverInfo: { name: 'test-server', version: '1.2.3' },
+      instructions: 'be nice',
+    };
+  });
+  server.setNotificationHandler('notifications/initialized', () => {
+    seen.push('initialized');
+  });
+  setup(server, seen);
+  await server.start();
+  return { clientEnd, server, seen };
+}
+
+describe('McpClient', () => {
+  it('performs the handshake and exposes what the server said', async () => {
+    const { clientEnd, seen } = await serve(() => {});
+    const client = new McpClient({ name: 'demo' });
+    await client.connect(clientEnd);
+    expect(client.protocolVersion).toBe('2025-11-25');
+    expect(client.serverInfo).toMatchObject({ name: 'test-server', version: '1.2.3' });
+    expect(client.instructions).toBe('be nice');
+    expect(client.serverCapabilities).toEqual({ tools: {}, resources: {} });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual(['initialize 2025-11-25', 'initialized']);
+    await client.close();
+  });
+
+  it('accepts an older revision the server picks', async () => {
+    const { clientEnd } = await serve(() => {}, { version: '2024-11-05' });
+    const client = new McpClient();
+    await client.connect(clientEnd);
+    expect(client.protocolVersion).toBe('2024-11-05');
+    await client.close();
+  });
+
+  it('refuses a version it does not speak and closes the connection', async () => {
+    const { clientEnd } = await serve(() => {}, { version: '1999-01-01' });
+    const client = new McpClient({ name: 'old' });
+    const error = await client.connect(clientEnd).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnsupportedProtocolVersionError);
+    expect((error as Error).message).toContain('server "old": server chose protocol version "1999-01-01"');
+    await expect(clientEnd.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('aggregates every page of tools/list', async () => {
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('tools/list', (p: { cursor?: string }) => {
+        const page = Number(p.cursor ?? 0);
+        return {
+          tools: [{ name: `tool-${page}`, inputSchema: { type: 'object' } }],
+          ...(page < 2 ? { nextCursor: String(page + 1) } : {}),
+        };
+      });
+    });
+    const client = new McpClient();
+    await client.connect(clientEnd);
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['tool-0', 'tool-1', 'tool-2']);
+    await client.close();
+  });
+
+  it('stops on a repeated cursor and on too many pages', async () => {
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('tools/list', () => ({ tools: [], nextCursor: 'same' }));
+      let n = 0;
+      server.setRequestHandler('resources/list', () => ({ resources: [], nextCursor: String(n++) }));
+    });
+    const client = new McpClient({ maxPages: 5 });
+    await client.connect(clientEnd);
+    await expect(client.listTools()).rejects.toThrow(/returned cursor "same" twice/);
+    await expect(client.listResources()).rejects.toThrow(/more than 5 pages; raise maxPages/);
+    await client.close();
+  });
+
+  it('reports a malformed result with the path of the problem', async () => {
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('tools/list', () => ({ tools: [{ name: 42 }] }));
+    });
+    const client = new McpClient({ name: 'bad' });
+    await client.connect(clientEnd);
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidResultError);
+    expect((error as Error).message).toMatch(/^server "bad": invalid "tools\/list" result from the server: tools\.0\.name: /);
+    await client.close();
+  });
+
+  it('calls a tool, keeps a server error as RpcError, answers ping from the server', async () => {
+    let pinged: unknown;
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('tools/call', async (p: { name: string; arguments: { a: number; b: number } }) => {
+        if (p.name !== 'add') throw new RpcError(-32602, `Unknown tool: ${p.name}`);
+        pinged = await server.request('ping');
+        return { content: [{ type: 'text', text: String(p.arguments.a + p.arguments.b) }] };
+      });
+    });
+    const client = new McpClient();
+    await client.connect(clientEnd);
+    const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+    expect(result.content).toEqual([{ type: 'text', text: '5' }]);
+    expect(pinged).toEqual({});
+    const error = await client.callTool({ name: 'nope' }).catch((e: unknown) => e);
+    expect(RpcError.isInstance(error) && error.rpcCode).toBe(-32602);
+    await client.close();
+  });
+
+  it('list calls for a feature the server lacks return [] without a round trip', async () => {
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('prompts/list', () => {
+        throw new Error('must not be called');
+      });
+    });
+    const client = new McpClient();
+    await client.connect(clientEnd);
+    expect(await client.listPrompts()).toEqual([]);
+    await client.close();
+  });
+
+  it('calls before connect fail with a clear error', async () => {
+    const client = new McpClient({ name: 'x' });
+    await expect(client.listTools()).rejects.toThrow('server "x": not connected; call connect() first');
+    await expect(client.callTool({ name: 'a' })).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+});

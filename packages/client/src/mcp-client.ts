@@ -1,0 +1,268 @@
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  JsonRpcPeer,
+  type JsonRpcNotification,
+  McpkitError,
+  type RequestOptions,
+  type Transport,
+} from '@mcpkit/jsonrpc';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  type ClientCapabilities,
+  ClientMethod,
+  type GetPromptResult,
+  GetPromptResultSchema,
+  type Implementation,
+  type InitializeResult,
+  InitializeResultSchema,
+  isLegacyVersion,
+  LATEST_LEGACY_VERSION,
+  LEGACY_VERSIONS,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsResultSchema,
+  Notification,
+  type Prompt,
+  type ReadResourceResult,
+  ReadResourceResultSchema,
+  type Resource,
+  type ResourceTemplate,
+  ResultSchema,
+  type ServerCapabilities,
+  ServerMethod,
+  type Tool,
+} from '@mcpkit/protocol';
+import type { z } from 'zod';
+import { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
+
+/** Defaults a host may read and override. */
+export const clientDefaults = Object.freeze({
+  clientInfo: Object.freeze({ name: 'mcpkit', version: '0.1.0' }) as Implementation,
+  /** Pages fetched by a `list*` call before it fails (a guard against endless cursors). */
+  maxPages: 100,
+  requestTimeoutMs: 60_000,
+  connectTimeoutMs: 60_000,
+});
+
+export interface McpClientOptions {
+  clientInfo?: Implementation;
+  capabilities?: ClientCapabilities;
+  /** Server name for error messages (`server "github": …`). */
+  name?: string;
+  /** The version requested in `initialize`. Default: the latest legacy revision. */
+  protocolVersion?: string;
+  /** Versions accepted from the server. Default: every legacy revision. */
+  supportedVersions?: readonly string[];
+  requestTimeoutMs?: number;
+  maxPages?: number;
+  /** Check results against the protocol schemas. Default true. */
+  validateResults?: boolean;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  resetTimeoutOnProgress?: boolean;
+  maxTotalTimeoutMs?: number;
+  onprogress?: RequestOptions['onprogress'];
+}
+
+export interface CallToolParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+type Paged<K extends string, T> = { [key in K]: T[] } & { nextCursor?: string | undefined };
+
+/**
+ * An MCP client over any transport: performs the `initialize` handshake, negotiates the
+ * protocol version and offers typed calls. One client, one server connection.
+ */
+export class McpClient {
+  readonly options: McpClientOptions;
+  /** Notifications without a dedicated handler (logging, list changes, …). */
+  onnotification: ((notification: JsonRpcNotification) => void) | undefined;
+  /** Problems outside any single call (bad input from the server, transport warnings). */
+  onerror: ((error: Error) => void) | undefined;
+  /** The connection ended; `cause` tells why when the server side ended it. */
+  onclose: ((cause?: Error) => void) | undefined;
+
+  private peer: JsonRpcPeer | undefined;
+  private initialized: InitializeResult | undefined;
+  private readonly label: string;
+  private readonly validate: boolean;
+
+  constructor(options: McpClientOptions = {}) {
+    this.options = options;
+    this.label = options.name ? `server "${options.name}"` : 'server';
+    this.validate = options.validateResults ?? true;
+  }
+
+  get isConnected(): boolean {
+    return this.initialized !== undefined && this.peer !== undefined && !this.peer.isClosed;
+  }
+
+  /** The protocol version agreed with the server. */
+  get protocolVersion(): string | undefined {
+    return this.initialized?.protocolVersion;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.initialized?.capabilities;
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.initialized?.serverInfo;
+  }
+
+  get instructions(): string | undefined {
+    return this.initialized?.instructions;
+  }
+
+  /** Starts the transport, performs the handshake and sends `notifications/initialized`. */
+  async connect(transport: Transport, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+    if (this.peer) throw new McpkitError(ErrorCode.Protocol, `${this.label}: connect() was already called`);
+    const peer = new JsonRpcPeer(transport, {
+      label: this.label,
+      defaultTimeoutMs: this.options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,
+    });
+    this.peer = peer;
+    peer.onerror = (error) => this.onerror?.(error);
+    peer.onclose = (cause) => this.onclose?.(cause);
+    peer.fallbackNotificationHandler = (n) => this.onnotification?.(n);
+    peer.setRequestHandler(ServerMethod.Ping, () => ({}));
+
+    const supported = this.options.supportedVersions ?? LEGACY_VERSIONS;
+    const requested = this.options.protocolVersion ?? LATEST_LEGACY_VERSION;
+    try {
+      await peer.start();
+      const raw = await peer.request(
+        ClientMethod.Initialize,
+        {
+          protocolVersion: requested,
+          capabilities: this.options.capabilities ?? {},
+          clientInfo: this.options.clientInfo ?? clientDefaults.clientInfo,
+        },
+        {
+          timeoutMs: options.timeoutMs ?? clientDefaults.connectTimeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+      );
+      const result = this.parse(ClientMethod.Initialize, InitializeResultSchema, raw);
+      if (!supported.includes(result.protocolVersion) || !isLegacyVersion(result.protocolVersion)) {
+        throw new UnsupportedProtocolVersionError(this.label, result.protocolVersion, supported);
+      }
+      transport.setProtocolVersion?.(result.protocolVersion);
+      this.initialized = result;
+      await peer.notify(Notification.Initialized);
+    } catch (error) {
+      await peer.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.peer?.close();
+  }
+
+  async ping(options?: CallOptions): Promise<void> {
+    await this.call(ClientMethod.Ping, undefined, ResultSchema, options);
+  }
+
+  /** All tools, following `nextCursor` across pages. */
+  async listTools(options?: CallOptions): Promise<Tool[]> {
+    if (!this.serverOffers('tools')) return [];
+    return this.listAll(ClientMethod.ListTools, 'tools', ListToolsResultSchema, options);
+  }
+
+  async callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult> {
+    return this.call(ClientMethod.CallTool, params as unknown as Record<string, unknown>, CallToolResultSchema, options);
+  }
+
+  async listResources(options?: CallOptions): Promise<Resource[]> {
+    if (!this.serverOffers('resources')) return [];
+    return this.listAll(ClientMethod.ListResources, 'resources', ListResourcesResultSchema, options);
+  }
+
+  async listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
+    if (!this.serverOffers('resources')) return [];
+    return this.listAll(ClientMethod.ListResourceTemplates, 'resourceTemplates', ListResourceTemplatesResultSchema, options);
+  }
+
+  async readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.call(ClientMethod.ReadResource, { uri }, ReadResourceResultSchema, options);
+  }
+
+  async listPrompts(options?: CallOptions): Promise<Prompt[]> {
+    if (!this.serverOffers('prompts')) return [];
+    return this.listAll(ClientMethod.ListPrompts, 'prompts', ListPromptsResultSchema, options);
+  }
+
+  async getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
+    const params = args === undefined ? { name } : { name, arguments: args };
+    return this.call(ClientMethod.GetPrompt, params, GetPromptResultSchema, options);
+  }
+
+  /** Sends any request; the result is checked against `schema`. */
+  async call<S extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: S,
+    options?: CallOptions,
+  ): Promise<z.output<S>> {
+    const raw = await this.connectedPeer().request(method, params, options);
+    return this.parse(method, schema, raw);
+  }
+
+  private async listAll<K extends string, T>(
+    method: string,
+    key: K,
+    schema: z.ZodType<Paged<K, T>>,
+    options?: CallOptions,
+  ): Promise<T[]> {
+    const maxPages = this.options.maxPages ?? clientDefaults.maxPages;
+    const items: T[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < maxPages; page++) {
+      const result: Paged<K, T> = await this.call(method, cursor === undefined ? undefined : { cursor }, schema, options);
+      items.push(...result[key]);
+      cursor = result.nextCursor;
+      if (cursor === undefined) return items;
+      if (seen.has(cursor)) {
+        throw new McpkitError(ErrorCode.Protocol, `${this.label}: "${method}" returned cursor ${JSON.stringify(cursor)} twice; stopping to avoid an endless loop`);
+      }
+      seen.add(cursor);
+    }
+    throw new McpkitError(
+      ErrorCode.Protocol,
+      `${this.label}: "${method}" has more than ${maxPages} pages; raise maxPages to fetch them all`,
+    );
+  }
+
+  /** List calls to a feature the server did not declare return [] without a round trip. */
+  private serverOffers(feature: 'tools' | 'resources' | 'prompts'): boolean {
+    this.connectedPeer();
+    return this.serverCapabilities?.[feature] !== undefined;
+  }
+
+  private connectedPeer(): JsonRpcPeer {
+    if (!this.peer || !this.initialized) {
+      throw new ConnectionClosedError(`${this.label}: not connected; call connect() first`);
+    }
+    return this.peer;
+  }
+
+  private parse<S extends z.ZodType>(method: string, schema: S, raw: unknown): z.output<S> {
+    if (!this.validate) return raw as z.output<S>;
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    throw new InvalidResultError(this.label, method, `${where}${issue?.message ?? 'does not match the schema'}`, parsed.error);
+  }
+}

@@ -110,12 +110,15 @@ describe('StdioTransport', () => {
       peer.onclose = resolve;
     });
     transport['child']?.stdin?.end(); // the server exits on EOF, sh exits 3
-    const cause = await closed;
-    expect((cause as ProcessExitedError).exitCode).toBe(3);
-    // The grandchild in the same process group is swept; the one that left the group
-    // with setsid cannot be found once its parent is gone (documented limitation).
-    expect(running(grandchildren[0]!)).toBe(false);
-    if (running(grandchildren[1]!)) process.kill(grandchildren[1]!, 'SIGKILL');
+    try {
+      const cause = await closed;
+      expect((cause as ProcessExitedError).exitCode).toBe(3);
+      // The grandchild in the same process group is swept; the one that left the group
+      // with setsid cannot be found once its parent is gone (documented limitation).
+      expect(running(grandchildren[0]!)).toBe(false);
+    } finally {
+      for (const pid of grandchildren) if (running(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('a command that does not exist fails start() with a spawn error that says what to do', async () => {

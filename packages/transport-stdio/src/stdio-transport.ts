@@ -275,6 +275,11 @@ export class StdioTransport implements Transport {
     return members.some((m) => isAlive(m, this.platform));
   }
 
+  private async waitForMembers(members: readonly TreeMember[], ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (members.some((m) => isAlive(m, this.platform)) && Date.now() < deadline) await sleep(5);
+  }
+
   private async waitForTree(members: readonly TreeMember[], ms: number): Promise<void> {
     const deadline = Date.now() + ms;
     while (this.treeAlive(members) && Date.now() < deadline) {
@@ -289,7 +294,16 @@ export class StdioTransport implements Transport {
     if (stdout && !stdout.readableEnded) {
       await Promise.race([new Promise((r) => stdout.once('end', r)), sleep(50)]);
     }
-    if (this.groupId !== undefined) signalTree(this.groupId, [], 'SIGKILL', this.platform);
+    if (this.groupId !== undefined) {
+      // Whatever the server left in its process group goes with it.
+      const leftovers = snapshotTree(this.groupId, this.platform);
+      if (leftovers.length > 0) {
+        signalTree(this.groupId, leftovers, 'SIGTERM', this.platform);
+        await this.waitForMembers(leftovers, 100);
+        signalTree(this.groupId, leftovers, 'SIGKILL', this.platform);
+        await this.waitForMembers(leftovers, 1000);
+      }
+    }
     this.finish(this.exitError());
   }
 

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { strayProcesses } from './support/process-table.js';
+
+const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+const markers = [repoRoot, 'mcpkit-fixture'];
+
+/**
+ * After the whole suite: no process started by a test may be left running. Processes
+ * that escaped the test runner's tree mention the repository path (fixtures, servers
+ * from node_modules) or the fixture marker in their command line.
+ */
+export default function setup() {
+  const before = new Set(markers.flatMap((m) => strayProcesses(m, process.pid)).map((p) => p.pid));
+  return async () => {
+    await new Promise((r) => setTimeout(r, 200));
+    const left = markers
+      .flatMap((m) => strayProcesses(m, process.pid))
+      .filter((p) => !before.has(p.pid) && p.pid !== process.pid);
+    if (left.length > 0) {
+      const list = left.map((p) => `  ${p.pid} ${p.cmdline.slice(0, 160)}`).join('\n');
+      for (const p of left) {
+        try {
+          process.kill(p.pid, 'SIGKILL');
+        } catch {}
+      }
+      throw new Error(`orphaned processes after the test suite (now killed):\n${list}`);
+    }
+    console.log('orphan check: 0 processes left behind');
+  };
+}

@@ -1,0 +1,7 @@
+import { main } from './main.js';
+
+const code = await main(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});
+process.exitCode = code;

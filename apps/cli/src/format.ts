@@ -1,0 +1,50 @@
+import type { CallToolResult, ContentBlock, GetPromptResult, ReadResourceResult } from '@mcpkit/protocol';
+
+/** Pads names into a column; descriptions are cut to one line. */
+export function table(rows: Array<[string, string]>, indent = '  '): string {
+  const width = Math.min(40, Math.max(0, ...rows.map(([a]) => a.length)));
+  return rows
+    .map(([a, b]) => {
+      const line = (b ?? '').split('\n')[0]!.trim();
+      const short = line.length > 100 ? `${line.slice(0, 97)}...` : line;
+      return `${indent}${a.padEnd(width)}  ${short}`.trimEnd();
+    })
+    .join('\n');
+}
+
+export function formatContent(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`;
+    case 'resource_link':
+      return `[resource link] ${block.uri}${block.name ? ` (${block.name})` : ''}`;
+    case 'resource': {
+      const r = block.resource;
+      return 'text' in r ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri}, ${r.mimeType ?? 'binary'}]`;
+    }
+    default:
+      return JSON.stringify(block);
+  }
+}
+
+export function formatToolResult(result: CallToolResult): string {
+  const parts = result.content.map(formatContent);
+  if (result.structuredContent !== undefined) {
+    parts.push(`structured content:\n${JSON.stringify(result.structuredContent, null, 2)}`);
+  }
+  return parts.join('\n');
+}
+
+export function formatResource(result: ReadResourceResult): string {
+  return result.contents
+    .map((c) => ('text' in c ? c.text : `[${c.mimeType ?? 'binary'} ${c.uri}, ${Math.floor((c.blob.length * 3) / 4)} bytes]`))
+    .join('\n');
+}
+
+export function formatPrompt(result: GetPromptResult): string {
+  const head = result.description ? `${result.description}\n\n` : '';
+  return head + result.messages.map((m) => `${m.role}: ${formatContent(m.content)}`).join('\n\n');
+}

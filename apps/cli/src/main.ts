@@ -34,6 +34,8 @@ Options:
 
 class UsageError extends Error {}
 
+const COMMANDS = ['servers', 'tools', 'call', 'resources', 'read', 'prompts', 'prompt'];
+
 function parseJsonArgument(text: string | undefined, what: string): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   let value: unknown;
@@ -69,6 +71,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const [command, ...rest] = positionals;
   if (!command) {
     io.stderr(USAGE);
+    return 2;
+  }
+  if (!COMMANDS.includes(command)) {
+    io.stderr(`mcpkit: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
   const timeoutMs = values.timeout === undefined ? 60_000 : Number(values.timeout);

@@ -1,0 +1,119 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from './main.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const demo = path.join(root, 'examples/demo.mcp.json');
+const scratch = mkdtempSync(path.join(tmpdir(), 'mcpkit-cli-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function run(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+function configFile(name: string, content: unknown): string {
+  const file = path.join(scratch, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('mcpkit CLI', () => {
+  it('tools: lists the demo server\'s tools', async () => {
+    const r = await run('--config', demo, 'tools');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^everything \(\d+ tools\)/);
+    expect(r.stdout).toContain('get-sum');
+    expect(r.stderr).toBe('');
+  });
+
+  it('tools --json: machine-readable', async () => {
+    const r = await run('--config', demo, '--json', 'tools');
+    const out = JSON.parse(r.stdout);
+    expect(out.servers[0].name).toBe('everything');
+    expect(out.servers[0].tools.length).toBeGreaterThanOrEqual(13);
+    expect(out.errors).toEqual([]);
+  });
+
+  it('call: get-sum of 2 and 3', async () => {
+    const r = await run('--config', demo, 'call', 'everything', 'get-sum', '{"a":2,"b":3}');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\b5\b/);
+  });
+
+  it('read and prompt', async () => {
+    const list = JSON.parse((await run('--config', demo, '--json', 'resources')).stdout);
+    const uri = list.servers[0].resources.find((x: { uri: string }) => x.uri.includes('/static/document/')).uri;
+    const read = await run('--config', demo, 'read', 'everything', uri);
+    expect(read.code).toBe(0);
+    expect(read.stdout.length).toBeGreaterThan(10);
+    const prompt = await run('--config', demo, 'prompt', 'everything', 'args-prompt', '{"city":"Oslo"}');
+    expect(prompt.stdout).toContain("user: What's weather in Oslo?");
+    const prompts = await run('--config', demo, 'prompts');
+    expect(prompts.stdout).toContain('args-prompt (city, state?)');
+  });
+
+  it('a broken server fails alone: the others still answer, the exit code says so', async () => {
+    const file = configFile('mixed.mcp.json', {
+      mcpServers: {
+        good: { command: 'node', args: [path.join(root, 'examples/node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
+        crashing: { command: 'node', args: ['-e', 'console.error("boom: missing API key"); process.exit(4)'] },
+        missing: { command: 'no-such-binary-mcpkit' },
+      },
+    });
+    const r = await run('--config', file, 'tools');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('good (');
+    expect(r.stderr).toContain('server "crashing"');
+    expect(r.stderr).toContain('exited with code 4');
+    expect(r.stderr).toContain('boom: missing API key');
+    expect(r.stderr).toContain('server "missing": cannot start "no-such-binary-mcpkit": command not found');
+  });
+
+  it('errors are clear: bad JSON with line and column, unknown server, bad arguments', async () => {
+    const bad = configFile('bad.json', '{\n  "mcpServers": {\n    "x": { "command": "a", }\n  }\n}');
+    const r1 = await run('--config', bad, 'tools');
+    expect(r1.code).toBe(1);
+    expect(r1.stderr).toMatch(/bad\.json:3:\d+: not valid JSON/);
+    const r2 = await run('--config', demo, 'call', 'nope', 'x');
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain('no server named "nope"');
+    const r3 = await run('--config', demo, 'call', 'everything', 'get-sum', '[1]');
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toContain('tool arguments must be a JSON object');
+    const r4 = await run('--config', path.join(scratch, 'absent.json'), 'tools');
+    expect(r4.stderr).toContain('no such file');
+    const r5 = await run('frobnicate');
+    expect(r5.code).toBe(2);
+    expect(r5.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('warns about unusable entries and still runs the good ones', async () => {
+    const file = configFile('partial.mcp.json', {
+      mcpServers: {
+        remote: { url: 'https://example.invalid/mcp' },
+        empty: { command: '' },
+      },
+    });
+    const r = await run('--config', file, 'servers');
+    expect(r.stderr).toContain('mcpServers.remote: has a "url" but no "type"; add "type": "http" or "sse"');
+    expect(r.stderr).toContain('mcpServers.empty.command: expected a non-empty string');
+  });
+
+  it('the built binary runs end to end (pnpm test builds first)', () => {
+    const bin = path.join(root, 'apps/cli/dist/bin.js');
+    expect(existsSync(bin), 'apps/cli/dist/bin.js is missing: run "pnpm build" first').toBe(true);
+    const r = spawnSync(process.execPath, [bin, '--config', demo, 'call', 'everything', 'echo', '{"message":"hi"}'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('hi');
+  });
+});

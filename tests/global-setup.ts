@@ -1,9 +1,12 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { strayProcesses } from './support/process-table.js';
 
 const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const markers = [repoRoot, 'mcpkit-fixture'];
+/** Written when processes were left behind; .ci/count.mjs counts it as a failure. */
+export const orphanReport = path.join(repoRoot, '.ci/orphans.txt');
 
 /**
  * After the whole suite: no process started by a test may be left running. Processes
@@ -11,6 +14,7 @@ const markers = [repoRoot, 'mcpkit-fixture'];
  * from node_modules) or the fixture marker in their command line.
  */
 export default function setup() {
+  rmSync(orphanReport, { force: true });
   const before = new Set(markers.flatMap((m) => strayProcesses(m, process.pid)).map((p) => p.pid));
   return async () => {
     await new Promise((r) => setTimeout(r, 200));
@@ -24,6 +28,9 @@ export default function setup() {
           process.kill(p.pid, 'SIGKILL');
         } catch {}
       }
+      // Vitest reports errors thrown here but still exits 0: set the status ourselves.
+      process.exitCode = 1;
+      writeFileSync(orphanReport, list);
       throw new Error(`orphaned processes after the test suite (now killed):\n${list}`);
     }
     console.log('orphan check: 0 processes left behind');

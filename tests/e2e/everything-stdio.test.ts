@@ -1,10 +1,14 @@
 import { McpClient } from '@mcpkit/client';
+import { isTextResourceContents } from '@mcpkit/protocol';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingEntry } from '../support/everything.js';
 
 describe('server-everything over stdio', () => {
-  const client = new McpClient({ name: 'everything', clientInfo: { name: 'mcpkit-e2e', version: '0.0.0' } });
+  const client = new McpClient({
+    name: 'everything',
+    clientInfo: { name: 'mcpkit-e2e', version: '0.0.0' },
+  });
   const stderr: string[] = [];
 
   beforeAll(async () => {
@@ -47,14 +51,19 @@ describe('server-everything over stdio', () => {
     expect(read.contents).toHaveLength(1);
     expect(read.contents[0]!.uri).toBe(doc!.uri);
     const content = read.contents[0]!;
-    expect('text' in content ? content.text.length : content.blob.length).toBeGreaterThan(0);
+    expect(
+      isTextResourceContents(content) ? content.text.length : content.blob.length,
+    ).toBeGreaterThan(0);
   });
 
   it('fetches a prompt with arguments', async () => {
     const prompts = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toContain('args-prompt');
     const prompt = await client.getPrompt('args-prompt', { city: 'Lisbon', state: 'Lisboa' });
-    expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: "What's weather in Lisbon, Lisboa?" });
+    expect(prompt.messages[0]!.content).toEqual({
+      type: 'text',
+      text: "What's weather in Lisbon, Lisboa?",
+    });
   });
 
   it('an unknown tool is reported without breaking the connection', async () => {

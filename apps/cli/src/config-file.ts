@@ -49,7 +49,8 @@ function parseJson(text: string, file: string): unknown {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads a `.mcp.json`-format file: `{ "mcpServers": { name: { command, args, env } } }`. */
 export async function readConfigFile(file: string): Promise<ConfigFile> {
@@ -91,11 +92,17 @@ export async function readConfigFile(file: string): Promise<ConfigFile> {
       problems.push(`${at}.command: expected a non-empty string`);
       continue;
     }
-    if (raw.args !== undefined && (!Array.isArray(raw.args) || raw.args.some((a) => typeof a !== 'string'))) {
+    if (
+      raw.args !== undefined &&
+      (!Array.isArray(raw.args) || raw.args.some((a) => typeof a !== 'string'))
+    ) {
       problems.push(`${at}.args: expected an array of strings`);
       continue;
     }
-    if (raw.env !== undefined && (!isRecord(raw.env) || Object.values(raw.env).some((v) => typeof v !== 'string'))) {
+    if (
+      raw.env !== undefined &&
+      (!isRecord(raw.env) || Object.values(raw.env).some((v) => typeof v !== 'string'))
+    ) {
       problems.push(`${at}.env: expected an object of strings`);
       continue;
     }

@@ -1,4 +1,10 @@
-import type { CallToolResult, ContentBlock, GetPromptResult, ReadResourceResult } from '@mcpkit/protocol';
+import {
+  type CallToolResult,
+  type ContentBlock,
+  type GetPromptResult,
+  isTextResourceContents,
+  type ReadResourceResult,
+} from '@mcpkit/protocol';
 
 /** Pads names into a column; descriptions are cut to one line. */
 export function table(rows: Array<[string, string]>, indent = '  '): string {
@@ -23,7 +29,9 @@ export function formatContent(block: ContentBlock): string {
       return `[resource link] ${block.uri}${block.name ? ` (${block.name})` : ''}`;
     case 'resource': {
       const r = block.resource;
-      return 'text' in r ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri}, ${r.mimeType ?? 'binary'}]`;
+      return isTextResourceContents(r)
+        ? `[resource ${r.uri}]\n${r.text}`
+        : `[resource ${r.uri}, ${r.mimeType ?? 'binary'}]`;
     }
     default:
       return JSON.stringify(block);
@@ -40,7 +48,11 @@ export function formatToolResult(result: CallToolResult): string {
 
 export function formatResource(result: ReadResourceResult): string {
   return result.contents
-    .map((c) => ('text' in c ? c.text : `[${c.mimeType ?? 'binary'} ${c.uri}, ${Math.floor((c.blob.length * 3) / 4)} bytes]`))
+    .map((c) =>
+      isTextResourceContents(c)
+        ? c.text
+        : `[${c.mimeType ?? 'binary'} ${c.uri}, ${Math.floor((c.blob.length * 3) / 4)} bytes]`,
+    )
     .join('\n');
 }
 

@@ -25,7 +25,7 @@ function configFile(name: string, content: unknown): string {
 }
 
 describe('mcpkit CLI', () => {
-  it('tools: lists the demo server\'s tools', async () => {
+  it("tools: lists the demo server's tools", async () => {
     const r = await run('--config', demo, 'tools');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^everything \(\d+ tools\)/);
@@ -49,11 +49,20 @@ describe('mcpkit CLI', () => {
 
   it('read and prompt', async () => {
     const list = JSON.parse((await run('--config', demo, '--json', 'resources')).stdout);
-    const uri = list.servers[0].resources.find((x: { uri: string }) => x.uri.includes('/static/document/')).uri;
+    const uri = list.servers[0].resources.find((x: { uri: string }) =>
+      x.uri.includes('/static/document/'),
+    ).uri;
     const read = await run('--config', demo, 'read', 'everything', uri);
     expect(read.code).toBe(0);
     expect(read.stdout.length).toBeGreaterThan(10);
-    const prompt = await run('--config', demo, 'prompt', 'everything', 'args-prompt', '{"city":"Oslo"}');
+    const prompt = await run(
+      '--config',
+      demo,
+      'prompt',
+      'everything',
+      'args-prompt',
+      '{"city":"Oslo"}',
+    );
     expect(prompt.stdout).toContain("user: What's weather in Oslo?");
     const prompts = await run('--config', demo, 'prompts');
     expect(prompts.stdout).toContain('args-prompt (city, state?)');
@@ -62,8 +71,20 @@ describe('mcpkit CLI', () => {
   it('a broken server fails alone: the others still answer, the exit code says so', async () => {
     const file = configFile('mixed.mcp.json', {
       mcpServers: {
-        good: { command: 'node', args: [path.join(root, 'examples/node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
-        crashing: { command: 'node', args: ['-e', 'console.error("boom: missing API key"); process.exit(4)'] },
+        good: {
+          command: 'node',
+          args: [
+            path.join(
+              root,
+              'examples/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+            ),
+            'stdio',
+          ],
+        },
+        crashing: {
+          command: 'node',
+          args: ['-e', 'console.error("boom: missing API key"); process.exit(4)'],
+        },
         missing: { command: 'no-such-binary-mcpkit' },
       },
     });
@@ -73,11 +94,16 @@ describe('mcpkit CLI', () => {
     expect(r.stderr).toContain('server "crashing"');
     expect(r.stderr).toContain('exited with code 4');
     expect(r.stderr).toContain('boom: missing API key');
-    expect(r.stderr).toContain('server "missing": cannot start "no-such-binary-mcpkit": command not found');
+    expect(r.stderr).toContain(
+      'server "missing": cannot start "no-such-binary-mcpkit": command not found',
+    );
   });
 
   it('errors are clear: bad JSON with line and column, unknown server, bad arguments', async () => {
-    const bad = configFile('bad.json', '{\n  "mcpServers": {\n    "x": { "command": "a", }\n  }\n}');
+    const bad = configFile(
+      'bad.json',
+      '{\n  "mcpServers": {\n    "x": { "command": "a", }\n  }\n}',
+    );
     const r1 = await run('--config', bad, 'tools');
     expect(r1.code).toBe(1);
     expect(r1.stderr).toMatch(/bad\.json:3:\d+: not valid JSON/);
@@ -102,17 +128,23 @@ describe('mcpkit CLI', () => {
       },
     });
     const r = await run('--config', file, 'servers');
-    expect(r.stderr).toContain('mcpServers.remote: has a "url" but no "type"; add "type": "http" or "sse"');
+    expect(r.stderr).toContain(
+      'mcpServers.remote: has a "url" but no "type"; add "type": "http" or "sse"',
+    );
     expect(r.stderr).toContain('mcpServers.empty.command: expected a non-empty string');
   });
 
   it('the built binary runs end to end (pnpm test builds first)', () => {
     const bin = path.join(root, 'apps/cli/dist/bin.js');
     expect(existsSync(bin), 'apps/cli/dist/bin.js is missing: run "pnpm build" first').toBe(true);
-    const r = spawnSync(process.execPath, [bin, '--config', demo, 'call', 'everything', 'echo', '{"message":"hi"}'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [bin, '--config', demo, 'call', 'everything', 'echo', '{"message":"hi"}'],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('hi');
   });

@@ -36,7 +36,10 @@ class UsageError extends Error {}
 
 const COMMANDS = ['servers', 'tools', 'call', 'resources', 'read', 'prompts', 'prompt'];
 
-function parseJsonArgument(text: string | undefined, what: string): Record<string, unknown> | undefined {
+function parseJsonArgument(
+  text: string | undefined,
+  what: string,
+): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   let value: unknown;
   try {
@@ -90,20 +93,45 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       case 'servers':
         return await run.servers(values.server);
       case 'tools':
-        return await run.list('tools', values.server, (c) => c.listTools(), (t) => [t.name, t.description ?? '']);
+        return await run.list(
+          'tools',
+          values.server,
+          (c) => c.listTools(),
+          (t) => [t.name, t.description ?? ''],
+        );
       case 'resources':
-        return await run.list('resources', values.server, (c) => c.listResources(), (r) => [r.uri, r.name]);
+        return await run.list(
+          'resources',
+          values.server,
+          (c) => c.listResources(),
+          (r) => [r.uri, r.name],
+        );
       case 'prompts':
-        return await run.list('prompts', values.server, (c) => c.listPrompts(), (p) => [
-          p.name + (p.arguments?.length ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})` : ''),
-          p.description ?? '',
-        ]);
+        return await run.list(
+          'prompts',
+          values.server,
+          (c) => c.listPrompts(),
+          (p) => [
+            p.name +
+              (p.arguments?.length
+                ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})`
+                : ''),
+            p.description ?? '',
+          ],
+        );
       case 'call': {
         const [server, tool, json] = need(rest, 2, 'call <server> <tool> [json-args]');
         const args = parseJsonArgument(json, 'tool arguments');
         return await run.one(server, async (client) => {
-          const result = await client.callTool({ name: tool, ...(args ? { arguments: args } : {}) });
-          return { output: result, text: formatToolResult(result), failed: result.isError === true };
+          const result = await client.callTool({
+            name: tool,
+            ...(args ? { arguments: args } : {}),
+          });
+          return {
+            output: result,
+            text: formatToolResult(result),
+            failed: result.isError === true,
+          };
         });
       }
       case 'read': {
@@ -117,7 +145,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         const [server, name, json] = need(rest, 2, 'prompt <server> <name> [json-args]');
         const args = parseJsonArgument(json, 'prompt arguments');
         for (const [k, v] of Object.entries(args ?? {})) {
-          if (typeof v !== 'string') throw new UsageError(`prompt argument "${k}" must be a string`);
+          if (typeof v !== 'string')
+            throw new UsageError(`prompt argument "${k}" must be a string`);
         }
         return await run.one(server, async (client) => {
           const result = await client.getPrompt(name, args as Record<string, string> | undefined);
@@ -158,7 +187,8 @@ function parse(argv: readonly string[]) {
 }
 
 function need(rest: string[], count: number, usage: string): [string, string, string | undefined] {
-  if (rest.length < count || rest.length > count + 1) throw new UsageError(`usage: mcpkit ${usage}`);
+  if (rest.length < count || rest.length > count + 1)
+    throw new UsageError(`usage: mcpkit ${usage}`);
   return [rest[0]!, rest[1]!, rest[2]];
 }
 
@@ -174,7 +204,11 @@ class Runner {
   private async connect(names: readonly string[]) {
     return connectServers(this.config, names, {
       timeoutMs: this.timeoutMs,
-      ...(this.verbose ? { stderr: (name: string, text: string) => this.io.stderr(prefixLines(`[${name}] `, text)) } : {}),
+      ...(this.verbose
+        ? {
+            stderr: (name: string, text: string) => this.io.stderr(prefixLines(`[${name}] `, text)),
+          }
+        : {}),
     });
   }
 
@@ -182,7 +216,8 @@ class Runner {
     const all = [...this.config.servers.keys()];
     if (!filter || filter.length === 0) return all;
     for (const name of filter) {
-      if (!this.config.servers.has(name)) throw new UsageError(`no server named "${name}" in ${this.config.path}`);
+      if (!this.config.servers.has(name))
+        throw new UsageError(`no server named "${name}" in ${this.config.path}`);
     }
     return filter;
   }
@@ -243,7 +278,9 @@ class Runner {
     }
     results.sort((a, b) => a.name.localeCompare(b.name));
     if (this.json) {
-      this.io.stdout(`${JSON.stringify({ servers: results.map((r) => ({ name: r.name, [what]: r.items })), errors }, null, 2)}\n`);
+      this.io.stdout(
+        `${JSON.stringify({ servers: results.map((r) => ({ name: r.name, [what]: r.items })), errors }, null, 2)}\n`,
+      );
     } else {
       for (const r of results) {
         this.io.stdout(`${r.name} (${r.items.length} ${what})\n`);
@@ -258,7 +295,8 @@ class Runner {
     server: string,
     action: (client: McpClient) => Promise<{ output: unknown; text: string; failed: boolean }>,
   ): Promise<number> {
-    if (!this.config.servers.has(server)) throw new UsageError(`no server named "${server}" in ${this.config.path}`);
+    if (!this.config.servers.has(server))
+      throw new UsageError(`no server named "${server}" in ${this.config.path}`);
     const { connected, failed } = await this.connect([server]);
     if (failed[0]) {
       this.io.stderr(`mcpkit: ${failed[0].error.message}\n`);

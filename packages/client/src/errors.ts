@@ -20,7 +20,9 @@ export class InvalidResultError extends McpkitError {
   override readonly name = 'InvalidResultError';
   readonly method: string;
   constructor(label: string, method: string, detail: string, cause: unknown) {
-    super(ErrorCode.Protocol, `${label}: invalid "${method}" result from the server: ${detail}`, { cause });
+    super(ErrorCode.Protocol, `${label}: invalid "${method}" result from the server: ${detail}`, {
+      cause,
+    });
     this.method = method;
   }
 }

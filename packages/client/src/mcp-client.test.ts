@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { InvalidResultError, McpClient, UnsupportedProtocolVersionError } from './index.js';
 
 /** A small real server on the other end of an in-process pair. */
-async function serve(setup: (server: JsonRpcPeer, seen: string[]) => void, options: { version?: string } = {}) {
+async function serve(
+  setup: (server: JsonRpcPeer, seen: string[]) => void,
+  options: { version?: string } = {},
+) {
   const [clientEnd, serverEnd] = createInProcessPair();
   const server = new JsonRpcPeer(serverEnd);
   const seen: string[] = [];
@@ -52,8 +55,12 @@ describe('McpClient', () => {
     const client = new McpClient({ name: 'old' });
     const error = await client.connect(clientEnd).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnsupportedProtocolVersionError);
-    expect((error as Error).message).toContain('server "old": server chose protocol version "1999-01-01"');
-    await expect(clientEnd.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(ConnectionClosedError);
+    expect((error as Error).message).toContain(
+      'server "old": server chose protocol version "1999-01-01"',
+    );
+    await expect(clientEnd.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(
+      ConnectionClosedError,
+    );
   });
 
   it('aggregates every page of tools/list', async () => {
@@ -76,7 +83,10 @@ describe('McpClient', () => {
     const { clientEnd } = await serve((server) => {
       server.setRequestHandler('tools/list', () => ({ tools: [], nextCursor: 'same' }));
       let n = 0;
-      server.setRequestHandler('resources/list', () => ({ resources: [], nextCursor: String(n++) }));
+      server.setRequestHandler('resources/list', () => ({
+        resources: [],
+        nextCursor: String(n++),
+      }));
     });
     const client = new McpClient({ maxPages: 5 });
     await client.connect(clientEnd);
@@ -93,18 +103,23 @@ describe('McpClient', () => {
     await client.connect(clientEnd);
     const error = await client.listTools().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidResultError);
-    expect((error as Error).message).toMatch(/^server "bad": invalid "tools\/list" result from the server: tools\.0\.name: /);
+    expect((error as Error).message).toMatch(
+      /^server "bad": invalid "tools\/list" result from the server: tools\.0\.name: /,
+    );
     await client.close();
   });
 
   it('calls a tool, keeps a server error as RpcError, answers ping from the server', async () => {
     let pinged: unknown;
     const { clientEnd } = await serve((server) => {
-      server.setRequestHandler('tools/call', async (p: { name: string; arguments: { a: number; b: number } }) => {
-        if (p.name !== 'add') throw new RpcError(-32602, `Unknown tool: ${p.name}`);
-        pinged = await server.request('ping');
-        return { content: [{ type: 'text', text: String(p.arguments.a + p.arguments.b) }] };
-      });
+      server.setRequestHandler(
+        'tools/call',
+        async (p: { name: string; arguments: { a: number; b: number } }) => {
+          if (p.name !== 'add') throw new RpcError(-32602, `Unknown tool: ${p.name}`);
+          pinged = await server.request('ping');
+          return { content: [{ type: 'text', text: String(p.arguments.a + p.arguments.b) }] };
+        },
+      );
     });
     const client = new McpClient();
     await client.connect(clientEnd);
@@ -130,7 +145,9 @@ describe('McpClient', () => {
 
   it('calls before connect fail with a clear error', async () => {
     const client = new McpClient({ name: 'x' });
-    await expect(client.listTools()).rejects.toThrow('server "x": not connected; call connect() first');
+    await expect(client.listTools()).rejects.toThrow(
+      'server "x": not connected; call connect() first',
+    );
     await expect(client.callTool({ name: 'a' })).rejects.toBeInstanceOf(ConnectionClosedError);
   });
 });

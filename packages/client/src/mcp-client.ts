@@ -1,8 +1,8 @@
 import {
   ConnectionClosedError,
   ErrorCode,
-  JsonRpcPeer,
   type JsonRpcNotification,
+  JsonRpcPeer,
   McpkitError,
   type RequestOptions,
   type Transport,
@@ -124,8 +124,12 @@ export class McpClient {
   }
 
   /** Starts the transport, performs the handshake and sends `notifications/initialized`. */
-  async connect(transport: Transport, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
-    if (this.peer) throw new McpkitError(ErrorCode.Protocol, `${this.label}: connect() was already called`);
+  async connect(
+    transport: Transport,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<void> {
+    if (this.peer)
+      throw new McpkitError(ErrorCode.Protocol, `${this.label}: connect() was already called`);
     const peer = new JsonRpcPeer(transport, {
       label: this.label,
       defaultTimeoutMs: this.options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,
@@ -180,17 +184,32 @@ export class McpClient {
   }
 
   async callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult> {
-    return this.call(ClientMethod.CallTool, params as unknown as Record<string, unknown>, CallToolResultSchema, options);
+    return this.call(
+      ClientMethod.CallTool,
+      params as unknown as Record<string, unknown>,
+      CallToolResultSchema,
+      options,
+    );
   }
 
   async listResources(options?: CallOptions): Promise<Resource[]> {
     if (!this.serverOffers('resources')) return [];
-    return this.listAll(ClientMethod.ListResources, 'resources', ListResourcesResultSchema, options);
+    return this.listAll(
+      ClientMethod.ListResources,
+      'resources',
+      ListResourcesResultSchema,
+      options,
+    );
   }
 
   async listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
     if (!this.serverOffers('resources')) return [];
-    return this.listAll(ClientMethod.ListResourceTemplates, 'resourceTemplates', ListResourceTemplatesResultSchema, options);
+    return this.listAll(
+      ClientMethod.ListResourceTemplates,
+      'resourceTemplates',
+      ListResourceTemplatesResultSchema,
+      options,
+    );
   }
 
   async readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
@@ -202,7 +221,11 @@ export class McpClient {
     return this.listAll(ClientMethod.ListPrompts, 'prompts', ListPromptsResultSchema, options);
   }
 
-  async getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
+  async getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<GetPromptResult> {
     const params = args === undefined ? { name } : { name, arguments: args };
     return this.call(ClientMethod.GetPrompt, params, GetPromptResultSchema, options);
   }
@@ -229,12 +252,20 @@ export class McpClient {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const result: Paged<K, T> = await this.call(method, cursor === undefined ? undefined : { cursor }, schema, options);
+      const result: Paged<K, T> = await this.call(
+        method,
+        cursor === undefined ? undefined : { cursor },
+        schema,
+        options,
+      );
       items.push(...result[key]);
       cursor = result.nextCursor;
       if (cursor === undefined) return items;
       if (seen.has(cursor)) {
-        throw new McpkitError(ErrorCode.Protocol, `${this.label}: "${method}" returned cursor ${JSON.stringify(cursor)} twice; stopping to avoid an endless loop`);
+        throw new McpkitError(
+          ErrorCode.Protocol,
+          `${this.label}: "${method}" returned cursor ${JSON.stringify(cursor)} twice; stopping to avoid an endless loop`,
+        );
       }
       seen.add(cursor);
     }
@@ -263,6 +294,11 @@ export class McpClient {
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-    throw new InvalidResultError(this.label, method, `${where}${issue?.message ?? 'does not match the schema'}`, parsed.error);
+    throw new InvalidResultError(
+      this.label,
+      method,
+      `${where}${issue?.message ?? 'does not match the schema'}`,
+      parsed.error,
+    );
   }
 }

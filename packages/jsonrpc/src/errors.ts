@@ -54,7 +54,11 @@ export class McpkitError extends Error {
 
   /** Works across duplicated copies of this package (unlike `instanceof`). */
   static isInstance(value: unknown): value is McpkitError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[BRAND] === true
+    );
   }
 }
 
@@ -92,7 +96,11 @@ export class MessageTooLargeError extends McpkitError {
   readonly limitBytes: number;
   /** The id of the dropped message when it could be read from its first or last bytes. */
   readonly id: string | number | null;
-  constructor(message: string, limitBytes: number, options?: McpkitErrorOptions & { id?: string | number | null }) {
+  constructor(
+    message: string,
+    limitBytes: number,
+    options?: McpkitErrorOptions & { id?: string | number | null },
+  ) {
     super(ErrorCode.MessageTooLarge, message, options);
     this.limitBytes = limitBytes;
     this.id = options?.id ?? null;

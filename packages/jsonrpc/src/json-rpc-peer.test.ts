@@ -118,7 +118,10 @@ describe('JsonRpcPeer', () => {
   it('abort rejects with signal.reason and the server handler sees its signal abort', async () => {
     const { client, server, b } = pair();
     let aborted = false;
-    server.setRequestHandler('hang', (_p, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => (aborted = true))));
+    server.setRequestHandler(
+      'hang',
+      (_p, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => (aborted = true))),
+    );
     const controller = new AbortController();
     const reason = new Error('user pressed escape');
     const pending = client.request('hang', {}, { signal: controller.signal });
@@ -169,7 +172,16 @@ describe('JsonRpcPeer', () => {
     });
     const start = Date.now();
     const error: any = await client
-      .request('forever', {}, { timeoutMs: 50, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 120, onprogress: () => {} })
+      .request(
+        'forever',
+        {},
+        {
+          timeoutMs: 50,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeoutMs: 120,
+          onprogress: () => {},
+        },
+      )
       .catch((e: any) => e);
     expect(TimeoutError.isInstance(error)).toBe(true);
     expect(error.message).toContain('maximum total time');
@@ -208,7 +220,12 @@ describe('JsonRpcPeer', () => {
   it('an invalid response to a pending request rejects that request', async () => {
     const { client, a } = pair();
     const pending = client.request('x');
-    a.onerror?.(new InvalidMessageError('invalid JSON-RPC message: a response has exactly one of "result" and "error"', 1));
+    a.onerror?.(
+      new InvalidMessageError(
+        'invalid JSON-RPC message: a response has exactly one of "result" and "error"',
+        1,
+      ),
+    );
     const error: any = await pending.catch((e: any) => e);
     expect(McpkitError.isInstance(error)).toBe(true);
     expect(error.message).toContain('invalid response to "x"');

@@ -55,7 +55,11 @@ export interface RequestContext {
   /** Sends a notification related to this request. */
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Sends a request related to this request. */
-  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<unknown>;
   /** Sends `notifications/progress` if the caller asked for progress; a no-op otherwise. */
   progress(progress: Progress): Promise<void>;
 }
@@ -161,7 +165,11 @@ export class JsonRpcPeer {
   }
 
   /** Sends a request and resolves with its `result`; rejects with `RpcError` on an error response. */
-  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<unknown> {
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<unknown> {
     if (this.closed) {
       return Promise.reject(this.closedError(method));
     }
@@ -214,7 +222,11 @@ export class JsonRpcPeer {
   }
 
   /** Sends a notification. Resolves once the transport accepted it. */
-  notify(method: string, params?: Record<string, unknown>, options?: { relatedRequestId?: JsonRpcId }): Promise<void> {
+  notify(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: { relatedRequestId?: JsonRpcId },
+  ): Promise<void> {
     if (this.closed) return Promise.reject(this.closedError(method));
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
@@ -223,9 +235,12 @@ export class JsonRpcPeer {
 
   private closedError(method: string): ConnectionClosedError {
     const why = this.closedCause ? `: ${this.closedCause.message}` : '';
-    return new ConnectionClosedError(`${this.label}: cannot send "${method}", the connection is closed${why}`, {
-      cause: this.closedCause,
-    });
+    return new ConnectionClosedError(
+      `${this.label}: cannot send "${method}", the connection is closed${why}`,
+      {
+        cause: this.closedCause,
+      },
+    );
   }
 
   /** Removes a pending entry and its timer/listener. Returns false when already settled. */
@@ -245,8 +260,13 @@ export class JsonRpcPeer {
     const hasTimeout = entry.timeoutMs > 0 && Number.isFinite(entry.timeoutMs);
     const hasMax = Number.isFinite(entry.maxTotalTimeoutMs);
     if (!hasTimeout && !hasMax) return;
-    const left = hasMax ? entry.maxTotalTimeoutMs - (Date.now() - entry.startedAt) : Number.POSITIVE_INFINITY;
-    const delay = Math.max(0, Math.min(hasTimeout ? entry.timeoutMs : Number.POSITIVE_INFINITY, left));
+    const left = hasMax
+      ? entry.maxTotalTimeoutMs - (Date.now() - entry.startedAt)
+      : Number.POSITIVE_INFINITY;
+    const delay = Math.max(
+      0,
+      Math.min(hasTimeout ? entry.timeoutMs : Number.POSITIVE_INFINITY, left),
+    );
     entry.timer = setTimeout(() => this.expire(id), delay);
   }
 
@@ -254,7 +274,8 @@ export class JsonRpcPeer {
     const entry = this.settle(id);
     if (!entry) return;
     const hitMax =
-      Number.isFinite(entry.maxTotalTimeoutMs) && Date.now() - entry.startedAt >= entry.maxTotalTimeoutMs - 1;
+      Number.isFinite(entry.maxTotalTimeoutMs) &&
+      Date.now() - entry.startedAt >= entry.maxTotalTimeoutMs - 1;
     const limit = hitMax ? entry.maxTotalTimeoutMs : entry.timeoutMs;
     this.sendCancel(id, `timed out after ${limit} ms`);
     entry.reject(
@@ -314,7 +335,10 @@ export class JsonRpcPeer {
       if (controller) {
         this.inbound.delete(params.requestId as JsonRpcId);
         controller.abort(
-          new McpkitError(ErrorCode.Aborted, `cancelled by ${this.label}: ${String(params.reason ?? 'no reason given')}`),
+          new McpkitError(
+            ErrorCode.Aborted,
+            `cancelled by ${this.label}: ${String(params.reason ?? 'no reason given')}`,
+          ),
         );
       }
     }
@@ -323,7 +347,9 @@ export class JsonRpcPeer {
       try {
         const result = handler(params);
         if (result && typeof (result as Promise<void>).then === 'function') {
-          (result as Promise<void>).catch((error: unknown) => this.reportHandlerError(message.method, error));
+          (result as Promise<void>).catch((error: unknown) =>
+            this.reportHandlerError(message.method, error),
+          );
         }
       } catch (error) {
         this.reportHandlerError(message.method, error);
@@ -370,7 +396,11 @@ export class JsonRpcPeer {
       progress: (progress) =>
         progressToken === undefined
           ? Promise.resolve()
-          : this.notify(PROGRESS_NOTIFICATION, { progressToken, ...progress }, { relatedRequestId: id }),
+          : this.notify(
+              PROGRESS_NOTIFICATION,
+              { progressToken, ...progress },
+              { relatedRequestId: id },
+            ),
     };
     void extra;
     let result: unknown;
@@ -383,14 +413,20 @@ export class JsonRpcPeer {
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       (result as Promise<unknown>).then(
         (value) => this.finishInbound(id, controller, value, undefined),
-        (error: unknown) => this.finishInbound(id, controller, undefined, error ?? new Error('rejected')),
+        (error: unknown) =>
+          this.finishInbound(id, controller, undefined, error ?? new Error('rejected')),
       );
     } else {
       this.finishInbound(id, controller, result, undefined);
     }
   }
 
-  private finishInbound(id: JsonRpcId, controller: AbortController, value: unknown, error: unknown): void {
+  private finishInbound(
+    id: JsonRpcId,
+    controller: AbortController,
+    value: unknown,
+    error: unknown,
+  ): void {
     if (this.inbound.get(id) === controller) this.inbound.delete(id);
     // Cancelled requests get no response (the requester has stopped waiting).
     if (controller.signal.aborted || this.closed) return;
@@ -423,19 +459,27 @@ export class JsonRpcPeer {
       const entry = this.settle(error.id);
       if (entry) {
         entry.reject(
-          new MessageTooLargeError(`${this.label}: response to "${entry.method}" dropped: ${error.message}`, error.limitBytes, {
-            id: error.id,
-            cause: error,
-          }),
+          new MessageTooLargeError(
+            `${this.label}: response to "${entry.method}" dropped: ${error.message}`,
+            error.limitBytes,
+            {
+              id: error.id,
+              cause: error,
+            },
+          ),
         );
       }
     } else if (InvalidMessageError.isInstance(error) && error.id !== null) {
       const entry = this.settle(error.id);
       if (entry) {
         entry.reject(
-          new McpkitError(ErrorCode.Protocol, `${this.label}: invalid response to "${entry.method}": ${error.message}`, {
-            cause: error,
-          }),
+          new McpkitError(
+            ErrorCode.Protocol,
+            `${this.label}: invalid response to "${entry.method}": ${error.message}`,
+            {
+              cause: error,
+            },
+          ),
         );
       } else {
         this.respondError(error.id, RpcErrorCode.InvalidRequest, 'Invalid Request');
@@ -454,13 +498,18 @@ export class JsonRpcPeer {
     for (const [id, entry] of [...this.pending]) {
       this.settle(id);
       entry.reject(
-        new ConnectionClosedError(`${this.label}: connection closed while waiting for "${entry.method}"${why}`, {
-          cause,
-        }),
+        new ConnectionClosedError(
+          `${this.label}: connection closed while waiting for "${entry.method}"${why}`,
+          {
+            cause,
+          },
+        ),
       );
     }
     for (const controller of this.inbound.values()) {
-      controller.abort(new ConnectionClosedError(`${this.label}: connection closed${why}`, { cause }));
+      controller.abort(
+        new ConnectionClosedError(`${this.label}: connection closed${why}`, { cause }),
+      );
     }
     this.inbound.clear();
     this.onclose?.(cause);
@@ -468,9 +517,13 @@ export class JsonRpcPeer {
 
   private reportHandlerError(where: string, error: unknown): void {
     this.reportError(
-      new McpkitError(ErrorCode.Protocol, `${this.label}: handler for ${where} failed: ${asError(error).message}`, {
-        cause: error,
-      }),
+      new McpkitError(
+        ErrorCode.Protocol,
+        `${this.label}: handler for ${where} failed: ${asError(error).message}`,
+        {
+          cause: error,
+        },
+      ),
     );
   }
 

@@ -38,14 +38,18 @@ const message = fc.record({
 describe('NdjsonFramer', () => {
   it('any chunking of a valid byte stream yields the same messages', () => {
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 30 }), (messages, points) => {
-        const bytes = Buffer.from(messages.map(serializeNdjson).join(''), 'utf8');
-        const { framer, values, errors } = collect();
-        for (const chunk of cut(bytes, points)) framer.push(chunk);
-        framer.end();
-        expect(errors).toEqual([]);
-        expect(values).toEqual(JSON.parse(JSON.stringify(messages)));
-      }),
+      fc.property(
+        fc.array(message, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (messages, points) => {
+          const bytes = Buffer.from(messages.map(serializeNdjson).join(''), 'utf8');
+          const { framer, values, errors } = collect();
+          for (const chunk of cut(bytes, points)) framer.push(chunk);
+          framer.end();
+          expect(errors).toEqual([]);
+          expect(values).toEqual(JSON.parse(JSON.stringify(messages)));
+        },
+      ),
     );
   });
 
@@ -63,14 +67,22 @@ describe('NdjsonFramer', () => {
       });
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(message.map((m) => ({ m })), garbage.map((g) => ({ g }))), { maxLength: 20 }),
+        fc.array(
+          fc.oneof(
+            message.map((m) => ({ m })),
+            garbage.map((g) => ({ g })),
+          ),
+          { maxLength: 20 },
+        ),
         fc.array(fc.nat(), { maxLength: 30 }),
         (items, points) => {
           const text = items.map((x) => ('m' in x ? serializeNdjson(x.m) : `${x.g}\n`)).join('');
           const { framer, values, errors } = collect();
           for (const chunk of cut(Buffer.from(text, 'utf8'), points)) framer.push(chunk);
           framer.end();
-          const expected = items.filter((x) => 'm' in x).map((x) => JSON.parse(JSON.stringify((x as { m: unknown }).m)));
+          const expected = items
+            .filter((x) => 'm' in x)
+            .map((x) => JSON.parse(JSON.stringify((x as { m: unknown }).m)));
           expect(values).toEqual(expected);
           expect(errors).toHaveLength(items.length - expected.length);
           for (const e of errors) expect(e).toBeInstanceOf(ParseError);
@@ -109,7 +121,10 @@ describe('NdjsonFramer', () => {
   });
 
   it('names the id of a dropped oversized message, from its head or its tail', () => {
-    for (const text of [`{"jsonrpc":"2.0","id":42,"result":{"t":"${'z'.repeat(5000)}"}}\n`, `{"result":{"t":"${'z'.repeat(5000)}"},"jsonrpc":"2.0","id":"abc"}\n`]) {
+    for (const text of [
+      `{"jsonrpc":"2.0","id":42,"result":{"t":"${'z'.repeat(5000)}"}}\n`,
+      `{"result":{"t":"${'z'.repeat(5000)}"},"jsonrpc":"2.0","id":"abc"}\n`,
+    ]) {
       const { framer, errors } = collect(1000);
       const bytes = Buffer.from(text);
       for (let i = 0; i < bytes.length; i += 300) framer.push(bytes.subarray(i, i + 300));

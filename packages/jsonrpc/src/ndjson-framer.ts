@@ -132,7 +132,9 @@ export class NdjsonFramer {
     this.pendingBytes = 0;
     if (bytes === 0) return;
     const line =
-      parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, bytes).toString('utf8');
+      parts.length === 1
+        ? parts[0]!.toString('utf8')
+        : Buffer.concat(parts, bytes).toString('utf8');
     let value: unknown;
     try {
       value = JSON.parse(line);

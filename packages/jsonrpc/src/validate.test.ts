@@ -47,7 +47,12 @@ describe('dispatchParsed', () => {
     const ok: JsonRpcMessage[] = [];
     const bad: InvalidMessageError[] = [];
     dispatchParsed(
-      [{ jsonrpc: '2.0', method: 'a' }, { nope: true }, { jsonrpc: '2.0', id: 1, result: 2 }, [{ jsonrpc: '2.0', method: 'nested' }]],
+      [
+        { jsonrpc: '2.0', method: 'a' },
+        { nope: true },
+        { jsonrpc: '2.0', id: 1, result: 2 },
+        [{ jsonrpc: '2.0', method: 'nested' }],
+      ],
       (m) => ok.push(m),
       (e) => bad.push(e),
     );
@@ -57,7 +62,11 @@ describe('dispatchParsed', () => {
 
   it('an empty batch is invalid', () => {
     const bad: unknown[] = [];
-    dispatchParsed([], () => {}, (e) => bad.push(e));
+    dispatchParsed(
+      [],
+      () => {},
+      (e) => bad.push(e),
+    );
     expect(bad).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
+export { ClientMethod, Header, McpErrorCode, Notification, ServerMethod } from './methods.js';
 export {
-  AnnotationsSchema,
   type Annotations,
+  AnnotationsSchema,
   CursorSchema,
   EmptyResultSchema,
   type Icon,
@@ -53,6 +54,8 @@ export {
   EmbeddedResourceSchema,
   type ImageContent,
   ImageContentSchema,
+  isBlobResourceContents,
+  isTextResourceContents,
   type ResourceContents,
   ResourceContentsSchema,
   type ResourceLink,
@@ -111,7 +114,6 @@ export {
   type TaskStatus,
   TaskStatusSchema,
 } from './schemas/tasks.js';
-export { ClientMethod, Header, McpErrorCode, Notification, ServerMethod } from './methods.js';
 export {
   compareVersions,
   type Era,

@@ -27,7 +27,9 @@ describe('in-process transport', () => {
     const { client, server } = await pair();
     server.setRequestHandler('echo', (p) => p);
     const n = 20_000;
-    const results = await Promise.all(Array.from({ length: n }, (_, i) => client.request('echo', { i })));
+    const results = await Promise.all(
+      Array.from({ length: n }, (_, i) => client.request('echo', { i })),
+    );
     expect(results).toHaveLength(n);
     expect(results[n - 1]).toEqual({ i: n - 1 });
   });
@@ -57,10 +59,12 @@ describe('in-process transport', () => {
   it('send after close rejects with ConnectionClosedError', async () => {
     const { a } = await pair();
     await a.close();
-    await expect(a.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(ConnectionClosedError);
+    await expect(a.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(
+      ConnectionClosedError,
+    );
   });
 
-  it('copies messages so the receiver cannot mutate the sender\'s objects', async () => {
+  it("copies messages so the receiver cannot mutate the sender's objects", async () => {
     const { client, server } = await pair();
     const payload = { list: [1, 2, 3] };
     server.setRequestHandler('mutate', (p: { list: number[] }) => {

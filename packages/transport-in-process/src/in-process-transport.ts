@@ -48,7 +48,8 @@ export class InProcessTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.closed) throw new ConnectionClosedError(`${this.description}: cannot start a closed transport`);
+    if (this.closed)
+      throw new ConnectionClosedError(`${this.description}: cannot start a closed transport`);
     if (this.started) return;
     this.started = true;
     this.scheduleDrain();
@@ -57,11 +58,15 @@ export class InProcessTransport implements Transport {
   send(message: JsonRpcMessage, _options?: TransportSendOptions): Promise<void> {
     const peer = this.peer;
     if (this.closed || !peer || peer.closed) {
-      return Promise.reject(new ConnectionClosedError(`${this.description}: cannot send, the transport is closed`));
+      return Promise.reject(
+        new ConnectionClosedError(`${this.description}: cannot send, the transport is closed`),
+      );
     }
     let delivered: JsonRpcMessage;
     try {
-      delivered = this.copyMessages ? (JSON.parse(JSON.stringify(message)) as JsonRpcMessage) : message;
+      delivered = this.copyMessages
+        ? (JSON.parse(JSON.stringify(message)) as JsonRpcMessage)
+        : message;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -72,7 +77,9 @@ export class InProcessTransport implements Transport {
 
   async close(): Promise<void> {
     this.closeLocal(undefined);
-    this.peer?.closeLocal(new ConnectionClosedError(`${this.peer.description}: the other end closed`));
+    this.peer?.closeLocal(
+      new ConnectionClosedError(`${this.peer.description}: the other end closed`),
+    );
   }
 
   private closeLocal(cause: Error | undefined): void {
@@ -110,8 +117,14 @@ export class InProcessTransport implements Transport {
 export function createInProcessPair(
   options: InProcessTransportOptions = {},
 ): [client: InProcessTransport, server: InProcessTransport] {
-  const client = new InProcessTransport({ ...options, description: options.description ?? 'in-process client' });
-  const server = new InProcessTransport({ ...options, description: options.description ?? 'in-process server' });
+  const client = new InProcessTransport({
+    ...options,
+    description: options.description ?? 'in-process client',
+  });
+  const server = new InProcessTransport({
+    ...options,
+    description: options.description ?? 'in-process server',
+  });
   client.peer = server;
   server.peer = client;
   return [client, server];

@@ -3,13 +3,20 @@ import { applyShellPrefix, quotePosix, resolveCommand } from './command-line.js'
 
 describe('resolveCommand', () => {
   it('leaves POSIX commands alone', () => {
-    expect(resolveCommand('npx', ['-y', 'x'], { platform: 'linux', env: {} })).toEqual({ command: 'npx', args: ['-y', 'x'] });
+    expect(resolveCommand('npx', ['-y', 'x'], { platform: 'linux', env: {} })).toEqual({
+      command: 'npx',
+      args: ['-y', 'x'],
+    });
   });
 
   it('on Windows runs a .cmd shim found through PATH and PATHEXT via cmd.exe', () => {
     const r = resolveCommand('npx', ['-y', '@scope/server', 'a b'], {
       platform: 'win32',
-      env: { Path: 'C:\\Windows;C:\\nodejs', PATHEXT: '.COM;.EXE;.BAT;.CMD', ComSpec: 'C:\\Windows\\system32\\cmd.exe' },
+      env: {
+        Path: 'C:\\Windows;C:\\nodejs',
+        PATHEXT: '.COM;.EXE;.BAT;.CMD',
+        ComSpec: 'C:\\Windows\\system32\\cmd.exe',
+      },
       // Windows file names are case-insensitive.
       exists: (f) => f.toLowerCase() === 'c:\\nodejs\\npx.cmd',
     });

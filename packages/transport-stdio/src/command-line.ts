@@ -24,7 +24,11 @@ export function quoteWindows(arg: string): string {
  * The shell prefix hands the whole command line, as one argument, to a prefix command
  * (a sandbox or wrapper): `prefix "<command> <args…>"`.
  */
-export function applyShellPrefix(prefix: string, command: string, args: readonly string[]): ResolvedCommand {
+export function applyShellPrefix(
+  prefix: string,
+  command: string,
+  args: readonly string[],
+): ResolvedCommand {
   return { command: prefix, args: [[command, ...args].map(quotePosix).join(' ')] };
 }
 

@@ -4,7 +4,19 @@
  * are not handed to every server; `env` from the config is merged on top.
  */
 
-const POSIX_SAFE = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TZ'];
+const POSIX_SAFE = [
+  'HOME',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'TERM',
+  'USER',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TMPDIR',
+  'TZ',
+];
 const WINDOWS_SAFE = [
   'APPDATA',
   'COMSPEC',

@@ -7,12 +7,20 @@ export class ProcessExitedError extends TransportError {
   readonly signal: NodeJS.Signals | null;
   /** The last lines the process wrote to stderr. */
   readonly stderrTail: string;
-  constructor(label: string, exitCode: number | null, signal: NodeJS.Signals | null, stderrTail: string) {
+  constructor(
+    label: string,
+    exitCode: number | null,
+    signal: NodeJS.Signals | null,
+    stderrTail: string,
+  ) {
     const how = signal ? `was killed by ${signal}` : `exited with code ${exitCode}`;
     const tail = stderrTail.trim();
-    super(`${label}: process ${how}${tail ? `; last stderr:\n${indent(tail)}` : ' (no stderr output)'}`, {
-      code: ErrorCode.ProcessExited,
-    });
+    super(
+      `${label}: process ${how}${tail ? `; last stderr:\n${indent(tail)}` : ' (no stderr output)'}`,
+      {
+        code: ErrorCode.ProcessExited,
+      },
+    );
     this.exitCode = exitCode;
     this.signal = signal;
     this.stderrTail = stderrTail;

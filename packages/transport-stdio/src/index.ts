@@ -1,4 +1,10 @@
-export { applyShellPrefix, quotePosix, quoteWindows, type ResolvedCommand, resolveCommand } from './command-line.js';
+export {
+  applyShellPrefix,
+  quotePosix,
+  quoteWindows,
+  type ResolvedCommand,
+  resolveCommand,
+} from './command-line.js';
 export { type InheritEnv, inheritedEnvironment } from './environment.js';
 export { ProcessExitedError, ProcessSpawnError } from './errors.js';
 export {

@@ -59,12 +59,21 @@ function listProcesses(platform: NodeJS.Platform): ProcInfo[] {
 
 function listWithPs(): ProcInfo[] {
   try {
-    const text = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat='], { encoding: 'utf8', timeout: 2000 });
+    const text = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat='], {
+      encoding: 'utf8',
+      timeout: 2000,
+    });
     return text
       .split('\n')
       .map((line) => line.trim().split(/\s+/))
       .filter((f) => f.length >= 4)
-      .map((f) => ({ pid: Number(f[0]), ppid: Number(f[1]), pgid: Number(f[2]), state: f[3]!.charAt(0), startTime: undefined }));
+      .map((f) => ({
+        pid: Number(f[0]),
+        ppid: Number(f[1]),
+        pgid: Number(f[2]),
+        state: f[3]!.charAt(0),
+        startTime: undefined,
+      }));
   } catch {
     return [];
   }
@@ -75,7 +84,10 @@ function listWithPs(): ProcInfo[] {
  * Taken before signalling, because once a parent exits its children are re-parented
  * and can no longer be found from it.
  */
-export function snapshotTree(rootPid: number, platform: NodeJS.Platform = process.platform): TreeMember[] {
+export function snapshotTree(
+  rootPid: number,
+  platform: NodeJS.Platform = process.platform,
+): TreeMember[] {
   const all = listProcesses(platform);
   const children = new Map<number, ProcInfo[]>();
   for (const p of all) {
@@ -122,7 +134,10 @@ export function signalTree(
     const root = members[0];
     if (root) {
       try {
-        execFileSync('taskkill', ['/T', '/F', '/PID', String(root.pid)], { stdio: 'ignore', timeout: 5000 });
+        execFileSync('taskkill', ['/T', '/F', '/PID', String(root.pid)], {
+          stdio: 'ignore',
+          timeout: 5000,
+        });
       } catch {
         // Already gone.
       }

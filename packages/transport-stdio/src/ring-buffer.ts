@@ -21,7 +21,9 @@ export class TextRingBuffer {
 
   /** The last `count` non-empty lines. */
   lastLines(count: number): string {
-    const lines = this.text().split(/\r?\n/).filter((l) => l.trim().length > 0);
+    const lines = this.text()
+      .split(/\r?\n/)
+      .filter((l) => l.trim().length > 0);
     return lines.slice(-count).join('\n');
   }
 }

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConnectionClosedError, JsonRpcPeer, MessageTooLargeError } from '@mcpkit/jsonrpc';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessExitedError, ProcessSpawnError, StdioTransport, type StdioTransportOptions } from './index.js';
+import {
+  ProcessExitedError,
+  ProcessSpawnError,
+  StdioTransport,
+  type StdioTransportOptions,
+} from './index.js';
 import { isAlive } from './process-tree.js';
 
 const fixtures = fileURLToPath(new URL('../test/fixtures/', import.meta.url));
@@ -40,14 +45,20 @@ describe('StdioTransport', () => {
   it('round-trips requests with a real child process', async () => {
     const { peer } = await connect();
     expect(await peer.request('echo', { hello: 'world' })).toEqual({ hello: 'world' });
-    const many = await Promise.all(Array.from({ length: 100 }, (_, i) => peer.request('echo', { i })));
-    expect(many.map((r) => (r as { i: number }).i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    const many = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => peer.request('echo', { i })),
+    );
+    expect(many.map((r) => (r as { i: number }).i)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 
   it('answers a server-to-client request on the same pipe', async () => {
     const { peer } = await connect();
     peer.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///tmp' }] }));
-    expect(await peer.request('ping-back')).toEqual({ clientSaid: { roots: [{ uri: 'file:///tmp' }] } });
+    expect(await peer.request('ping-back')).toEqual({
+      clientSaid: { roots: [{ uri: 'file:///tmp' }] },
+    });
   });
 
   it('a server that prints garbage: lines skipped as warnings, messages around them kept', async () => {
@@ -76,7 +87,9 @@ describe('StdioTransport', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-stdio-'));
     const log = path.join(dir, 'signals.log');
     try {
-      const { peer, transport } = await connect({ args: [server, '--ignore-signals', '--signal-log', log] });
+      const { peer, transport } = await connect({
+        args: [server, '--ignore-signals', '--signal-log', log],
+      });
       await peer.request('echo');
       const pid = transport.pid!;
       await transport.close();
@@ -92,7 +105,10 @@ describe('StdioTransport', () => {
       command: 'sh',
       args: ['-c', `"${node}" "${server}" --grandchildren --ignore-signals; echo unreachable`],
     });
-    const { pid, grandchildren } = (await peer.request('pids')) as { pid: number; grandchildren: number[] };
+    const { pid, grandchildren } = (await peer.request('pids')) as {
+      pid: number;
+      grandchildren: number[];
+    };
     const shell = transport.pid!;
     const all = [shell, pid, ...grandchildren];
     expect(all.every(running)).toBe(true);
@@ -101,7 +117,7 @@ describe('StdioTransport', () => {
   });
 
   it('a server that exits on its own takes its grandchildren with it', async () => {
-    const { peer, transport } = await connect({
+    const { peer } = await connect({
       command: 'sh',
       args: ['-c', `"${node}" "${server}" --grandchildren; exit 3`],
     });
@@ -109,7 +125,7 @@ describe('StdioTransport', () => {
     const closed = new Promise<Error | undefined>((resolve) => {
       peer.onclose = resolve;
     });
-    transport['child']?.stdin?.end(); // the server exits on EOF, sh exits 3
+    await peer.request('quit'); // the server exits 0, then sh exits 3
     try {
       const cause = await closed;
       expect((cause as ProcessExitedError).exitCode).toBe(3);
@@ -122,7 +138,10 @@ describe('StdioTransport', () => {
   });
 
   it('a command that does not exist fails start() with a spawn error that says what to do', async () => {
-    const transport = new StdioTransport({ command: 'definitely-not-a-command-xyz', name: 'ghost' });
+    const transport = new StdioTransport({
+      command: 'definitely-not-a-command-xyz',
+      name: 'ghost',
+    });
     const error: any = await transport.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProcessSpawnError);
     expect(error.message).toBe(
@@ -130,10 +149,15 @@ describe('StdioTransport', () => {
     );
   });
 
-  it('passes a safe environment plus configured variables, not the host\'s secrets', async () => {
+  it("passes a safe environment plus configured variables, not the host's secrets", async () => {
     const { peer } = await connect({
       env: { CONFIGURED: 'yes' },
-      sourceEnv: { PATH: process.env.PATH, HOME: '/home/x', AWS_SECRET_ACCESS_KEY: 'leak', EVIL: '() { :; }' },
+      sourceEnv: {
+        PATH: process.env.PATH,
+        HOME: '/home/x',
+        AWS_SECRET_ACCESS_KEY: 'leak',
+        EVIL: '() { :; }',
+      },
     });
     const { env } = (await peer.request('env')) as { env: Record<string, string> };
     expect(env.CONFIGURED).toBe('yes');
@@ -162,7 +186,9 @@ describe('StdioTransport', () => {
 
   it('a response over maxMessageBytes fails that request at once and the connection lives on', async () => {
     const { peer } = await connect({ maxMessageBytes: 1024 * 1024 });
-    const error: any = await peer.request('big', { bytes: 2 * 1024 * 1024 }).catch((e: unknown) => e);
+    const error: any = await peer
+      .request('big', { bytes: 2 * 1024 * 1024 })
+      .catch((e: unknown) => e);
     expect(MessageTooLargeError.isInstance(error)).toBe(true);
     expect(error.message).toContain('"big"');
     expect(await peer.request('echo', { still: 'alive' })).toEqual({ still: 'alive' });
@@ -170,7 +196,10 @@ describe('StdioTransport', () => {
 
   it('stderr is captured in a bounded buffer and emitted as events', async () => {
     const chunks: string[] = [];
-    const { peer, transport } = await connect({ onstderr: (t) => chunks.push(t), stderrBufferChars: 16 });
+    const { peer, transport } = await connect({
+      onstderr: (t) => chunks.push(t),
+      stderrBufferChars: 16,
+    });
     const controller = new AbortController();
     const pending = peer.request('hang', {}, { signal: controller.signal });
     controller.abort(new Error('stop'));
@@ -183,6 +212,8 @@ describe('StdioTransport', () => {
   it('close is idempotent and send after close rejects', async () => {
     const { transport } = await connect();
     await Promise.all([transport.close(), transport.close()]);
-    await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(ConnectionClosedError);
+    await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(
+      ConnectionClosedError,
+    );
   });
 });

@@ -14,8 +14,8 @@ import {
 import { applyShellPrefix, resolveCommand } from './command-line.js';
 import { type InheritEnv, inheritedEnvironment } from './environment.js';
 import { ProcessExitedError, ProcessSpawnError } from './errors.js';
-import { TextRingBuffer } from './ring-buffer.js';
 import { isAlive, signalTree, snapshotTree, type TreeMember } from './process-tree.js';
+import { TextRingBuffer } from './ring-buffer.js';
 
 /** How `close()` escalates: end stdin, then SIGINT, SIGTERM and SIGKILL to the whole tree. */
 export const stdioCloseDefaults = Object.freeze({
@@ -245,7 +245,12 @@ export class StdioTransport implements Transport {
   killNow(): void {
     const pid = this.child?.pid;
     if (pid === undefined || this.exitInfo) return;
-    signalTree(this.groupId, [{ pid, startTime: undefined, groupId: this.groupId }], 'SIGKILL', this.platform);
+    signalTree(
+      this.groupId,
+      [{ pid, startTime: undefined, groupId: this.groupId }],
+      'SIGKILL',
+      this.platform,
+    );
   }
 
   private async terminate(): Promise<void> {
@@ -253,7 +258,8 @@ export class StdioTransport implements Transport {
     const pid = child.pid!;
     const timeline = { ...stdioCloseDefaults, ...this.options.closeTimeline };
     const members = snapshotTree(pid, this.platform);
-    if (!members.some((m) => m.pid === pid)) members.unshift({ pid, startTime: undefined, groupId: this.groupId });
+    if (!members.some((m) => m.pid === pid))
+      members.unshift({ pid, startTime: undefined, groupId: this.groupId });
     child.stdin?.end();
     const steps: Array<[NodeJS.Signals, number]> = [
       ['SIGINT', timeline.sigintGraceMs],
@@ -309,7 +315,12 @@ export class StdioTransport implements Transport {
 
   private exitError(): ProcessExitedError | undefined {
     if (!this.exitInfo) return undefined;
-    return new ProcessExitedError(this.description, this.exitInfo.code, this.exitInfo.signal, this.stderrTail(10));
+    return new ProcessExitedError(
+      this.description,
+      this.exitInfo.code,
+      this.exitInfo.signal,
+      this.stderrTail(10),
+    );
   }
 
   private finish(cause: Error | undefined): void {

@@ -17,7 +17,9 @@ export const ServerCapabilitiesSchema = z.looseObject({
   logging: Flag.optional(),
   completions: Flag.optional(),
   prompts: ListChanged.optional(),
-  resources: z.looseObject({ subscribe: z.boolean().optional(), listChanged: z.boolean().optional() }).optional(),
+  resources: z
+    .looseObject({ subscribe: z.boolean().optional(), listChanged: z.boolean().optional() })
+    .optional(),
   tools: ListChanged.optional(),
   tasks: z.looseObject({}).optional(),
 });

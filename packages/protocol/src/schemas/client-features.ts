@@ -69,7 +69,10 @@ export const ElicitRequestParamsSchema = z.union([
   z.looseObject({
     mode: z.literal('form').optional(),
     message: z.string(),
-    requestedSchema: z.looseObject({ type: z.literal('object'), properties: z.record(z.string(), z.unknown()) }),
+    requestedSchema: z.looseObject({
+      type: z.literal('object'),
+      properties: z.record(z.string(), z.unknown()),
+    }),
   }),
   z.looseObject({
     mode: z.literal('url'),
@@ -81,7 +84,9 @@ export const ElicitRequestParamsSchema = z.union([
 
 export const ElicitResultSchema = ResultSchema.extend({
   action: z.enum(['accept', 'decline', 'cancel']),
-  content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+  content: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]))
+    .optional(),
 });
 
 export type SamplingMessage = z.infer<typeof SamplingMessageSchema>;

@@ -22,7 +22,10 @@ export const ToolAnnotationsSchema = z.looseObject({
   openWorldHint: z.boolean().optional(),
 });
 
-const JsonObjectSchema = z.looseObject({ type: z.literal('object'), properties: z.record(z.string(), z.unknown()).optional() });
+const JsonObjectSchema = z.looseObject({
+  type: z.literal('object'),
+  properties: z.record(z.string(), z.unknown()).optional(),
+});
 
 export const ToolSchema = z.looseObject({
   name: z.string(),
@@ -31,7 +34,9 @@ export const ToolSchema = z.looseObject({
   inputSchema: JsonObjectSchema,
   outputSchema: JsonObjectSchema.optional(),
   annotations: ToolAnnotationsSchema.optional(),
-  execution: z.looseObject({ taskSupport: z.enum(['forbidden', 'optional', 'required']).optional() }).optional(),
+  execution: z
+    .looseObject({ taskSupport: z.enum(['forbidden', 'optional', 'required']).optional() })
+    .optional(),
   icons: z.array(IconSchema).optional(),
   _meta: MetaSchema.optional(),
 });
@@ -75,11 +80,15 @@ export const ResourceTemplateSchema = z.looseObject({
   _meta: MetaSchema.optional(),
 });
 
-export const ListResourcesResultSchema = PaginatedResultSchema.extend({ resources: z.array(ResourceSchema) });
+export const ListResourcesResultSchema = PaginatedResultSchema.extend({
+  resources: z.array(ResourceSchema),
+});
 export const ListResourceTemplatesResultSchema = PaginatedResultSchema.extend({
   resourceTemplates: z.array(ResourceTemplateSchema),
 });
-export const ReadResourceResultSchema = ResultSchema.extend({ contents: z.array(ResourceContentsSchema) });
+export const ReadResourceResultSchema = ResultSchema.extend({
+  contents: z.array(ResourceContentsSchema),
+});
 
 // Prompts --------------------------------------------------------------------
 
@@ -101,7 +110,9 @@ export const PromptSchema = z.looseObject({
 
 export const PromptMessageSchema = z.looseObject({ role: RoleSchema, content: ContentBlockSchema });
 
-export const ListPromptsResultSchema = PaginatedResultSchema.extend({ prompts: z.array(PromptSchema) });
+export const ListPromptsResultSchema = PaginatedResultSchema.extend({
+  prompts: z.array(PromptSchema),
+});
 export const GetPromptResultSchema = ResultSchema.extend({
   description: z.string().optional(),
   messages: z.array(PromptMessageSchema),
@@ -123,7 +134,11 @@ export const LoggingMessageParamsSchema = z.looseObject({
   data: z.unknown(),
 });
 
-export const RootSchema = z.looseObject({ uri: z.string(), name: z.string().optional(), _meta: MetaSchema.optional() });
+export const RootSchema = z.looseObject({
+  uri: z.string(),
+  name: z.string().optional(),
+  _meta: MetaSchema.optional(),
+});
 export const ListRootsResultSchema = ResultSchema.extend({ roots: z.array(RootSchema) });
 
 export const PaginatedParamsSchema = z.looseObject({ cursor: CursorSchema.optional() });

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { MetaSchema, PaginatedResultSchema, ResultSchema } from './base.js';
 
 /** Tasks, since 2025-11-25. */
-export const TaskStatusSchema = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+export const TaskStatusSchema = z.enum([
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+]);
 
 export const TaskSchema = z.looseObject({
   taskId: z.string(),

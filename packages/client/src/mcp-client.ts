@@ -9,33 +9,45 @@ import {
 } from '@mcpkit/jsonrpc';
 import {
   type CallToolResult,
-  CallToolResultSchema,
   type ClientCapabilities,
   ClientMethod,
+  fastCallToolResult,
+  fastInitializeResult,
+  fastListToolsResult,
   type GetPromptResult,
-  GetPromptResultSchema,
   type Implementation,
   type InitializeResult,
-  InitializeResultSchema,
   isLegacyVersion,
   LATEST_LEGACY_VERSION,
   LEGACY_VERSIONS,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsResultSchema,
   Notification,
   type Prompt,
   type ReadResourceResult,
-  ReadResourceResultSchema,
   type Resource,
   type ResourceTemplate,
-  ResultSchema,
   type ServerCapabilities,
   ServerMethod,
   type Tool,
 } from '@mcpkit/protocol';
 import type { z } from 'zod';
+
+type Schemas = typeof import('@mcpkit/protocol/schemas');
+type SchemaName = { [K in keyof Schemas]: Schemas[K] extends z.ZodType ? K : never }[keyof Schemas];
+
+let schemas: Promise<Schemas> | undefined;
+/** zod and the schemas load on first need: a plain result never needs them. */
+function loadSchemas(): Promise<Schemas> {
+  schemas ??= import('@mcpkit/protocol/schemas');
+  return schemas;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An empty result (ping, setLevel, subscribe): an object whose `_meta`, if any, is an object. */
+const fastEmptyResult = (v: unknown): Record<string, unknown> | undefined =>
+  isRecord(v) && (v._meta === undefined || isRecord(v._meta)) ? v : undefined;
+
 import { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
 
 /** Defaults a host may read and override. */
@@ -156,7 +168,12 @@ export class McpClient {
           ...(options.signal ? { signal: options.signal } : {}),
         },
       );
-      const result = this.parse(ClientMethod.Initialize, InitializeResultSchema, raw);
+      const result = await this.check(
+        ClientMethod.Initialize,
+        raw,
+        'InitializeResultSchema',
+        fastInitializeResult,
+      );
       if (!supported.includes(result.protocolVersion) || !isLegacyVersion(result.protocolVersion)) {
         throw new UnsupportedProtocolVersionError(this.label, result.protocolVersion, supported);
       }
@@ -174,30 +191,50 @@ export class McpClient {
   }
 
   async ping(options?: CallOptions): Promise<void> {
-    await this.call(ClientMethod.Ping, undefined, ResultSchema, options);
+    await this.requestChecked(
+      ClientMethod.Ping,
+      undefined,
+      'ResultSchema',
+      fastEmptyResult,
+      options,
+    );
   }
 
   /** All tools, following `nextCursor` across pages. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
     if (!this.serverOffers('tools')) return [];
-    return this.listAll(ClientMethod.ListTools, 'tools', ListToolsResultSchema, options);
-  }
-
-  async callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult> {
-    return this.call(
-      ClientMethod.CallTool,
-      params as unknown as Record<string, unknown>,
-      CallToolResultSchema,
+    return this.listAll(
+      ClientMethod.ListTools,
+      'tools',
+      'ListToolsResultSchema',
+      fastListToolsResult,
       options,
     );
   }
 
+  callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult> {
+    let peer: JsonRpcPeer;
+    try {
+      peer = this.connectedPeer();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The hot path: one promise layer, and no schema copy for a plain result.
+    return peer
+      .request(ClientMethod.CallTool, params as unknown as Record<string, unknown>, options)
+      .then(this.toToolResult);
+  }
+
+  private readonly toToolResult = (raw: unknown): CallToolResult | Promise<CallToolResult> =>
+    (this.validate ? fastCallToolResult(raw) : (raw as CallToolResult)) ??
+    this.check(ClientMethod.CallTool, raw, 'CallToolResultSchema');
   async listResources(options?: CallOptions): Promise<Resource[]> {
     if (!this.serverOffers('resources')) return [];
     return this.listAll(
       ClientMethod.ListResources,
       'resources',
-      ListResourcesResultSchema,
+      'ListResourcesResultSchema',
+      undefined,
       options,
     );
   }
@@ -207,18 +244,31 @@ export class McpClient {
     return this.listAll(
       ClientMethod.ListResourceTemplates,
       'resourceTemplates',
-      ListResourceTemplatesResultSchema,
+      'ListResourceTemplatesResultSchema',
+      undefined,
       options,
     );
   }
 
   async readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
-    return this.call(ClientMethod.ReadResource, { uri }, ReadResourceResultSchema, options);
+    return this.requestChecked(
+      ClientMethod.ReadResource,
+      { uri },
+      'ReadResourceResultSchema',
+      undefined,
+      options,
+    );
   }
 
   async listPrompts(options?: CallOptions): Promise<Prompt[]> {
     if (!this.serverOffers('prompts')) return [];
-    return this.listAll(ClientMethod.ListPrompts, 'prompts', ListPromptsResultSchema, options);
+    return this.listAll(
+      ClientMethod.ListPrompts,
+      'prompts',
+      'ListPromptsResultSchema',
+      undefined,
+      options,
+    );
   }
 
   async getPrompt(
@@ -227,7 +277,13 @@ export class McpClient {
     options?: CallOptions,
   ): Promise<GetPromptResult> {
     const params = args === undefined ? { name } : { name, arguments: args };
-    return this.call(ClientMethod.GetPrompt, params, GetPromptResultSchema, options);
+    return this.requestChecked(
+      ClientMethod.GetPrompt,
+      params,
+      'GetPromptResultSchema',
+      undefined,
+      options,
+    );
   }
 
   /** Sends any request; the result is checked against `schema`. */
@@ -244,7 +300,8 @@ export class McpClient {
   private async listAll<K extends string, T>(
     method: string,
     key: K,
-    schema: z.ZodType<Paged<K, T>>,
+    schemaName: SchemaName,
+    fast: ((raw: unknown) => Paged<K, T> | undefined) | undefined,
     options?: CallOptions,
   ): Promise<T[]> {
     const maxPages = this.options.maxPages ?? clientDefaults.maxPages;
@@ -252,12 +309,13 @@ export class McpClient {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const result: Paged<K, T> = await this.call(
+      const result = (await this.requestChecked(
         method,
         cursor === undefined ? undefined : { cursor },
-        schema,
+        schemaName,
+        fast,
         options,
-      );
+      )) as Paged<K, T>;
       items.push(...result[key]);
       cursor = result.nextCursor;
       if (cursor === undefined) return items;
@@ -273,6 +331,30 @@ export class McpClient {
       ErrorCode.Protocol,
       `${this.label}: "${method}" has more than ${maxPages} pages; raise maxPages to fetch them all`,
     );
+  }
+
+  /** Sends a request and checks the result: the fast validator first, else the schema. */
+  private async requestChecked<T>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schemaName: SchemaName,
+    fast: ((raw: unknown) => T | undefined) | undefined,
+    options?: CallOptions,
+  ): Promise<T> {
+    const raw = await this.connectedPeer().request(method, params, options);
+    return this.check(method, raw, schemaName, fast);
+  }
+
+  private check<T>(
+    method: string,
+    raw: unknown,
+    schemaName: SchemaName,
+    fast?: (raw: unknown) => T | undefined,
+  ): T | Promise<T> {
+    if (!this.validate) return raw as T;
+    const quick = fast?.(raw);
+    if (quick !== undefined) return quick;
+    return loadSchemas().then((all) => this.parse(method, all[schemaName] as z.ZodType<T>, raw));
   }
 
   /** List calls to a feature the server did not declare return [] without a round trip. */

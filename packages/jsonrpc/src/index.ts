@@ -45,10 +45,11 @@ export {
   type NdjsonFramerOptions,
   serializeNdjson,
 } from './ndjson-framer.js';
-export type {
-  MessageExtra,
-  Transport,
-  TransportCapabilities,
-  TransportSendOptions,
+export {
+  type MessageExtra,
+  SENT,
+  type Transport,
+  type TransportCapabilities,
+  type TransportSendOptions,
 } from './transport.js';
 export { dispatchParsed, type ValidationResult, validateMessage } from './validate.js';

@@ -188,6 +188,21 @@ describe('JsonRpcPeer', () => {
     expect(Date.now() - start).toBeLessThan(1000);
   });
 
+  it('requests with different timeouts share one timer and each expires on time', async () => {
+    const { client, server } = pair();
+    server.setRequestHandler('hang', () => new Promise(() => {}));
+    const slow = client.request('hang', {}, { timeoutMs: 5_000 }).catch((e: any) => e);
+    const started = Date.now();
+    const fast: any = await client.request('hang', {}, { timeoutMs: 40 }).catch((e: any) => e);
+    expect(TimeoutError.isInstance(fast)).toBe(true);
+    expect(fast.timeoutMs).toBe(40);
+    // The slower request is still pending, untouched by the faster one's expiry.
+    expect(client.pendingCount).toBe(1);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await client.close();
+    expect(ConnectionClosedError.isInstance(await slow)).toBe(true);
+  });
+
   it('on close every pending request rejects at once with the cause attached', async () => {
     const { client, server, b } = pair();
     server.setRequestHandler('hang', () => new Promise(() => {}));

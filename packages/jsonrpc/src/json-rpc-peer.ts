@@ -16,7 +16,7 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
 } from './messages.js';
-import type { MessageExtra, Transport } from './transport.js';
+import { type MessageExtra, SENT, type Transport } from './transport.js';
 
 /** 60 s, as most MCP hosts use. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -81,7 +81,8 @@ interface Pending {
   method: string;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the request expires (ms since epoch), the timeout cut short by the hard maximum. */
+  deadline: number;
   timeoutMs: number;
   startedAt: number;
   maxTotalTimeoutMs: number;
@@ -118,6 +119,8 @@ export class JsonRpcPeer {
   private readonly respondToParseErrors: boolean;
   private closedCause: Error | undefined;
   private closed = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Infinity;
 
   constructor(transport: Transport, options: JsonRpcPeerOptions = {}) {
     this.transport = transport;
@@ -194,7 +197,7 @@ export class JsonRpcPeer {
         method,
         resolve,
         reject,
-        timer: undefined,
+        deadline: Number.POSITIVE_INFINITY,
         timeoutMs,
         startedAt: 0,
         maxTotalTimeoutMs: options?.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY,
@@ -203,21 +206,23 @@ export class JsonRpcPeer {
         signal,
         abortListener: undefined,
       };
-      if (entry.maxTotalTimeoutMs !== Number.POSITIVE_INFINITY || entry.resetTimeoutOnProgress) {
-        entry.startedAt = Date.now();
-      }
-      this.armTimer(id, entry);
+      entry.startedAt = Date.now();
+      this.setDeadline(entry);
       if (signal) {
         entry.abortListener = () => this.abort(id, signal.reason);
         signal.addEventListener('abort', entry.abortListener, { once: true });
       }
       this.pending.set(id, entry);
       const relatedRequestId = options?.relatedRequestId;
-      this.transport
-        .send(message, relatedRequestId === undefined ? undefined : { relatedRequestId })
-        .catch((error: unknown) => {
+      const sent = this.transport.send(
+        message,
+        relatedRequestId === undefined ? undefined : { relatedRequestId },
+      );
+      if (sent !== SENT) {
+        sent.catch((error: unknown) => {
           if (this.settle(id)) reject(error);
         });
+      }
     });
   }
 
@@ -248,27 +253,43 @@ export class JsonRpcPeer {
     const entry = this.pending.get(id);
     if (!entry) return undefined;
     this.pending.delete(id);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (this.pending.size === 0) this.timer?.unref();
     if (entry.abortListener) entry.signal!.removeEventListener('abort', entry.abortListener);
     return entry;
   }
 
-  /** (Re)starts the timer: the per-request timeout, cut short by the hard maximum. */
-  private armTimer(id: JsonRpcId, entry: Pending): void {
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    entry.timer = undefined;
-    const hasTimeout = entry.timeoutMs > 0 && Number.isFinite(entry.timeoutMs);
-    const hasMax = Number.isFinite(entry.maxTotalTimeoutMs);
-    if (!hasTimeout && !hasMax) return;
-    const left = hasMax
-      ? entry.maxTotalTimeoutMs - (Date.now() - entry.startedAt)
-      : Number.POSITIVE_INFINITY;
-    const delay = Math.max(
-      0,
-      Math.min(hasTimeout ? entry.timeoutMs : Number.POSITIVE_INFINITY, left),
-    );
-    entry.timer = setTimeout(() => this.expire(id), delay);
+  /**
+   * Sets the entry's deadline from now. All requests share one timer, armed for the
+   * earliest deadline: a request that completes costs no timer work at all, and the
+   * timer holds the event loop open only while requests are pending.
+   */
+  private setDeadline(entry: Pending): void {
+    const now = Date.now();
+    const byTimeout =
+      entry.timeoutMs > 0 && Number.isFinite(entry.timeoutMs) ? now + entry.timeoutMs : Infinity;
+    entry.deadline = Math.min(byTimeout, entry.startedAt + entry.maxTotalTimeoutMs);
+    if (entry.deadline === Infinity) return;
+    if (this.timer) this.timer.ref();
+    if (!this.timer || entry.deadline < this.timerAt) this.armTimer(entry.deadline, now);
   }
+
+  private armTimer(at: number, now: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.onTimer, Math.max(0, at - now));
+  }
+
+  private readonly onTimer = (): void => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, entry] of this.pending) {
+      if (entry.deadline <= now) this.expire(id);
+      else if (entry.deadline < next) next = entry.deadline;
+    }
+    if (next !== Infinity) this.armTimer(next, now);
+  };
 
   private expire(id: JsonRpcId): void {
     const entry = this.settle(id);
@@ -363,7 +384,7 @@ export class JsonRpcPeer {
     const token = params.progressToken as JsonRpcId;
     const entry = this.pending.get(token);
     if (!entry?.onprogress) return;
-    if (entry.resetTimeoutOnProgress) this.armTimer(token, entry);
+    if (entry.resetTimeoutOnProgress) this.setDeadline(entry);
     const progress: Progress = { progress: params.progress as number };
     if (params.total !== undefined) progress.total = params.total as number;
     if (params.message !== undefined) progress.message = params.message as string;
@@ -494,6 +515,8 @@ export class JsonRpcPeer {
     if (this.closed) return;
     this.closed = true;
     this.closedCause = cause;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     const why = cause ? `: ${cause.message}` : '';
     for (const [id, entry] of [...this.pending]) {
       this.settle(id);

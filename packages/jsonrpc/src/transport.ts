@@ -1,5 +1,12 @@
 import type { JsonRpcId, JsonRpcMessage } from './messages.js';
 
+/**
+ * A transport's `send` may return this shared, already-resolved promise to say "accepted
+ * synchronously". The peer then skips attaching a failure handler: one promise and one
+ * closure fewer per message on the hot path.
+ */
+export const SENT: Promise<void> = Promise.resolve();
+
 /** Per-send options a transport may use (HTTP transports route by them). */
 export interface TransportSendOptions {
   /** The incoming request this message answers or belongs to. */

@@ -19,52 +19,60 @@ function readableId(value: Record<string, unknown>): JsonRpcId | null {
   return isId(value.id) ? value.id : null;
 }
 
-function invalid(reason: string, id: JsonRpcId | null): ValidationResult {
-  return { ok: false, error: new InvalidMessageError(`invalid JSON-RPC message: ${reason}`, id) };
-}
-
 /** Validates one parsed JSON value as a JSON-RPC 2.0 message. */
 export function validateMessage(value: unknown): ValidationResult {
+  const error = checkMessage(value);
+  return error === undefined
+    ? { ok: true, message: value as JsonRpcMessage }
+    : { ok: false, error };
+}
+
+function fail(reason: string, id: JsonRpcId | null): InvalidMessageError {
+  return new InvalidMessageError(`invalid JSON-RPC message: ${reason}`, id);
+}
+
+/** The hot path: `undefined` for a valid message, no allocation. */
+function checkMessage(value: unknown): InvalidMessageError | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return invalid('expected an object', null);
+    return fail('expected an object', null);
   }
   const m = value as Record<string, unknown>;
-  if (m.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"', readableId(m));
+  if (m.jsonrpc !== '2.0') return fail('"jsonrpc" must be "2.0"', readableId(m));
   const method = m.method;
   if (method !== undefined) {
-    if (typeof method !== 'string') return invalid('"method" must be a string', readableId(m));
+    if (typeof method !== 'string') return fail('"method" must be a string', readableId(m));
     const params = m.params;
     if (params !== undefined && (typeof params !== 'object' || params === null)) {
-      return invalid('"params" must be an object or an array', readableId(m));
+      return fail('"params" must be an object or an array', readableId(m));
     }
     if ('id' in m && !isId(m.id)) {
-      return invalid('a request "id" must be a string or a number', null);
+      return fail('a request "id" must be a string or a number', null);
     }
-    return { ok: true, message: m as unknown as JsonRpcMessage };
+    return undefined;
   }
   const hasResult = 'result' in m;
   const hasError = 'error' in m;
   if (hasResult === hasError) {
-    return invalid('a response has exactly one of "result" and "error"', readableId(m));
+    return fail('a response has exactly one of "result" and "error"', readableId(m));
   }
   if (hasResult) {
-    if (!isId(m.id)) return invalid('a response "id" must be a string or a number', null);
-    return { ok: true, message: m as unknown as JsonRpcMessage };
+    if (!isId(m.id)) return fail('a response "id" must be a string or a number', null);
+    return undefined;
   }
   if (m.id !== null && !isId(m.id)) {
-    return invalid('an error response "id" must be a string, a number or null', null);
+    return fail('an error response "id" must be a string, a number or null', null);
   }
   const error = m.error as Record<string, unknown> | null;
   if (typeof error !== 'object' || error === null) {
-    return invalid('"error" must be an object', readableId(m));
+    return fail('"error" must be an object', readableId(m));
   }
   if (typeof error.code !== 'number' || !Number.isInteger(error.code)) {
-    return invalid('"error.code" must be an integer', readableId(m));
+    return fail('"error.code" must be an integer', readableId(m));
   }
   if (typeof error.message !== 'string') {
-    return invalid('"error.message" must be a string', readableId(m));
+    return fail('"error.message" must be a string', readableId(m));
   }
-  return { ok: true, message: m as unknown as JsonRpcMessage };
+  return undefined;
 }
 
 /**
@@ -83,13 +91,13 @@ export function dispatchParsed(
       return;
     }
     for (const item of value) {
-      const result = validateMessage(item);
-      if (result.ok) onmessage(result.message);
-      else onerror(result.error);
+      const error = checkMessage(item);
+      if (error === undefined) onmessage(item as JsonRpcMessage);
+      else onerror(error);
     }
     return;
   }
-  const result = validateMessage(value);
-  if (result.ok) onmessage(result.message);
-  else onerror(result.error);
+  const error = checkMessage(value);
+  if (error === undefined) onmessage(value as JsonRpcMessage);
+  else onerror(error);
 }

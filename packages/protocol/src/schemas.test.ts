@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import * as p from './index.js';
+import * as v from './index.js';
+import * as s from './schemas.js';
+
+const p = { ...v, ...s };
 
 const specDir = fileURLToPath(new URL('../../../../shared/spec/', import.meta.url));
 type Def = { required?: string[]; properties?: Record<string, unknown> };

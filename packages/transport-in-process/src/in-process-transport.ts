@@ -2,6 +2,7 @@ import {
   ConnectionClosedError,
   type JsonRpcMessage,
   type MessageExtra,
+  SENT,
   type Transport,
   type TransportCapabilities,
   type TransportSendOptions,
@@ -72,7 +73,7 @@ export class InProcessTransport implements Transport {
     }
     peer.inbox.push(delivered);
     peer.scheduleDrain();
-    return Promise.resolve();
+    return SENT;
   }
 
   async close(): Promise<void> {

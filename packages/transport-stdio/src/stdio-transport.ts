@@ -8,6 +8,7 @@ import {
   MessageTooLargeError,
   NdjsonFramer,
   type ParseError,
+  SENT,
   type Transport,
   type TransportCapabilities,
 } from '@mcpkit/jsonrpc';
@@ -102,6 +103,28 @@ export class StdioTransport implements Transport {
   private exited: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private outgoing = '';
+  private flushScheduled = false;
+  private backpressure = false;
+  private drainWaiters: Array<() => void> = [];
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    const data = this.outgoing;
+    this.outgoing = '';
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || data.length === 0) return;
+    if (!stdin.write(data) && !this.backpressure) {
+      // The pipe is full: later sends wait until the child has read what is queued.
+      this.backpressure = true;
+      stdin.once('drain', this.releaseBackpressure);
+    }
+  };
+  private readonly releaseBackpressure = (): void => {
+    this.backpressure = false;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
 
   constructor(options: StdioTransportOptions) {
     if (!options.command) throw new TypeError('StdioTransport: "command" is required');
@@ -217,15 +240,16 @@ export class StdioTransport implements Transport {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (stdin.write(line)) return Promise.resolve();
+    // Messages sent in the same tick are joined and written once, when the tick ends:
+    // one syscall for a burst instead of one per message, and no added latency.
+    this.outgoing += line;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flush);
+    }
+    if (!this.backpressure) return SENT;
     return new Promise<void>((resolve) => {
-      const done = () => {
-        stdin.off('drain', done);
-        stdin.off('close', done);
-        resolve();
-      };
-      stdin.on('drain', done);
-      stdin.on('close', done);
+      this.drainWaiters.push(resolve);
     });
   }
 
@@ -260,6 +284,7 @@ export class StdioTransport implements Transport {
     const members = snapshotTree(pid, this.platform);
     if (!members.some((m) => m.pid === pid))
       members.unshift({ pid, startTime: undefined, groupId: this.groupId });
+    this.flush(); // what was sent before close() still goes out
     child.stdin?.end();
     const steps: Array<[NodeJS.Signals, number]> = [
       ['SIGINT', timeline.sigintGraceMs],
@@ -327,6 +352,7 @@ export class StdioTransport implements Transport {
     if (this.state === 'closed') return;
     this.state = 'closed';
     live.delete(this);
+    this.releaseBackpressure();
     this.child?.stdout?.destroy();
     this.child?.stderr?.destroy();
     this.child?.stdin?.destroy();
@@ -334,12 +360,16 @@ export class StdioTransport implements Transport {
   }
 
   private deliver(value: unknown): void {
-    dispatchParsed(
-      value,
-      (message) => this.onmessage?.(message),
-      (error) => this.onerror?.(error),
-    );
+    dispatchParsed(value, this.emitMessage, this.emitError);
   }
+
+  private readonly emitMessage = (message: JsonRpcMessage): void => {
+    this.onmessage?.(message);
+  };
+
+  private readonly emitError = (error: Error): void => {
+    this.onerror?.(error);
+  };
 
   private framingError(error: ParseError | MessageTooLargeError): void {
     if (MessageTooLargeError.isInstance(error)) {

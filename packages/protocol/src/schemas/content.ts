@@ -82,17 +82,3 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 export type ResourceContents = z.infer<typeof ResourceContentsSchema>;
 export type TextResourceContents = z.infer<typeof TextResourceContentsSchema>;
 export type BlobResourceContents = z.infer<typeof BlobResourceContentsSchema>;
-
-/** Narrows resource contents to the text form (`'text' in c` cannot, as objects are open). */
-export function isTextResourceContents(
-  contents: ResourceContents,
-): contents is TextResourceContents {
-  return typeof (contents as { text?: unknown }).text === 'string';
-}
-
-/** Narrows resource contents to the binary (base64 `blob`) form. */
-export function isBlobResourceContents(
-  contents: ResourceContents,
-): contents is BlobResourceContents {
-  return typeof (contents as { blob?: unknown }).blob === 'string';
-}

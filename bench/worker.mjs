@@ -1,0 +1,115 @@
+// Runs one scenario for one client in this (fresh) process and prints one JSON line.
+// Usage: node worker.mjs <client> <scenario> <server> [bytes] [liftCap]
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [clientName, scenario, serverName, bytesArg, liftCapArg] = process.argv.slice(2);
+const servers = {
+  echo: path.join(here, 'servers/echo-server.mjs'),
+  sdk: path.join(here, 'servers/sdk-server.mjs'),
+};
+const { open } = await import(`./clients/${clientName}.mjs`);
+const serverArgs = [servers[serverName]];
+const options = { liftCap: liftCapArg === 'liftCap' };
+
+const cpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+const now = () => performance.now();
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+const text = (result) => result.content[0].text;
+
+async function latency() {
+  const c = await open(process.execPath, serverArgs, options);
+  for (let i = 0; i < 300; i++) await c.call({ text: `w${i}` });
+  const n = 3000;
+  const times = new Array(n);
+  const cpu0 = cpu();
+  for (let i = 0; i < n; i++) {
+    const t = now();
+    const r = await c.call({ text: `hello ${i}` });
+    times[i] = now() - t;
+    if (text(r) !== `hello ${i}`) throw new Error('wrong answer');
+  }
+  const cpuUs = cpu() - cpu0;
+  await c.close();
+  times.sort((a, b) => a - b);
+  return {
+    p50Us: percentile(times, 0.5) * 1000,
+    p99Us: percentile(times, 0.99) * 1000,
+    cpuPerCallUs: cpuUs / n,
+  };
+}
+
+async function throughput() {
+  const c = await open(process.execPath, serverArgs, options);
+  for (let i = 0; i < 300; i++) await c.call({ text: 'warm' });
+  const total = 20000;
+  const inFlight = 64;
+  let sent = 0;
+  const split0 = process.cpuUsage();
+  const cpu0 = cpu();
+  const t0 = now();
+  async function lane() {
+    while (sent < total) {
+      const i = sent++;
+      const r = await c.call({ text: `m${i}` });
+      if (text(r) !== `m${i}`) throw new Error('wrong answer');
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  const seconds = (now() - t0) / 1000;
+  const cpuUs = cpu() - cpu0;
+  const split = process.cpuUsage(split0);
+  await c.close();
+  return {
+    callsPerSec: total / seconds,
+    cpuPerCallUs: cpuUs / total,
+    userUs: split.user / total,
+    sysUs: split.system / total,
+  };
+}
+
+async function connect() {
+  const samples = [];
+  for (let i = 0; i < 5; i++) {
+    const t = now();
+    const c = await open(process.execPath, serverArgs, options);
+    samples.push(now() - t);
+    await c.close();
+  }
+  samples.sort((a, b) => a - b);
+  return { connectMs: samples[2] };
+}
+
+async function big() {
+  const bytes = Number(bytesArg);
+  const c = await open(process.execPath, serverArgs, options);
+  await c.call({ text: 'warm' });
+  // Let the server build its payload once, so only the transfer is timed.
+  await c.call({ bytes: 16 });
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const t = now();
+  let ok = true;
+  let error;
+  try {
+    const r = await c.call({ bytes });
+    if (text(r).length !== bytes) throw new Error(`got ${text(r).length} bytes`);
+  } catch (e) {
+    ok = false;
+    error = String(e?.message ?? e).slice(0, 120);
+  }
+  const ms = now() - t;
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  await Promise.race([c.close(), new Promise((r) => setTimeout(r, 2000))]);
+  return ok ? { ms, peakRssMb, rssBeforeMb: rssBefore / 1048576 } : { failed: error };
+}
+
+const scenarios = { latency, throughput, connect, big };
+const result = await scenarios[scenario]();
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);

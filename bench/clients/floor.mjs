@@ -3,7 +3,9 @@
 import { spawn } from 'node:child_process';
 
 export async function open(command, args) {
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  // The same minimal environment the MCP clients give their servers.
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
   const pending = new Map();
   let nextId = 1;
   let parts = [];
@@ -34,6 +36,12 @@ export async function open(command, args) {
   await new Promise((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', reject);
+  });
+  // Connected means answered once: one raw round trip (the floor of a handshake).
+  await new Promise((resolve) => {
+    const id = nextId++;
+    pending.set(id, resolve);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: {} })}\n`);
   });
   return {
     call(args) {

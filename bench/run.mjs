@@ -1,0 +1,209 @@
+// mcpkit benchmark: our stdio client beside the official SDK clients and the raw floor.
+// Each figure is the median of several runs, each run in a fresh worker process.
+// Usage: node run.mjs [--quick] [--out results/latest.json]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const quick = process.argv.includes('--quick');
+const outIndex = process.argv.indexOf('--out');
+const outFile = path.resolve(
+  here,
+  outIndex > 0 ? process.argv[outIndex + 1] : 'results/latest.json',
+);
+const runs = (n) => (quick ? Math.min(n, 2) : n);
+
+const clients = ['floor', 'mcpkit', 'sdk-v1', 'sdk-v2'];
+const MB = 1024 * 1024;
+
+function worker(client, scenario, server = 'echo', ...extra) {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(here, 'worker.mjs'), client, scenario, server, ...extra],
+    {
+      encoding: 'utf8',
+      timeout: 300_000,
+      cwd: here,
+    },
+  );
+  const line = r.stdout.trim().split('\n').pop();
+  try {
+    return JSON.parse(line);
+  } catch {
+    return { failed: (r.stderr || `exit ${r.status}`).trim().split('\n').slice(-1)[0] };
+  }
+}
+
+const median = (values) => {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+
+function repeat(n, fn) {
+  const results = [];
+  for (let i = 0; i < n; i++) results.push(fn());
+  const failed = results.find((r) => r.failed);
+  if (failed && results.every((r) => r.failed)) return { failed: failed.failed };
+  const keys = new Set(results.flatMap((r) => Object.keys(r)));
+  const out = {};
+  for (const k of keys) if (k !== 'failed') out[k] = median(results.map((r) => r[k]));
+  return out;
+}
+
+function importCost(expression) {
+  const samples = [];
+  for (let i = 0; i < runs(9); i++) {
+    const t = process.hrtime.bigint();
+    execFileSync(process.execPath, ['--input-type=module', '-e', expression], { cwd: here });
+    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return median(samples);
+}
+
+const log = (s) => process.stderr.write(`${s}\n`);
+const results = { date: new Date().toISOString(), quick, machine: {}, figures: {} };
+results.machine = {
+  cpu: os.cpus()[0]?.model,
+  cores: os.cpus().length,
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+};
+
+for (const client of clients) {
+  log(`[${client}] latency, throughput, connect`);
+  const f = (results.figures[client] = {});
+  f.latency = repeat(runs(5), () => worker(client, 'latency'));
+  f.throughput = repeat(runs(5), () => worker(client, 'throughput'));
+  f.connect = repeat(runs(3), () => worker(client, 'connect'));
+  for (const size of [1, 10, 50]) {
+    log(`[${client}] ${size} MB result`);
+    f[`big${size}`] = repeat(size === 1 ? runs(5) : runs(3), () =>
+      worker(client, 'big', 'echo', String(size * MB)),
+    );
+  }
+}
+log('[sdk-v1, read-buffer cap lifted] 10 and 50 MB results');
+results.figures['sdk-v1-lifted'] = {
+  big10: repeat(runs(3), () => worker('sdk-v1', 'big', 'echo', String(10 * MB), 'liftCap')),
+  // Quadratic buffering makes this one take half a minute: one run.
+  big50: repeat(1, () => worker('sdk-v1', 'big', 'echo', String(50 * MB), 'liftCap')),
+};
+log('[SDK-built server] latency');
+results.figures.sdkServer = {
+  mcpkit: repeat(runs(3), () => worker('mcpkit', 'latency', 'sdk')),
+  'sdk-v1': repeat(runs(3), () => worker('sdk-v1', 'latency', 'sdk')),
+};
+log('[import cost]');
+const base = importCost('0');
+results.figures.importMs = {
+  base,
+  mcpkit:
+    importCost("await import('@mcpkit/client'); await import('@mcpkit/transport-stdio')") - base,
+  'sdk-v1':
+    importCost(
+      "await import('@modelcontextprotocol/sdk/client/index.js'); await import('@modelcontextprotocol/sdk/client/stdio.js')",
+    ) - base,
+  'sdk-v2':
+    importCost(
+      "await import('@modelcontextprotocol/client'); await import('@modelcontextprotocol/client/stdio')",
+    ) - base,
+};
+
+// ---------------------------------------------------------------------------------------
+const F = results.figures;
+const fmt = (v, digits = 1) =>
+  v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixed(digits);
+const ratio = (a, b) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
+const cell = (fig, key) => (fig?.failed ? 'fails' : fmt(fig?.[key]));
+
+const rows = [];
+const targets = [];
+function row(label, getFig, key, { lowerIsBetter = true, floorTarget, sdkTarget } = {}) {
+  const v = Object.fromEntries(clients.map((c) => [c, getFig(c)]));
+  const ours = v.mcpkit?.[key];
+  const rf = ratio(ours, v.floor?.[key]);
+  const rs = ratio(ours, v['sdk-v1']?.failed ? undefined : v['sdk-v1']?.[key]);
+  rows.push([
+    label,
+    ...clients.map((c) => cell(v[c], key)),
+    rf === undefined ? '' : `${rf.toFixed(2)}×`,
+    rs === undefined ? (v['sdk-v1']?.failed ? 'SDK fails' : '') : `${rs.toFixed(2)}×`,
+  ]);
+  if (floorTarget !== undefined)
+    targets.push({
+      label,
+      what: `≤ ${floorTarget}× floor`,
+      value: rf,
+      met: rf !== undefined && rf <= floorTarget,
+    });
+  if (sdkTarget !== undefined) {
+    // For "higher is better" figures the target is a minimum multiple of the SDK's.
+    const met = rs !== undefined && (lowerIsBetter ? rs <= sdkTarget : rs >= sdkTarget);
+    targets.push({ label, what: `${lowerIsBetter ? '≤' : '≥'} ${sdkTarget}× SDK v1`, value: rs, met });
+  }
+}
+
+row('sequential tools/call p50 (µs)', (c) => F[c].latency, 'p50Us', { floorTarget: 1.3 });
+row('sequential tools/call p99 (µs)', (c) => F[c].latency, 'p99Us');
+row('client CPU per call, sequential (µs)', (c) => F[c].latency, 'cpuPerCallUs', {
+  floorTarget: 1.5,
+});
+row('client CPU per call, 64 in flight (µs)', (c) => F[c].throughput, 'cpuPerCallUs', {
+  floorTarget: 1.5,
+});
+row('throughput, 64 in flight (calls/s)', (c) => F[c].throughput, 'callsPerSec', {
+  lowerIsBetter: false,
+  sdkTarget: 2,
+});
+row('connect: spawn to first answer (ms)', (c) => F[c].connect, 'connectMs');
+for (const size of [1, 10, 50]) {
+  row(`${size} MB result: time (ms)`, (c) => F[c][`big${size}`], 'ms', { floorTarget: 1.5 });
+  row(`${size} MB result: peak RSS (MB)`, (c) => F[c][`big${size}`], 'peakRssMb');
+}
+const importRow = [
+  'import client + stdio over `node -e 0` (ms)',
+  '0',
+  fmt(F.importMs.mcpkit),
+  fmt(F.importMs['sdk-v1']),
+  fmt(F.importMs['sdk-v2']),
+  '',
+  `${ratio(F.importMs.mcpkit, F.importMs['sdk-v1']).toFixed(2)}×`,
+];
+rows.push(importRow);
+const importRatio = ratio(F.importMs.mcpkit, F.importMs['sdk-v1']);
+targets.push({
+  label: 'import cost',
+  what: '≤ 0.25× SDK v1',
+  value: importRatio,
+  met: importRatio <= 0.25,
+});
+
+const header = ['figure (median of runs)', ...clients, 'mcpkit / floor', 'mcpkit / SDK v1'];
+const table = [header, header.map(() => '---'), ...rows]
+  .map((r) => `| ${r.join(' | ')} |`)
+  .join('\n');
+const lifted = F['sdk-v1-lifted'];
+const extra = [
+  `SDK v1 with its 10 MiB read-buffer cap lifted: 10 MB in ${cell(lifted.big10, 'ms')} ms (${fmt(ratio(lifted.big10.ms, F.floor.big10.ms))}× floor), 50 MB in ${cell(lifted.big50, 'ms')} ms (${fmt(ratio(lifted.big50.ms, F.floor.big50.ms))}× floor), peak RSS ${cell(lifted.big50, 'peakRssMb')} MB.`,
+  `Against a server built with the SDK (McpServer over stdio): sequential p50 mcpkit ${fmt(F.sdkServer.mcpkit.p50Us)} µs vs SDK v1 ${fmt(F.sdkServer['sdk-v1'].p50Us)} µs; client CPU per call ${fmt(F.sdkServer.mcpkit.cpuPerCallUs)} µs vs ${fmt(F.sdkServer['sdk-v1'].cpuPerCallUs)} µs.`,
+  `Memory growth for the result (peak RSS − RSS before the call), mcpkit: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.mcpkit[`big${s}`].peakRssMb - F.mcpkit[`big${s}`].rssBeforeMb)} MB`).join(', ')}; floor: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.floor[`big${s}`].peakRssMb - F.floor[`big${s}`].rssBeforeMb)} MB`).join(', ')}.`,
+];
+const targetLines = targets.map(
+  (t) =>
+    `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value === undefined ? 'n/a' : `${t.value.toFixed(2)}×`} (target ${t.what})`,
+);
+results.table = table;
+results.targets = targets;
+
+const m = results.machine;
+const text = `mcpkit benchmark, ${results.date.slice(0, 10)}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, Node ${m.node}${quick ? ' (quick)' : ''}\n\n${table}\n\n${extra.join('\n')}\n\nTargets:\n${targetLines.join('\n')}\n`;
+mkdirSync(path.dirname(outFile), { recursive: true });
+writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(text);
+log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);

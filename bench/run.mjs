@@ -77,7 +77,8 @@ results.machine = {
 
 for (const client of clients) {
   log(`[${client}] latency, throughput, connect`);
-  const f = (results.figures[client] = {});
+  const f = {};
+  results.figures[client] = f;
   f.latency = repeat(runs(5), () => worker(client, 'latency'));
   f.throughput = repeat(runs(5), () => worker(client, 'throughput'));
   f.connect = repeat(runs(3), () => worker(client, 'connect'));
@@ -145,7 +146,12 @@ function row(label, getFig, key, { lowerIsBetter = true, floorTarget, sdkTarget 
   if (sdkTarget !== undefined) {
     // For "higher is better" figures the target is a minimum multiple of the SDK's.
     const met = rs !== undefined && (lowerIsBetter ? rs <= sdkTarget : rs >= sdkTarget);
-    targets.push({ label, what: `${lowerIsBetter ? '≤' : '≥'} ${sdkTarget}× SDK v1`, value: rs, met });
+    targets.push({
+      label,
+      what: `${lowerIsBetter ? '≤' : '≥'} ${sdkTarget}× SDK v1`,
+      value: rs,
+      met,
+    });
   }
 }
 

@@ -41,7 +41,9 @@ export async function open(command, args) {
   await new Promise((resolve) => {
     const id = nextId++;
     pending.set(id, resolve);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: {} })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: {} })}\n`,
+    );
   });
   return {
     call(args) {

@@ -51,18 +51,23 @@ export const EmbeddedResourceSchema = z.looseObject({
   _meta: MetaSchema.optional(),
 });
 
-/** Since 2025-06-18. */
-export const ResourceLinkSchema = z.looseObject({
-  type: z.literal('resource_link'),
-  uri: z.string(),
+/** What describes a resource or a resource template, besides its `uri`/`uriTemplate`. */
+export const resourceDescriptionShape = {
   name: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
   mimeType: z.string().optional(),
-  size: z.number().optional(),
-  icons: z.array(IconSchema).optional(),
   annotations: AnnotationsSchema.optional(),
+  icons: z.array(IconSchema).optional(),
   _meta: MetaSchema.optional(),
+};
+
+/** Since 2025-06-18: a resource, by reference. */
+export const ResourceLinkSchema = z.looseObject({
+  type: z.literal('resource_link'),
+  uri: z.string(),
+  size: z.number().optional(),
+  ...resourceDescriptionShape,
 });
 
 export const ContentBlockSchema = z.discriminatedUnion('type', [

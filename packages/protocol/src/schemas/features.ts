@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  AnnotationsSchema,
   CursorSchema,
   IconSchema,
   LoggingLevelSchema,
@@ -9,7 +8,7 @@ import {
   ResultSchema,
   RoleSchema,
 } from './base.js';
-import { ContentBlockSchema, ResourceContentsSchema } from './content.js';
+import { ContentBlockSchema, ResourceContentsSchema, resourceDescriptionShape } from './content.js';
 
 // Tools ----------------------------------------------------------------------
 
@@ -59,25 +58,13 @@ export const CompatibilityCallToolResultSchema = z.union([
 
 export const ResourceSchema = z.looseObject({
   uri: z.string(),
-  name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  mimeType: z.string().optional(),
   size: z.number().optional(),
-  annotations: AnnotationsSchema.optional(),
-  icons: z.array(IconSchema).optional(),
-  _meta: MetaSchema.optional(),
+  ...resourceDescriptionShape,
 });
 
 export const ResourceTemplateSchema = z.looseObject({
   uriTemplate: z.string(),
-  name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  mimeType: z.string().optional(),
-  annotations: AnnotationsSchema.optional(),
-  icons: z.array(IconSchema).optional(),
-  _meta: MetaSchema.optional(),
+  ...resourceDescriptionShape,
 });
 
 export const ListResourcesResultSchema = PaginatedResultSchema.extend({

@@ -77,6 +77,9 @@ const lenient: Record<string, string[]> = {
   CallToolResult: ['content'],
 };
 
+// Without the spec the comparison cannot run: it shows up as skipped, never as passed.
+if (!haveSpec) it.skip('the official JSON Schemas are needed: ../shared/spec or MCPKIT_SPEC_DIR');
+
 describe.skipIf(!haveSpec)(
   'schemas agree with the official JSON Schema of every legacy revision',
   () => {

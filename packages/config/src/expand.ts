@@ -1,0 +1,64 @@
+/** `${VAR}` or `${VAR:-default}`. */
+const PATTERN = /\$\{([^}]+)\}/g;
+
+export interface Expansion {
+  value: string;
+  /** Variables with no value and no default (left as written). */
+  missing: string[];
+}
+
+/** Expands `${VAR}` and `${VAR:-default}` from `env`; unknown variables stay as written. */
+export function expandString(
+  input: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Expansion {
+  const missing: string[] = [];
+  const value = input.replace(PATTERN, (match, body: string) => {
+    const sep = body.indexOf(':-');
+    const name = sep === -1 ? body : body.slice(0, sep);
+    const fallback = sep === -1 ? undefined : body.slice(sep + 2);
+    const found = env[name];
+    if (found !== undefined && !(fallback !== undefined && found === '')) return found;
+    if (fallback !== undefined) return fallback;
+    missing.push(name);
+    return match;
+  });
+  return { value, missing };
+}
+
+/** The fields of a server entry that are expanded. */
+export const EXPANDED_FIELDS = ['command', 'args', 'env', 'url', 'headers'] as const;
+
+/**
+ * Expands a server entry's `command`, `args`, `env`, `url` and `headers`. Reports each
+ * missing variable with the JSON path (relative to the entry) where it appears.
+ */
+export function expandServer<T extends Record<string, unknown>>(
+  entry: T,
+  env: Readonly<Record<string, string | undefined>>,
+): { entry: T; missing: Array<{ variable: string; path: Array<string | number> }> } {
+  const missing: Array<{ variable: string; path: Array<string | number> }> = [];
+  const out: Record<string, unknown> = { ...entry };
+  const one = (value: string, path: Array<string | number>): string => {
+    const r = expandString(value, env);
+    for (const variable of r.missing) missing.push({ variable, path });
+    return r.value;
+  };
+  if (typeof entry.command === 'string') out.command = one(entry.command, ['command']);
+  if (typeof entry.url === 'string') out.url = one(entry.url, ['url']);
+  if (Array.isArray(entry.args)) {
+    out.args = entry.args.map((a, i) => (typeof a === 'string' ? one(a, ['args', i]) : a));
+  }
+  for (const field of ['env', 'headers'] as const) {
+    const map = entry[field];
+    if (map && typeof map === 'object' && !Array.isArray(map)) {
+      out[field] = Object.fromEntries(
+        Object.entries(map as Record<string, unknown>).map(([k, v]) => [
+          k,
+          typeof v === 'string' ? one(v, [field, k]) : v,
+        ]),
+      );
+    }
+  }
+  return { entry: out as T, missing };
+}

@@ -1,0 +1,90 @@
+export { type Diagnostic, formatDiagnostic, jsonPath } from './diagnostics.js';
+export { EXPANDED_FIELDS, type Expansion, expandServer, expandString } from './expand.js';
+export { type ConfigFs, nodeFs } from './fs.js';
+export {
+  IMPORT_LOCATIONS,
+  IMPORT_SOURCES,
+  type ImportOptions,
+  type ImportResult,
+  type ImportSource,
+  importServers,
+} from './importers/index.js';
+export { mcpJsonSchema } from './json-schema.js';
+export { parseJsoncText } from './jsonc.js';
+export {
+  type DynamicConfig,
+  type LoadedFile,
+  type LoadOptions,
+  type LoadResult,
+  loadConfig,
+  withConnectors,
+} from './load.js';
+export {
+  approve,
+  approveAll,
+  type ProjectState,
+  readProjectState,
+  reject,
+  resetApprovals,
+  updateApprovals,
+} from './local-state.js';
+export {
+  configPaths,
+  managedConfigDir,
+  type PathContext,
+  projectFileCandidates,
+  userConfigDir,
+} from './paths.js';
+export { evaluatePolicy, type Policy, type PolicyDecision, urlMatches } from './policy.js';
+export {
+  type ConfigSource,
+  type DroppedServer,
+  type ProjectApprovals,
+  type ResolvedServer,
+  type ResolveInput,
+  type ResolveResult,
+  resolveConfig,
+  SCOPES,
+  type Scope,
+  type ServerOrigin,
+  type ServerStatus,
+  validateServerEntry,
+} from './resolve.js';
+export {
+  type HttpServerConfig,
+  HttpServerSchema,
+  McpJsonFileSchema,
+  type OAuthConfig,
+  OAuthConfigSchema,
+  type PolicyEntry,
+  PolicyEntrySchema,
+  type ProxyServerConfig,
+  ProxyServerSchema,
+  type SdkServerConfig,
+  SdkServerSchema,
+  SERVER_NAME_PATTERN,
+  SERVER_TYPES,
+  type ServerConfig,
+  ServerConfigSchema,
+  type ServerType,
+  type SseIdeServerConfig,
+  SseIdeServerSchema,
+  type SseServerConfig,
+  SseServerSchema,
+  type StdioServerConfig,
+  StdioServerSchema,
+  type WsIdeServerConfig,
+  WsIdeServerSchema,
+  type WsServerConfig,
+  WsServerSchema,
+} from './schemas.js';
+export { commandOf, serverSignature, unwrapProxyUrl, urlOf } from './signature.js';
+export {
+  addServer,
+  ConfigWriteError,
+  removeServer,
+  scopeTarget,
+  updateServer,
+  type WritableScope,
+  type WriteOptions,
+} from './writers.js';

@@ -1,0 +1,224 @@
+import path from 'node:path';
+import type { Diagnostic } from './diagnostics.js';
+import { type ConfigFs, nodeFs } from './fs.js';
+import { parseJsoncText } from './jsonc.js';
+import { readProjectState } from './local-state.js';
+import { configPaths, projectFileCandidates } from './paths.js';
+import type { Policy } from './policy.js';
+import {
+  type ConfigSource,
+  type ResolveInput,
+  type ResolveResult,
+  resolveConfig,
+} from './resolve.js';
+import { PolicyEntrySchema } from './schemas.js';
+
+export interface DynamicConfig {
+  /** A file in `.mcp.json` format… */
+  file?: string;
+  /** …or the same JSON given as a string. */
+  json?: string;
+}
+
+export interface LoadOptions {
+  cwd: string;
+  home: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  platform?: NodeJS.Platform;
+  fs?: ConfigFs;
+  /** Files or JSON strings given at run time; later ones win. */
+  dynamic?: readonly DynamicConfig[];
+  /** Use only the dynamic configs. */
+  strict?: boolean;
+  /** Servers contributed by plugins (lowest precedence). */
+  plugins?: ReadonlyArray<{ name: string; mcpServers: Record<string, unknown> }>;
+  /** Overrides of the platform's file locations (tests, unusual installs). */
+  paths?: Partial<ReturnType<typeof configPaths>>;
+}
+
+export interface LoadedFile {
+  scope: ConfigSource['scope'];
+  file: string;
+  found: boolean;
+}
+
+export interface LoadResult extends ResolveResult {
+  /** Every file looked at, found or not. */
+  files: LoadedFile[];
+  /** The input given to `resolveConfig`: add connector sources to it for the second phase. */
+  input: ResolveInput;
+  /** Where local state (local servers, approvals) is kept for this project. */
+  localStateFile: string;
+  project: string;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readPolicy(
+  text: string | undefined,
+  source: string,
+  diagnostics: Diagnostic[],
+): Policy | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseJsoncText(text, source);
+  if (parsed.error) {
+    diagnostics.push(parsed.error);
+    return undefined;
+  }
+  if (!isRecord(parsed.value)) return undefined;
+  const policy: Policy = { source };
+  for (const key of ['allowedMcpServers', 'deniedMcpServers'] as const) {
+    const list = parsed.value[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      diagnostics.push({
+        severity: 'error',
+        source,
+        path: key,
+        message: 'expected an array of entries',
+      });
+      continue;
+    }
+    const entries = [];
+    for (let i = 0; i < list.length; i++) {
+      const r = PolicyEntrySchema.safeParse(list[i]);
+      if (r.success) entries.push(r.data);
+      else
+        diagnostics.push({
+          severity: 'error',
+          source,
+          path: `${key}[${i}]`,
+          message: 'expected { "serverName" }, { "serverCommand": [...] } or { "serverUrl" }',
+        });
+    }
+    policy[key] = entries;
+  }
+  return policy;
+}
+
+/** Managed settings override the user's allow list; deny lists add up (deny always wins). */
+function combinePolicies(
+  user: Policy | undefined,
+  managed: Policy | undefined,
+): Policy | undefined {
+  if (!user && !managed) return undefined;
+  const denied = [...(managed?.deniedMcpServers ?? []), ...(user?.deniedMcpServers ?? [])];
+  const allowed = managed?.allowedMcpServers ?? user?.allowedMcpServers;
+  const sources = [managed?.source, user?.source].filter(Boolean).join(' and ');
+  return {
+    ...(allowed === undefined ? {} : { allowedMcpServers: allowed }),
+    ...(denied.length || managed?.deniedMcpServers || user?.deniedMcpServers
+      ? { deniedMcpServers: denied }
+      : {}),
+    source: sources,
+  };
+}
+
+/**
+ * Finds and reads every config file for a working directory, then resolves them.
+ * Files are read concurrently; a missing file is normal, an unreadable one an error.
+ */
+export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
+  const fs = options.fs ?? nodeFs;
+  const platform = options.platform ?? process.platform;
+  const env = options.env ?? process.env;
+  const paths = { ...configPaths({ home: options.home, env, platform }), ...options.paths };
+  const project = (platform === 'win32' ? path.win32 : path.posix).resolve(options.cwd);
+  const extra: Diagnostic[] = [];
+  const files: LoadedFile[] = [];
+  const sources: ConfigSource[] = [];
+
+  const read = async (
+    scope: ConfigSource['scope'],
+    file: string,
+    more: Partial<ConfigSource> = {},
+  ) => {
+    let text: string | undefined;
+    try {
+      text = await fs.readText(file);
+    } catch (error) {
+      extra.push({
+        severity: 'error',
+        source: file,
+        path: '',
+        message: `cannot read: ${(error as Error).message}`,
+      });
+    }
+    files.push({ scope, file, found: text !== undefined });
+    if (text !== undefined) sources.push({ scope, source: file, text, ...more });
+    return text;
+  };
+
+  const projectFiles = projectFileCandidates(project, platform);
+  const [managedSettings, userSettings, state] = await Promise.all([
+    fs.readText(paths.managedSettings).catch(() => undefined),
+    fs.readText(paths.userSettings).catch(() => undefined),
+    readProjectState(fs, paths.localState, project),
+    read('managed', paths.managedServers),
+    read('user', paths.userServers),
+    ...projectFiles.map((c) => read('project', c.file, { depth: c.depth })),
+    ...(options.dynamic ?? []).map((d, i) =>
+      d.file !== undefined
+        ? read('dynamic', path.resolve(options.cwd, d.file), { order: i })
+        : Promise.resolve(
+            sources.push({
+              scope: 'dynamic',
+              source: `dynamic config ${i + 1}`,
+              text: d.json ?? '',
+              order: i,
+            }),
+          ),
+    ),
+  ]);
+  if (isRecord(state.mcpServers)) {
+    sources.push({
+      scope: 'local',
+      source: `${paths.localState} (project ${project})`,
+      value: { mcpServers: state.mcpServers },
+    });
+  }
+  for (const plugin of options.plugins ?? []) {
+    sources.push({
+      scope: 'plugin',
+      source: `plugin "${plugin.name}"`,
+      value: { mcpServers: plugin.mcpServers },
+    });
+  }
+  const policy = combinePolicies(
+    readPolicy(userSettings, paths.userSettings, extra),
+    readPolicy(managedSettings, paths.managedSettings, extra),
+  );
+  const input: ResolveInput = {
+    sources,
+    env,
+    ...(policy ? { policy } : {}),
+    ...(state.approvals ? { approvals: state.approvals } : {}),
+    ...(options.strict ? { strict: true } : {}),
+  };
+  const result = resolveConfig(input);
+  return {
+    ...result,
+    errors: [...extra.filter((d) => d.severity === 'error'), ...result.errors],
+    warnings: [...extra.filter((d) => d.severity === 'warning'), ...result.warnings],
+    files,
+    input,
+    localStateFile: paths.localState,
+    project,
+  };
+}
+
+/**
+ * The second phase: servers from a remote source (connectors) join after local files
+ * were resolved, so nothing local ever waits on the network. Manual entries win.
+ */
+export function withConnectors(
+  input: ResolveInput,
+  connectors: Record<string, unknown>,
+  source = 'connectors',
+): ResolveResult {
+  return resolveConfig({
+    ...input,
+    sources: [...input.sources, { scope: 'connector', source, value: { mcpServers: connectors } }],
+  });
+}

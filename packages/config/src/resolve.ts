@@ -1,0 +1,376 @@
+import { type Diagnostic, jsonPath } from './diagnostics.js';
+import { expandServer } from './expand.js';
+import { parseJsoncText } from './jsonc.js';
+import { evaluatePolicy, type Policy, type PolicyDecision } from './policy.js';
+import {
+  SERVER_NAME_PATTERN,
+  SERVER_TYPES,
+  type ServerConfig,
+  serverSchemasByType,
+} from './schemas.js';
+import { serverSignature } from './signature.js';
+
+/**
+ * Where a server entry came from. `enterprise` is an alias of `managed`; `connector`
+ * entries come from a remote source and are resolved in a second phase.
+ */
+export const SCOPES = [
+  'managed',
+  'enterprise',
+  'plugin',
+  'user',
+  'project',
+  'local',
+  'dynamic',
+  'connector',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** plugin < user < project < local < dynamic; connectors yield to everything. */
+const RANK: Record<Scope, number> = {
+  connector: 0,
+  plugin: 1,
+  user: 2,
+  project: 3,
+  local: 4,
+  dynamic: 5,
+  managed: 6,
+  enterprise: 6,
+};
+const MANUAL: ReadonlySet<Scope> = new Set([
+  'user',
+  'project',
+  'local',
+  'dynamic',
+  'managed',
+  'enterprise',
+]);
+
+export interface ConfigSource {
+  scope: Scope;
+  /** The file path, or a label such as `--config argument 1`. */
+  source: string;
+  /** Raw text (JSON with comments allowed), parsed here. */
+  text?: string;
+  /** Or an already-parsed value. */
+  value?: unknown;
+  /** Where the servers object is inside the value. Default `['mcpServers']`. */
+  serversPath?: readonly string[];
+  /** Project scope: how many folders above the working directory (0 = the working directory). */
+  depth?: number;
+  /** Among sources of the same scope and depth, a higher `order` wins (dynamic: later arguments). */
+  order?: number;
+}
+
+export interface ProjectApprovals {
+  /** Every project server is approved. */
+  enableAll?: boolean;
+  approved?: readonly string[];
+  rejected?: readonly string[];
+}
+
+export interface ResolveInput {
+  sources: readonly ConfigSource[];
+  /** For `${VAR}` expansion. */
+  env?: Readonly<Record<string, string | undefined>>;
+  policy?: Policy;
+  approvals?: ProjectApprovals;
+  /** Use only `dynamic` sources. */
+  strict?: boolean;
+}
+
+export type ServerStatus = 'enabled' | 'pending-approval' | 'rejected' | 'blocked' | 'disabled';
+
+export interface ServerOrigin {
+  name: string;
+  scope: Scope;
+  source: string;
+}
+
+export interface ResolvedServer extends ServerOrigin {
+  /** The entry with `${VAR}` expanded and `type` filled in. */
+  config: ServerConfig;
+  status: ServerStatus;
+  /** Why the status is what it is, in one sentence. */
+  reason: string;
+  policy: PolicyDecision;
+  /** Variables referenced without a value or default (left as written). */
+  missingVariables: string[];
+}
+
+export interface DroppedServer extends ServerOrigin {
+  config: ServerConfig;
+  /** `overridden`: same name in a higher scope; `duplicate`: same server (signature) configured by hand. */
+  because: 'overridden' | 'duplicate' | 'managed-exclusive' | 'strict';
+  by?: ServerOrigin;
+}
+
+export interface ResolveResult {
+  /** One entry per name, sorted by name. Only `enabled` servers may be started. */
+  servers: ResolvedServer[];
+  dropped: DroppedServer[];
+  warnings: Diagnostic[];
+  errors: Diagnostic[];
+}
+
+interface Candidate extends ServerOrigin {
+  config: ServerConfig;
+  rank: number;
+  depth: number;
+  order: number;
+  index: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Validates one entry: picks its schema by `type`, reports every problem with its path. */
+export function validateServerEntry(
+  name: string,
+  raw: unknown,
+  source: string,
+  at: ReadonlyArray<string | number>,
+): { config?: ServerConfig; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const error = (path: ReadonlyArray<string | number>, message: string) =>
+    diagnostics.push({ severity: 'error', source, path: jsonPath([...at, ...path]), message });
+  if (!SERVER_NAME_PATTERN.test(name)) {
+    error([], 'server names may contain only letters, digits, "-" and "_"');
+    return { diagnostics };
+  }
+  if (!isRecord(raw)) {
+    error([], 'expected an object');
+    return { diagnostics };
+  }
+  let type = raw.type;
+  if (type === undefined) {
+    if (raw.url !== undefined) {
+      error(['type'], 'a server with a "url" needs a "type": add "type": "http" (or "sse", "ws")');
+      return { diagnostics };
+    }
+    type = 'stdio';
+  }
+  if (typeof type !== 'string' || !(SERVER_TYPES as string[]).includes(type)) {
+    error(
+      ['type'],
+      `unknown type ${JSON.stringify(type)}; expected one of ${SERVER_TYPES.join(', ')}`,
+    );
+    return { diagnostics };
+  }
+  const schema = serverSchemasByType[type as keyof typeof serverSchemasByType];
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      let at: unknown = raw;
+      for (const key of issue.path)
+        at =
+          isRecord(at) || Array.isArray(at)
+            ? (at as Record<PropertyKey, unknown>)[key as PropertyKey]
+            : undefined;
+      const message =
+        at === undefined
+          ? 'is required'
+          : issue.path.at(-1) === 'url' && issue.code === 'invalid_type'
+            ? 'expected a URL'
+            : issue.message.replace(/^Invalid input: /, '');
+      error(issue.path as Array<string | number>, message);
+    }
+    return { diagnostics };
+  }
+  const known = new Set(Object.keys(schema.shape));
+  for (const key of Object.keys(raw)) {
+    if (!known.has(key)) {
+      diagnostics.push({
+        severity: 'warning',
+        source,
+        path: jsonPath([...at, key]),
+        message: `unknown field for a "${type}" server; ignored`,
+      });
+    }
+  }
+  const config = { ...parsed.data, type } as ServerConfig;
+  return { config, diagnostics };
+}
+
+function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic[]): Candidate[] {
+  const candidates: Candidate[] = [];
+  input.sources.forEach((src, index) => {
+    let value = src.value;
+    if (src.text !== undefined) {
+      const parsed = parseJsoncText(src.text, src.source);
+      if (parsed.error) {
+        errors.push(parsed.error);
+        return;
+      }
+      value = parsed.value;
+    }
+    if (value === undefined) return;
+    const at = [...(src.serversPath ?? ['mcpServers'])];
+    let servers: unknown = value;
+    for (const key of at) servers = isRecord(servers) ? servers[key] : undefined;
+    if (servers === undefined) {
+      if (!isRecord(value))
+        errors.push({
+          severity: 'error',
+          source: src.source,
+          path: '',
+          message: 'expected a JSON object',
+        });
+      return;
+    }
+    if (!isRecord(servers)) {
+      errors.push({
+        severity: 'error',
+        source: src.source,
+        path: jsonPath(at),
+        message: 'expected an object of servers',
+      });
+      return;
+    }
+    for (const [name, raw] of Object.entries(servers)) {
+      const { config, diagnostics } = validateServerEntry(name, raw, src.source, [...at, name]);
+      for (const d of diagnostics) (d.severity === 'error' ? errors : warnings).push(d);
+      if (!config) continue;
+      candidates.push({
+        name,
+        scope: src.scope,
+        source: src.source,
+        config,
+        rank: RANK[src.scope],
+        depth: src.depth ?? 0,
+        order: src.order ?? 0,
+        index,
+      });
+    }
+  });
+  return candidates;
+}
+
+const origin = (c: ServerOrigin): ServerOrigin => ({
+  name: c.name,
+  scope: c.scope,
+  source: c.source,
+});
+
+/**
+ * Resolves server entries from every source into one list: precedence, managed
+ * exclusivity, strict mode, `${VAR}` expansion, de-duplication, policy and approvals.
+ * Pure: no I/O, never throws on any input; problems are returned, one per bad entry.
+ */
+export function resolveConfig(input: ResolveInput): ResolveResult {
+  const warnings: Diagnostic[] = [];
+  const errors: Diagnostic[] = [];
+  const dropped: DroppedServer[] = [];
+  let candidates = collect(input, warnings, errors);
+
+  const managedPresent = input.sources.some(
+    (s) => s.scope === 'managed' || s.scope === 'enterprise',
+  );
+  if (managedPresent || input.strict) {
+    const keep = (c: Candidate) =>
+      managedPresent ? c.scope === 'managed' || c.scope === 'enterprise' : c.scope === 'dynamic';
+    for (const c of candidates) {
+      if (!keep(c))
+        dropped.push({
+          ...origin(c),
+          config: c.config,
+          because: managedPresent ? 'managed-exclusive' : 'strict',
+        });
+    }
+    candidates = candidates.filter(keep);
+  }
+
+  // Lowest precedence first; the reading order of files never matters.
+  candidates.sort(
+    (a, b) =>
+      a.rank - b.rank ||
+      b.depth - a.depth ||
+      a.order - b.order ||
+      a.source.localeCompare(b.source) ||
+      a.index - b.index,
+  );
+  const winners = new Map<string, Candidate>();
+  for (const c of candidates) winners.set(c.name, c);
+  for (const c of candidates) {
+    const winner = winners.get(c.name)!;
+    if (winner !== c)
+      dropped.push({ ...origin(c), config: c.config, because: 'overridden', by: origin(winner) });
+  }
+
+  const expanded = [...winners.values()].map((c) => {
+    const { entry, missing } = expandServer(c.config as Record<string, unknown>, input.env ?? {});
+    for (const m of missing) {
+      warnings.push({
+        severity: 'warning',
+        source: c.source,
+        path: jsonPath(['mcpServers', c.name, ...m.path]),
+        message: `\${${m.variable}} is not set and has no default; left as written`,
+      });
+    }
+    return {
+      candidate: c,
+      config: entry as ServerConfig,
+      missing: [...new Set(missing.map((m) => m.variable))],
+    };
+  });
+
+  // Manual configuration beats plugin and connector entries for the same server.
+  const bySignature = new Map<string, Candidate>();
+  const ordered = [...expanded].sort(
+    (a, b) =>
+      Number(MANUAL.has(b.candidate.scope)) - Number(MANUAL.has(a.candidate.scope)) ||
+      b.candidate.rank - a.candidate.rank ||
+      a.candidate.name.localeCompare(b.candidate.name),
+  );
+  const survivors = new Set<Candidate>();
+  for (const e of ordered) {
+    const c = e.candidate;
+    const signature = serverSignature(e.config);
+    const holder = signature === undefined ? undefined : bySignature.get(signature);
+    if (holder && !MANUAL.has(c.scope)) {
+      dropped.push({ ...origin(c), config: e.config, because: 'duplicate', by: origin(holder) });
+      continue;
+    }
+    if (signature !== undefined && !holder) bySignature.set(signature, c);
+    survivors.add(c);
+  }
+
+  const servers: ResolvedServer[] = [];
+  for (const e of expanded) {
+    const c = e.candidate;
+    if (!survivors.has(c)) continue;
+    const policy = evaluatePolicy(c.name, e.config, input.policy);
+    let status: ServerStatus = 'enabled';
+    let reason = 'enabled';
+    if (!policy.allowed) {
+      status = 'blocked';
+      reason = `blocked by policy: ${policy.reason}`;
+    } else if (e.config.disabled) {
+      status = 'disabled';
+      reason = `disabled in ${c.source}`;
+    } else if (c.scope === 'project') {
+      const a = input.approvals ?? {};
+      if (a.rejected?.includes(c.name)) {
+        status = 'rejected';
+        reason = 'project server rejected by the user';
+      } else if (a.enableAll || a.approved?.includes(c.name)) {
+        reason = a.enableAll
+          ? 'project server approved (all project servers)'
+          : 'project server approved';
+      } else {
+        status = 'pending-approval';
+        reason = `project server from ${c.source} waits for approval; it is not started until approved`;
+      }
+    }
+    servers.push({
+      ...origin(c),
+      config: e.config,
+      status,
+      reason,
+      policy,
+      missingVariables: e.missing,
+    });
+  }
+  servers.sort((a, b) => a.name.localeCompare(b.name));
+  return { servers, dropped, warnings, errors };
+}

@@ -1,0 +1,123 @@
+import path from 'node:path';
+import { applyEdits, modify } from 'jsonc-parser';
+import { formatDiagnostic } from './diagnostics.js';
+import { type ConfigFs, nodeFs } from './fs.js';
+import { parseJsoncText } from './jsonc.js';
+import { configPaths } from './paths.js';
+import { validateServerEntry } from './resolve.js';
+import { SERVER_NAME_PATTERN } from './schemas.js';
+
+export type WritableScope = 'project' | 'user' | 'local';
+
+export interface WriteOptions {
+  cwd: string;
+  home: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  platform?: NodeJS.Platform;
+  fs?: ConfigFs;
+  paths?: Partial<ReturnType<typeof configPaths>>;
+}
+
+export class ConfigWriteError extends Error {
+  override readonly name = 'ConfigWriteError';
+}
+
+/** The file and the JSON path of a scope's servers object. */
+export function scopeTarget(
+  scope: WritableScope,
+  options: WriteOptions,
+): { file: string; at: string[] } {
+  const platform = options.platform ?? process.platform;
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  const paths = {
+    ...configPaths({ home: options.home, env: options.env ?? process.env, platform }),
+    ...options.paths,
+  };
+  if (scope === 'project')
+    return { file: p.join(p.resolve(options.cwd), '.mcp.json'), at: ['mcpServers'] };
+  if (scope === 'user') return { file: paths.userServers, at: ['mcpServers'] };
+  return { file: paths.localState, at: ['projects', p.resolve(options.cwd), 'mcpServers'] };
+}
+
+async function edit(
+  scope: WritableScope,
+  name: string,
+  value: unknown,
+  options: WriteOptions,
+  mustExist: boolean | undefined,
+): Promise<string> {
+  if (!SERVER_NAME_PATTERN.test(name)) {
+    throw new ConfigWriteError(
+      `server name "${name}" may contain only letters, digits, "-" and "_"`,
+    );
+  }
+  const fs = options.fs ?? nodeFs;
+  const { file, at } = scopeTarget(scope, options);
+  const text = (await fs.readText(file)) ?? '{}\n';
+  const parsed = parseJsoncText(text, file);
+  if (parsed.error)
+    throw new ConfigWriteError(
+      `${formatDiagnostic(parsed.error)}; fix the file before changing it`,
+    );
+  let servers: unknown = parsed.value;
+  for (const key of at) servers = (servers as Record<string, unknown> | undefined)?.[key];
+  const exists = servers !== undefined && Object.hasOwn(servers as object, name);
+  if (mustExist === true && !exists)
+    throw new ConfigWriteError(`${file}: no server named "${name}" in the ${scope} scope`);
+  if (mustExist === false && exists) {
+    throw new ConfigWriteError(
+      `${file}: a server named "${name}" already exists in the ${scope} scope; remove it first or update it`,
+    );
+  }
+  const edits = modify(text, [...at, name], value, {
+    formattingOptions: { insertSpaces: true, tabSize: 2 },
+  });
+  const next = applyEdits(text, edits);
+  // Local state may hold secrets from env entries: keep it private.
+  await fs.writeTextAtomic(
+    file,
+    next.endsWith('\n') ? next : `${next}\n`,
+    scope === 'local' ? { mode: 0o600 } : undefined,
+  );
+  return file;
+}
+
+function checked(name: string, config: unknown): unknown {
+  const { config: valid, diagnostics } = validateServerEntry(name, config, 'server', []);
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  if (!valid || errors.length > 0) {
+    throw new ConfigWriteError(
+      `invalid server "${name}": ${errors.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`,
+    );
+  }
+  return config;
+}
+
+/** Adds a server; fails if the name is taken in that scope. Returns the file written. */
+export function addServer(
+  scope: WritableScope,
+  name: string,
+  config: unknown,
+  options: WriteOptions,
+): Promise<string> {
+  return edit(scope, name, checked(name, config), options, false);
+}
+
+/** Replaces an existing server entry as a whole. */
+export function updateServer(
+  scope: WritableScope,
+  name: string,
+  config: unknown,
+  options: WriteOptions,
+): Promise<string> {
+  return edit(scope, name, checked(name, config), options, true);
+}
+
+/** Removes a server; fails if it is not there. */
+export function removeServer(
+  scope: WritableScope,
+  name: string,
+  options: WriteOptions,
+): Promise<string> {
+  return edit(scope, name, undefined, options, true);
+}

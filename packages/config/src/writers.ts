@@ -83,6 +83,11 @@ async function edit(
 }
 
 function checked(name: string, config: unknown): unknown {
+  if (!SERVER_NAME_PATTERN.test(name)) {
+    throw new ConfigWriteError(
+      `server name "${name}" may contain only letters, digits, "-" and "_"`,
+    );
+  }
   const { config: valid, diagnostics } = validateServerEntry(name, config, 'server', []);
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (!valid || errors.length > 0) {
@@ -94,7 +99,7 @@ function checked(name: string, config: unknown): unknown {
 }
 
 /** Adds a server; fails if the name is taken in that scope. Returns the file written. */
-export function addServer(
+export async function addServer(
   scope: WritableScope,
   name: string,
   config: unknown,
@@ -104,7 +109,7 @@ export function addServer(
 }
 
 /** Replaces an existing server entry as a whole. */
-export function updateServer(
+export async function updateServer(
   scope: WritableScope,
   name: string,
   config: unknown,
@@ -114,7 +119,7 @@ export function updateServer(
 }
 
 /** Removes a server; fails if it is not there. */
-export function removeServer(
+export async function removeServer(
   scope: WritableScope,
   name: string,
   options: WriteOptions,

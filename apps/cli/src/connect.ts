@@ -1,6 +1,7 @@
 import { McpClient } from '@mcpkit/client';
+import type { ResolvedServer } from '@mcpkit/config';
 import { StdioTransport } from '@mcpkit/transport-stdio';
-import type { ConfigFile } from './config-file.js';
+import { type CliContext, workingDirectory } from './servers.js';
 
 export interface Connected {
   name: string;
@@ -18,35 +19,35 @@ export interface ConnectOptions {
   stderr?: (name: string, text: string) => void;
 }
 
-/** Connects to the named servers at once; one server failing never stops the others. */
+/** Connects to enabled servers at once; one server failing never stops the others. */
 export async function connectServers(
-  config: ConfigFile,
-  names: readonly string[],
+  servers: readonly ResolvedServer[],
+  ctx: CliContext,
   options: ConnectOptions,
 ): Promise<{ connected: Connected[]; failed: ConnectFailure[] }> {
   const results = await Promise.all(
-    names.map(async (name): Promise<Connected | ConnectFailure> => {
-      const entry = config.servers.get(name);
-      if (!entry) return { name, error: new Error(`server "${name}" is not in ${config.path}`) };
-      if (entry.type !== 'stdio' || !('command' in entry)) {
+    servers.map(async (server): Promise<Connected | ConnectFailure> => {
+      const { name, config } = server;
+      if (config.type !== 'stdio') {
         return {
           name,
           error: new Error(
-            `server "${name}": type "${entry.type}" is not supported by this version of the CLI yet (stdio only)`,
+            `server "${name}": type "${config.type}" is not supported by this version of the CLI yet (stdio only)`,
           ),
         };
       }
       const client = new McpClient({
         name,
         clientInfo: { name: 'mcpkit-cli', version: '0.1.0' },
-        requestTimeoutMs: options.timeoutMs,
+        requestTimeoutMs: config.timeout ?? options.timeoutMs,
       });
       const transport = new StdioTransport({
-        command: entry.command,
-        args: entry.args,
-        env: entry.env,
-        cwd: config.directory,
+        command: config.command,
+        args: config.args ?? [],
+        env: config.env ?? {},
+        cwd: workingDirectory(server, ctx),
         name,
+        sourceEnv: ctx.env as NodeJS.ProcessEnv,
         ...(options.stderr ? { onstderr: (text: string) => options.stderr!(name, text) } : {}),
       });
       try {

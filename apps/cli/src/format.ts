@@ -7,12 +7,12 @@ import {
 } from '@mcpkit/protocol';
 
 /** Pads names into a column; descriptions are cut to one line. */
-export function table(rows: Array<[string, string]>, indent = '  '): string {
+export function table(rows: Array<[string, string]>, indent = '  ', maxWidth = 100): string {
   const width = Math.min(40, Math.max(0, ...rows.map(([a]) => a.length)));
   return rows
     .map(([a, b]) => {
       const line = (b ?? '').split('\n')[0]!.trim();
-      const short = line.length > 100 ? `${line.slice(0, 97)}...` : line;
+      const short = line.length > maxWidth ? `${line.slice(0, maxWidth - 3)}...` : line;
       return `${indent}${a.padEnd(width)}  ${short}`.trimEnd();
     })
     .join('\n');

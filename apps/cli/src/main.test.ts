@@ -1,20 +1,44 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from './main.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const demo = path.join(root, 'examples/demo.mcp.json');
 const scratch = mkdtempSync(path.join(tmpdir(), 'mcpkit-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const everything = path.join(
+  root,
+  'examples/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+
+/** Each test gets its own home and project folder: the machine's own config is never read. */
+function sandbox() {
+  const dir = mkdtempSync(path.join(scratch, 'case-'));
+  const home = path.join(dir, 'home');
+  const cwd = path.join(dir, 'project');
+  mkdirSync(home);
+  mkdirSync(cwd);
+  return {
+    home,
+    cwd,
+    env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },
+  };
+}
+
+let ctx = sandbox();
 
 async function run(...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const code = await main(
+    argv,
+    { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
+    ctx,
+  );
   return { code, stdout, stderr };
 }
 
@@ -23,6 +47,10 @@ function configFile(name: string, content: unknown): string {
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
   return file;
 }
+
+beforeEach(() => {
+  ctx = sandbox();
+});
 
 describe('mcpkit CLI', () => {
   it("tools: lists the demo server's tools", async () => {
@@ -100,21 +128,19 @@ describe('mcpkit CLI', () => {
   });
 
   it('errors are clear: bad JSON with line and column, unknown server, bad arguments', async () => {
-    const bad = configFile(
-      'bad.json',
-      '{\n  "mcpServers": {\n    "x": { "command": "a", }\n  }\n}',
-    );
+    const bad = configFile('bad.json', '{\n  "mcpServers": {\n    "x": { "command" "a" }\n  }\n}');
     const r1 = await run('--config', bad, 'tools');
     expect(r1.code).toBe(1);
-    expect(r1.stderr).toMatch(/bad\.json:3:\d+: not valid JSON/);
+    expect(r1.stderr).toMatch(/bad\.json:3:\d+: not valid JSON: expected ":"/);
     const r2 = await run('--config', demo, 'call', 'nope', 'x');
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain('no server named "nope"');
     const r3 = await run('--config', demo, 'call', 'everything', 'get-sum', '[1]');
     expect(r3.code).toBe(2);
     expect(r3.stderr).toContain('tool arguments must be a JSON object');
-    const r4 = await run('--config', path.join(scratch, 'absent.json'), 'tools');
-    expect(r4.stderr).toContain('no such file');
+    const r4 = await run('--config', path.join(scratch, 'absent.json'), 'list');
+    expect(r4.code).toBe(1);
+    expect(r4.stderr).toContain('absent.json: no such file');
     const r5 = await run('frobnicate');
     expect(r5.code).toBe(2);
     expect(r5.stderr).toContain('unknown command "frobnicate"');
@@ -129,9 +155,10 @@ describe('mcpkit CLI', () => {
     });
     const r = await run('--config', file, 'servers');
     expect(r.stderr).toContain(
-      'mcpServers.remote: has a "url" but no "type"; add "type": "http" or "sse"',
+      'mcpServers.remote.type: a server with a "url" needs a "type": add "type": "http"',
     );
-    expect(r.stderr).toContain('mcpServers.empty.command: expected a non-empty string');
+    expect(r.stderr).toContain('mcpServers.empty.command: expected a non-empty command');
+    expect(r.code).toBe(1);
   });
 
   it('the built binary runs end to end (pnpm test builds first)', () => {
@@ -147,5 +174,94 @@ describe('mcpkit CLI', () => {
     );
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('hi');
+  });
+
+  it('a project server waits for approval, is never started before it, and starts once approved', async () => {
+    writeFileSync(
+      path.join(ctx.cwd, '.mcp.json'),
+      JSON.stringify({ mcpServers: { ev: { command: 'node', args: [everything, 'stdio'] } } }),
+    );
+    const before = await run('tools');
+    expect(before.stdout).toBe('');
+    expect(before.stderr).toContain('server "ev"');
+    expect(before.stderr).toContain('waits for approval: run "mcpkit approve ev"');
+    const list = await run('list');
+    expect(list.stdout).toMatch(/ev\s+project\s+project server from .* waits for approval/);
+    expect((await run('approve', 'ev')).stdout).toContain('approved: ev');
+    const after = await run('tools');
+    expect(after.stdout).toMatch(/^ev \(\d+ tools\)/);
+    // The approval lives in the user's private state, not in the repository.
+    expect(readFileSync(path.join(ctx.home, '.config/mcpkit/projects.json'), 'utf8')).toContain(
+      '"approved"',
+    );
+    await run('reject', 'ev');
+    expect((await run('call', 'ev', 'echo', '{"message":"x"}')).stderr).toContain('was rejected');
+    await run('reset-project-choices');
+    expect((await run('list')).stdout).toContain('waits for approval');
+  });
+
+  it('add, add-json, list and remove across scopes; list explains shadowing', async () => {
+    expect(
+      (await run('add', '--scope', 'user', 'fs', 'npx', '--', '-y', 'server-fs', '/tmp')).code,
+    ).toBe(0);
+    expect(
+      (await run('add-json', '--scope', 'local', 'fs', '{"command":"node","args":["fs.js"]}')).code,
+    ).toBe(0);
+    expect(
+      (
+        await run(
+          'add',
+          '--transport',
+          'http',
+          '-H',
+          'Authorization: Bearer ${TOKEN}',
+          'api',
+          'https://api.example/mcp',
+        )
+      ).code,
+    ).toBe(0);
+    const list = await run('list');
+    expect(list.stdout).toMatch(/fs\s+local\s+enabled/);
+    expect(list.stdout).toMatch(/fs\s+user\s+shadowed by "fs" \(local/);
+    expect(list.stdout).toMatch(/api\s+local\s+enabled; missing variables: TOKEN/);
+    const json = JSON.parse((await run('list', '--json')).stdout);
+    expect(json.servers.find((s: { name: string }) => s.name === 'api').config).toEqual({
+      type: 'http',
+      url: 'https://api.example/mcp',
+      headers: { Authorization: 'Bearer ${TOKEN}' },
+    });
+    expect((await run('remove', 'fs')).stdout).toContain('removed server "fs"');
+    expect((await run('list')).stdout).toMatch(/fs\s+user\s+enabled/);
+    const dup = await run('add', 'api', 'x');
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('already exists');
+  });
+
+  it('--strict-config uses only --config servers', async () => {
+    await run('add', '--scope', 'user', 'mine', 'true');
+    const r = await run('--config', demo, '--strict-config', 'list');
+    expect(r.stdout).toMatch(/everything\s+dynamic\s+enabled/);
+    expect(r.stdout).toMatch(/mine\s+user\s+ignored: --strict-config/);
+  });
+
+  it("import --from reads another host's file and reports what it could not map", async () => {
+    const cursor = configFile('cursor.json', {
+      mcpServers: {
+        docs: { url: 'https://docs.example/mcp' },
+        tool: { command: 'python', args: ['t.py'] },
+        bad: { args: [] },
+      },
+    });
+    const r = await run('import', '--from', 'cursor', cursor, '--scope', 'project');
+    expect(r.stdout).toContain('imported "docs"');
+    expect(r.stdout).toContain('imported "tool"');
+    expect(r.stderr).toContain('skipped "bad": command: is required');
+    expect(r.code).toBe(1);
+    expect(
+      JSON.parse(readFileSync(path.join(ctx.cwd, '.mcp.json'), 'utf8')).mcpServers.docs,
+    ).toEqual({
+      url: 'https://docs.example/mcp',
+      type: 'http',
+    });
   });
 });

@@ -1,20 +1,35 @@
+import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { McpClient } from '@mcpkit/client';
-import { ConfigFileError, readConfigFile } from './config-file.js';
+import { ConfigWriteError, type LoadResult } from '@mcpkit/config';
+import {
+  addCommand,
+  addJsonCommand,
+  approvalCommand,
+  type Io,
+  importCommand,
+  listCommand,
+  removeCommand,
+  UsageError,
+} from './config-commands.js';
 import { type Connected, connectServers } from './connect.js';
 import { formatPrompt, formatResource, formatToolResult, table } from './format.js';
+import {
+  type CliContext,
+  notStartedHint,
+  problems,
+  resolveServers,
+  type ServerSelection,
+} from './servers.js';
 
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
+export type { Io } from './config-commands.js';
 
 export const VERSION = '0.1.0';
 
 export const USAGE = `mcpkit ${VERSION} — inspect and call MCP servers
 
-Usage:
-  mcpkit [options] servers                         connect to every server and show its status
+Using servers:
+  mcpkit [options] servers                         connect to every enabled server and show its status
   mcpkit [options] tools                           list the tools of every server
   mcpkit [options] call <server> <tool> [json]     call a tool with JSON arguments
   mcpkit [options] resources                       list resources
@@ -22,19 +37,48 @@ Usage:
   mcpkit [options] prompts                         list prompts
   mcpkit [options] prompt <server> <name> [json]   get a prompt with JSON arguments
 
+Configuring servers:
+  mcpkit list                                      every server: scope, file, status, and why
+  mcpkit add [--transport t] <name> <command|url> [-- args...]
+  mcpkit add-json <name> '<json>'
+  mcpkit remove <name>
+  mcpkit approve <name...> | --all                 allow project (.mcp.json) servers to start
+  mcpkit reject <name...>
+  mcpkit reset-project-choices
+  mcpkit import --from <host> [file] [--dry-run]   hosts: claude-desktop, claude-code, vscode, cursor, cline, windsurf, zed
+
 Options:
-  -c, --config <file>   servers file in .mcp.json format (default: ./.mcp.json)
-  -s, --server <name>   only this server (repeatable) for the list commands
-      --json            machine-readable output on stdout
-      --timeout <ms>    per-request timeout (default 60000)
-  -v, --verbose         copy server stderr to our stderr
-  -h, --help            this text
-      --version         the version
+  -c, --config <file|json>  extra servers (dynamic scope; repeatable; later wins)
+      --strict-config       use only the --config servers
+  -s, --server <name>       only this server (repeatable) for the list commands
+      --scope <scope>       where add/remove/import write: local (default), project, user
+      --transport <t>       add: stdio (default), http, sse, ws
+  -e, --env <K=V>           add: environment variable for a stdio server (repeatable)
+  -H, --header <N: v>       add: header for a remote server (repeatable)
+      --json                machine-readable output on stdout
+      --timeout <ms>        per-request timeout (default 60000)
+  -v, --verbose             copy server stderr to our stderr
+  -h, --help                this text
+      --version             the version
 `;
 
-class UsageError extends Error {}
-
-const COMMANDS = ['servers', 'tools', 'call', 'resources', 'read', 'prompts', 'prompt'];
+const COMMANDS = [
+  'servers',
+  'tools',
+  'call',
+  'resources',
+  'read',
+  'prompts',
+  'prompt',
+  'list',
+  'add',
+  'add-json',
+  'remove',
+  'approve',
+  'reject',
+  'reset-project-choices',
+  'import',
+];
 
 function parseJsonArgument(
   text: string | undefined,
@@ -54,7 +98,11 @@ function parseJsonArgument(
 }
 
 /** Runs the CLI; resolves with the exit code. */
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: Io,
+  ctx: CliContext = { cwd: process.cwd(), home: homedir(), env: process.env },
+): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -85,39 +133,80 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     io.stderr('mcpkit: --timeout must be a positive number of milliseconds\n');
     return 2;
   }
+  const selection: ServerSelection = {
+    config: values.config,
+    strict: values['strict-config'] ?? false,
+  };
   try {
-    const config = await readConfigFile(values.config ?? '.mcp.json');
-    for (const problem of config.problems) io.stderr(`mcpkit: warning: ${problem}\n`);
-    const run = new Runner(io, values.json ?? false, timeoutMs, values.verbose ?? false, config);
+    switch (command) {
+      case 'list':
+        return await listCommand(io, ctx, selection, values.json ?? false);
+      case 'add':
+        return await addCommand(io, ctx, rest, values);
+      case 'add-json':
+        return await addJsonCommand(io, ctx, rest, values.scope);
+      case 'remove':
+        return await removeCommand(io, ctx, rest, values.scope);
+      case 'approve':
+      case 'reject':
+      case 'reset-project-choices':
+        return await approvalCommand(io, ctx, selection, command, rest, values.all ?? false);
+      case 'import':
+        return await importCommand(io, ctx, rest, {
+          from: values.from,
+          scope: values.scope,
+          dryRun: values['dry-run'],
+        });
+    }
+    const resolved = await resolveServers(ctx, selection);
+    for (const line of problems(resolved)) io.stderr(`mcpkit: ${line}\n`);
+    const run = new Runner(
+      io,
+      values.json ?? false,
+      timeoutMs,
+      values.verbose ?? false,
+      resolved,
+      ctx,
+    );
+    const failedConfig = resolved.errors.length > 0 ? 1 : 0;
     switch (command) {
       case 'servers':
-        return await run.servers(values.server);
+        return Math.max(failedConfig, await run.servers(values.server));
       case 'tools':
-        return await run.list(
-          'tools',
-          values.server,
-          (c) => c.listTools(),
-          (t) => [t.name, t.description ?? ''],
+        return Math.max(
+          failedConfig,
+          await run.list(
+            'tools',
+            values.server,
+            (c) => c.listTools(),
+            (t) => [t.name, t.description ?? ''],
+          ),
         );
       case 'resources':
-        return await run.list(
-          'resources',
-          values.server,
-          (c) => c.listResources(),
-          (r) => [r.uri, r.name],
+        return Math.max(
+          failedConfig,
+          await run.list(
+            'resources',
+            values.server,
+            (c) => c.listResources(),
+            (r) => [r.uri, r.name],
+          ),
         );
       case 'prompts':
-        return await run.list(
-          'prompts',
-          values.server,
-          (c) => c.listPrompts(),
-          (p) => [
-            p.name +
-              (p.arguments?.length
-                ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})`
-                : ''),
-            p.description ?? '',
-          ],
+        return Math.max(
+          failedConfig,
+          await run.list(
+            'prompts',
+            values.server,
+            (c) => c.listPrompts(),
+            (p) => [
+              p.name +
+                (p.arguments?.length
+                  ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})`
+                  : ''),
+              p.description ?? '',
+            ],
+          ),
         );
       case 'call': {
         const [server, tool, json] = need(rest, 2, 'call <server> <tool> [json-args]');
@@ -161,7 +250,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       io.stderr(`mcpkit: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof ConfigFileError) {
+    if (error instanceof ConfigWriteError) {
       io.stderr(`mcpkit: ${error.message}\n`);
       return 1;
     }
@@ -175,7 +264,15 @@ function parse(argv: readonly string[]) {
     args: [...argv],
     allowPositionals: true,
     options: {
-      config: { type: 'string', short: 'c' },
+      config: { type: 'string', short: 'c', multiple: true },
+      'strict-config': { type: 'boolean' },
+      scope: { type: 'string' },
+      transport: { type: 'string' },
+      env: { type: 'string', short: 'e', multiple: true },
+      header: { type: 'string', short: 'H', multiple: true },
+      from: { type: 'string' },
+      all: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
       server: { type: 'string', short: 's', multiple: true },
       json: { type: 'boolean' },
       timeout: { type: 'string' },
@@ -198,26 +295,37 @@ class Runner {
     private readonly json: boolean,
     private readonly timeoutMs: number,
     private readonly verbose: boolean,
-    private readonly config: Awaited<ReturnType<typeof readConfigFile>>,
+    private readonly resolved: LoadResult,
+    private readonly ctx: CliContext,
   ) {}
 
   private async connect(names: readonly string[]) {
-    return connectServers(this.config, names, {
-      timeoutMs: this.timeoutMs,
-      ...(this.verbose
-        ? {
-            stderr: (name: string, text: string) => this.io.stderr(prefixLines(`[${name}] `, text)),
-          }
-        : {}),
-    });
+    const servers = this.resolved.servers.filter((s) => names.includes(s.name));
+    for (const s of servers)
+      if (s.status !== 'enabled') this.io.stderr(`mcpkit: ${notStartedHint(s)}\n`);
+    return connectServers(
+      servers.filter((s) => s.status === 'enabled'),
+      this.ctx,
+      {
+        timeoutMs: this.timeoutMs,
+        ...(this.verbose
+          ? {
+              stderr: (name: string, text: string) =>
+                this.io.stderr(prefixLines(`[${name}] `, text)),
+            }
+          : {}),
+      },
+    );
   }
 
   private selected(filter: string[] | undefined): string[] {
-    const all = [...this.config.servers.keys()];
+    const all = this.resolved.servers.map((s) => s.name);
     if (!filter || filter.length === 0) return all;
     for (const name of filter) {
-      if (!this.config.servers.has(name))
-        throw new UsageError(`no server named "${name}" in ${this.config.path}`);
+      if (!all.includes(name))
+        throw new UsageError(
+          `no server named "${name}"; "mcpkit list" shows the configured servers`,
+        );
     }
     return filter;
   }
@@ -295,8 +403,15 @@ class Runner {
     server: string,
     action: (client: McpClient) => Promise<{ output: unknown; text: string; failed: boolean }>,
   ): Promise<number> {
-    if (!this.config.servers.has(server))
-      throw new UsageError(`no server named "${server}" in ${this.config.path}`);
+    const entry = this.resolved.servers.find((s) => s.name === server);
+    if (!entry)
+      throw new UsageError(
+        `no server named "${server}"; "mcpkit list" shows the configured servers`,
+      );
+    if (entry.status !== 'enabled') {
+      this.io.stderr(`mcpkit: ${notStartedHint(entry)}\n`);
+      return 1;
+    }
     const { connected, failed } = await this.connect([server]);
     if (failed[0]) {
       this.io.stderr(`mcpkit: ${failed[0].error.message}\n`);

@@ -160,7 +160,17 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     ...projectFiles.map((c) => read('project', c.file, { depth: c.depth })),
     ...(options.dynamic ?? []).map((d, i) =>
       d.file !== undefined
-        ? read('dynamic', path.resolve(options.cwd, d.file), { order: i })
+        ? read('dynamic', path.resolve(options.cwd, d.file), { order: i }).then((text) => {
+            // Unlike the files we look for, a file the user named must exist.
+            if (text === undefined) {
+              extra.push({
+                severity: 'error',
+                source: path.resolve(options.cwd, d.file!),
+                path: '',
+                message: 'no such file',
+              });
+            }
+          })
         : Promise.resolve(
             sources.push({
               scope: 'dynamic',

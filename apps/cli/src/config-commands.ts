@@ -1,0 +1,266 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  addServer,
+  approve,
+  approveAll,
+  IMPORT_LOCATIONS,
+  IMPORT_SOURCES,
+  type ImportSource,
+  importServers,
+  nodeFs,
+  reject,
+  removeServer,
+  resetApprovals,
+  updateApprovals,
+  type WritableScope,
+} from '@mcpkit/config';
+import { table } from './format.js';
+import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
+
+export class UsageError extends Error {}
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const SCOPES: WritableScope[] = ['local', 'project', 'user'];
+
+export function parseScope(value: string | undefined): WritableScope {
+  const scope = (value ?? 'local') as WritableScope;
+  if (!SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}`);
+  return scope;
+}
+
+function writeOptions(ctx: CliContext) {
+  return { cwd: ctx.cwd, home: ctx.home, env: ctx.env };
+}
+
+/** `mcpkit list`: every server, where it comes from, and whether it will start (and why not). */
+export async function listCommand(
+  io: Io,
+  ctx: CliContext,
+  selection: ServerSelection,
+  json: boolean,
+): Promise<number> {
+  const result = await resolveServers(ctx, selection);
+  if (json) {
+    io.stdout(
+      `${JSON.stringify(
+        {
+          servers: result.servers,
+          dropped: result.dropped,
+          errors: result.errors,
+          warnings: result.warnings,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return result.errors.length > 0 ? 1 : 0;
+  }
+  const rows: Array<[string, string]> = result.servers.map((s) => {
+    const missing = s.missingVariables.length
+      ? `; missing variables: ${s.missingVariables.join(', ')}`
+      : '';
+    const status = s.status === 'enabled' ? 'enabled' : s.reason;
+    return [s.name, `${s.scope.padEnd(8)} ${status}${missing}  (${s.source})`];
+  });
+  for (const d of result.dropped) {
+    const why =
+      d.because === 'overridden' || d.because === 'duplicate'
+        ? `shadowed by "${d.by?.name}" (${d.by?.scope}, ${d.by?.source})${d.because === 'duplicate' ? ': same server' : ''}`
+        : d.because === 'strict'
+          ? 'ignored: --strict-config'
+          : 'ignored: a managed config is in force';
+    rows.push([d.name, `${d.scope.padEnd(8)} ${why}  (${d.source})`]);
+  }
+  io.stdout(
+    rows.length ? `${table(rows, '', Number.POSITIVE_INFINITY)}\n` : 'no MCP servers configured\n',
+  );
+  for (const line of problems(result)) io.stderr(`mcpkit: ${line}\n`);
+  return result.errors.length > 0 ? 1 : 0;
+}
+
+function parsePairs(
+  values: string[] | undefined,
+  separator: string,
+  what: string,
+): Record<string, string> | undefined {
+  if (!values?.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf(separator);
+    if (at <= 0) throw new UsageError(`${what} "${value}" must look like NAME${separator}value`);
+    out[value.slice(0, at).trim()] = value.slice(at + separator.length).trim();
+  }
+  return out;
+}
+
+export interface AddFlags {
+  scope?: string;
+  transport?: string;
+  env?: string[];
+  header?: string[];
+}
+
+/** `mcpkit add [--transport t] [--scope s] [-e K=V] [-H "N: v"] <name> <command|url> [args...]` */
+export async function addCommand(
+  io: Io,
+  ctx: CliContext,
+  rest: string[],
+  flags: AddFlags,
+): Promise<number> {
+  const [name, target, ...args] = rest;
+  if (!name || !target)
+    throw new UsageError(
+      'usage: mcpkit add [--transport stdio|http|sse|ws] <name> <command|url> [args...]',
+    );
+  const transport = flags.transport ?? 'stdio';
+  const env = parsePairs(flags.env, '=', '--env');
+  const headers = parsePairs(flags.header, ':', '--header');
+  const entry =
+    transport === 'stdio'
+      ? { command: target, ...(args.length ? { args } : {}), ...(env ? { env } : {}) }
+      : { type: transport, url: target, ...(headers ? { headers } : {}) };
+  const file = await addServer(parseScope(flags.scope), name, entry, writeOptions(ctx));
+  io.stdout(`added server "${name}" to ${file}\n`);
+  return 0;
+}
+
+/** `mcpkit add-json <name> '<json>'` */
+export async function addJsonCommand(
+  io: Io,
+  ctx: CliContext,
+  rest: string[],
+  scope: string | undefined,
+): Promise<number> {
+  const [name, json] = rest;
+  if (!name || json === undefined || rest.length > 2)
+    throw new UsageError("usage: mcpkit add-json <name> '<json>'");
+  let entry: unknown;
+  try {
+    entry = JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(`the server must be JSON: ${(error as Error).message}`);
+  }
+  const file = await addServer(parseScope(scope), name, entry, writeOptions(ctx));
+  io.stdout(`added server "${name}" to ${file}\n`);
+  return 0;
+}
+
+/** `mcpkit remove <name> [--scope s]` */
+export async function removeCommand(
+  io: Io,
+  ctx: CliContext,
+  rest: string[],
+  scope: string | undefined,
+): Promise<number> {
+  const [name] = rest;
+  if (!name || rest.length > 1)
+    throw new UsageError('usage: mcpkit remove <name> [--scope local|project|user]');
+  const file = await removeServer(parseScope(scope), name, writeOptions(ctx));
+  io.stdout(`removed server "${name}" from ${file}\n`);
+  return 0;
+}
+
+/** `mcpkit approve <name...> | --all`, `mcpkit reject <name...>`, `mcpkit reset-project-choices` */
+export async function approvalCommand(
+  io: Io,
+  ctx: CliContext,
+  selection: ServerSelection,
+  command: 'approve' | 'reject' | 'reset-project-choices',
+  names: string[],
+  all: boolean,
+): Promise<number> {
+  const result = await resolveServers(ctx, selection);
+  const projectServers = new Set(
+    result.servers.filter((s) => s.scope === 'project').map((s) => s.name),
+  );
+  for (const name of names) {
+    if (!projectServers.has(name)) {
+      throw new UsageError(
+        `"${name}" is not a project server here (only servers from .mcp.json files need approval)`,
+      );
+    }
+  }
+  if (command !== 'reset-project-choices' && !all && names.length === 0) {
+    throw new UsageError(
+      `usage: mcpkit ${command} <name...>${command === 'approve' ? ' | --all' : ''}`,
+    );
+  }
+  const change =
+    command === 'reset-project-choices'
+      ? resetApprovals
+      : all
+        ? approveAll
+        : command === 'approve'
+          ? approve(names)
+          : reject(names);
+  await updateApprovals(nodeFs, result.localStateFile, result.project, change);
+  const what =
+    command === 'reset-project-choices'
+      ? 'project server choices reset: every project server waits for approval again'
+      : all
+        ? 'every project server approved'
+        : `${command === 'approve' ? 'approved' : 'rejected'}: ${names.join(', ')}`;
+  io.stdout(`${what} (for ${result.project})\n`);
+  return 0;
+}
+
+/** `mcpkit import --from <host> [file] [--scope s]` */
+export async function importCommand(
+  io: Io,
+  ctx: CliContext,
+  rest: string[],
+  flags: { from?: string; scope?: string; dryRun?: boolean },
+): Promise<number> {
+  const host = flags.from as ImportSource | undefined;
+  if (!host || !IMPORT_SOURCES.includes(host)) {
+    throw new UsageError(`--from must be one of ${IMPORT_SOURCES.join(', ')}`);
+  }
+  const location = IMPORT_LOCATIONS[host];
+  const platform = process.platform as 'linux' | 'darwin' | 'win32';
+  const file =
+    rest[0] !== undefined
+      ? path.resolve(ctx.cwd, rest[0])
+      : location.project !== undefined && !location[platform]
+        ? path.join(ctx.cwd, location.project)
+        : location[platform] !== undefined
+          ? path.join(ctx.home, location[platform]!)
+          : undefined;
+  if (!file) throw new UsageError(`give the ${host} config file to import`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    io.stderr(`mcpkit: cannot read ${file}; give the file to import as an argument\n`);
+    return 1;
+  }
+  const result = importServers(host, text, {
+    project: ctx.cwd,
+    workspaceFolder: ctx.cwd,
+    home: ctx.home,
+  });
+  const scope = parseScope(flags.scope);
+  let failed = 0;
+  for (const [name, entry] of Object.entries(result.servers)) {
+    if (flags.dryRun) {
+      io.stdout(`would add "${name}": ${JSON.stringify(entry)}\n`);
+      continue;
+    }
+    try {
+      const written = await addServer(scope, name, entry, writeOptions(ctx));
+      io.stdout(`imported "${name}" into ${written}\n`);
+    } catch (error) {
+      failed++;
+      io.stderr(`mcpkit: "${name}" not imported: ${(error as Error).message}\n`);
+    }
+  }
+  for (const s of result.skipped) io.stderr(`mcpkit: skipped "${s.name}": ${s.reason}\n`);
+  for (const n of result.notes)
+    io.stderr(`mcpkit: note: ${n.name === '*' ? '' : `"${n.name}": `}${n.note}\n`);
+  if (Object.keys(result.servers).length === 0) io.stdout(`no servers found in ${file}\n`);
+  return failed > 0 || result.skipped.length > 0 ? 1 : 0;
+}

@@ -5,6 +5,7 @@ import {
   JsonRpcPeer,
   McpkitError,
   type RequestOptions,
+  SessionExpiredError,
   type Transport,
 } from '@mcpkit/jsonrpc';
 import {
@@ -152,39 +153,78 @@ export class McpClient {
     peer.fallbackNotificationHandler = (n) => this.onnotification?.(n);
     peer.setRequestHandler(ServerMethod.Ping, () => ({}));
 
-    const supported = this.options.supportedVersions ?? LEGACY_VERSIONS;
-    const requested = this.options.protocolVersion ?? LATEST_LEGACY_VERSION;
     try {
       await peer.start();
-      const raw = await peer.request(
-        ClientMethod.Initialize,
-        {
-          protocolVersion: requested,
-          capabilities: this.options.capabilities ?? {},
-          clientInfo: this.options.clientInfo ?? clientDefaults.clientInfo,
-        },
-        {
-          timeoutMs: options.timeoutMs ?? clientDefaults.connectTimeoutMs,
-          ...(options.signal ? { signal: options.signal } : {}),
-        },
-      );
-      const result = await this.check(
-        ClientMethod.Initialize,
-        raw,
-        'InitializeResultSchema',
-        fastInitializeResult,
-      );
-      if (!supported.includes(result.protocolVersion) || !isLegacyVersion(result.protocolVersion)) {
-        throw new UnsupportedProtocolVersionError(this.label, result.protocolVersion, supported);
-      }
-      transport.setProtocolVersion?.(result.protocolVersion);
-      this.initialized = result;
-      await peer.notify(Notification.Initialized);
+      await this.handshake(peer, options);
     } catch (error) {
       await peer.close().catch(() => {});
       throw error;
     }
   }
+
+  /** `initialize`, version check, `notifications/initialized`. */
+  private async handshake(
+    peer: JsonRpcPeer,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<void> {
+    const supported = this.options.supportedVersions ?? LEGACY_VERSIONS;
+    const requested = this.options.protocolVersion ?? LATEST_LEGACY_VERSION;
+    const raw = await peer.request(
+      ClientMethod.Initialize,
+      {
+        protocolVersion: requested,
+        capabilities: this.options.capabilities ?? {},
+        clientInfo: this.options.clientInfo ?? clientDefaults.clientInfo,
+      },
+      {
+        timeoutMs: options.timeoutMs ?? clientDefaults.connectTimeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+    );
+    const result = await this.check(
+      ClientMethod.Initialize,
+      raw,
+      'InitializeResultSchema',
+      fastInitializeResult,
+    );
+    if (!supported.includes(result.protocolVersion) || !isLegacyVersion(result.protocolVersion)) {
+      throw new UnsupportedProtocolVersionError(this.label, result.protocolVersion, supported);
+    }
+    peer.transport.setProtocolVersion?.(result.protocolVersion);
+    this.initialized = result;
+    await peer.notify(Notification.Initialized);
+  }
+
+  /**
+   * Sends a request. When the server has forgotten our session (HTTP 404), starts a new
+   * session (a fresh handshake) and retries once, so the caller never sees it.
+   */
+  private request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ): Promise<unknown> {
+    let peer: JsonRpcPeer;
+    try {
+      peer = this.connectedPeer();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const first = peer.request(method, params, options);
+    if (!peer.transport.resetSession) return first;
+    return first.catch((error: unknown) => {
+      if (!SessionExpiredError.isInstance(error)) throw error;
+      this.renewing ??= (async () => {
+        peer.transport.resetSession?.();
+        await this.handshake(peer, {});
+      })().finally(() => {
+        this.renewing = undefined;
+      });
+      return this.renewing.then(() => peer.request(method, params, options));
+    });
+  }
+
+  private renewing: Promise<void> | undefined;
 
   async close(): Promise<void> {
     await this.peer?.close();
@@ -213,16 +253,12 @@ export class McpClient {
   }
 
   callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult> {
-    let peer: JsonRpcPeer;
-    try {
-      peer = this.connectedPeer();
-    } catch (error) {
-      return Promise.reject(error);
-    }
     // The hot path: one promise layer, and no schema copy for a plain result.
-    return peer
-      .request(ClientMethod.CallTool, params as unknown as Record<string, unknown>, options)
-      .then(this.toToolResult);
+    return this.request(
+      ClientMethod.CallTool,
+      params as unknown as Record<string, unknown>,
+      options,
+    ).then(this.toToolResult);
   }
 
   private readonly toToolResult = (raw: unknown): CallToolResult | Promise<CallToolResult> =>
@@ -293,7 +329,7 @@ export class McpClient {
     schema: S,
     options?: CallOptions,
   ): Promise<z.output<S>> {
-    const raw = await this.connectedPeer().request(method, params, options);
+    const raw = await this.request(method, params, options);
     return this.parse(method, schema, raw);
   }
 
@@ -341,7 +377,7 @@ export class McpClient {
     fast: ((raw: unknown) => T | undefined) | undefined,
     options?: CallOptions,
   ): Promise<T> {
-    const raw = await this.connectedPeer().request(method, params, options);
+    const raw = await this.request(method, params, options);
     return this.check(method, raw, schemaName, fast);
   }
 

@@ -20,6 +20,9 @@ export const ErrorCode = {
   Transport: 'MCPKIT_TRANSPORT_ERROR',
   NotConnected: 'MCPKIT_NOT_CONNECTED',
   ProcessExited: 'MCPKIT_PROCESS_EXITED',
+  Http: 'MCPKIT_HTTP_ERROR',
+  SessionExpired: 'MCPKIT_SESSION_EXPIRED',
+  Unauthorized: 'MCPKIT_UNAUTHORIZED',
   ProcessSpawn: 'MCPKIT_PROCESS_SPAWN',
   Protocol: 'MCPKIT_PROTOCOL_ERROR',
   UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
@@ -179,5 +182,62 @@ export class RpcError extends McpkitError {
     return this.data === undefined
       ? { code: this.rpcCode, message: this.rpcMessage }
       : { code: this.rpcCode, message: this.rpcMessage, data: this.data };
+  }
+}
+
+/** An HTTP exchange answered with an unexpected status. */
+export class HttpError extends TransportError {
+  override readonly name: string = 'HttpError';
+  readonly status: number;
+  readonly url: string;
+  /** The start of the response body (at most 500 characters). */
+  readonly bodyExcerpt: string;
+  constructor(
+    message: string,
+    status: number,
+    url: string,
+    bodyExcerpt: string,
+    options?: McpkitErrorOptions & { code?: string },
+  ) {
+    super(message, { ...options, code: options?.code ?? ErrorCode.Http });
+    this.status = status;
+    this.url = url;
+    this.bodyExcerpt = bodyExcerpt;
+  }
+  static override isInstance(value: unknown): value is HttpError {
+    return (
+      McpkitError.isInstance(value) &&
+      typeof (value as { status?: unknown }).status === 'number' &&
+      'bodyExcerpt' in value
+    );
+  }
+}
+
+/** 401/403 that the auth layer could not (or was not there to) fix: the server needs authorization. */
+export class UnauthorizedError extends HttpError {
+  override readonly name = 'UnauthorizedError';
+  readonly wwwAuthenticate: string | undefined;
+  constructor(
+    message: string,
+    status: number,
+    url: string,
+    bodyExcerpt: string,
+    wwwAuthenticate: string | undefined,
+  ) {
+    super(message, status, url, bodyExcerpt, { code: ErrorCode.Unauthorized });
+    this.wwwAuthenticate = wwwAuthenticate;
+  }
+}
+
+/** The server no longer knows our session (404 to a request that carried a session id). */
+export class SessionExpiredError extends HttpError {
+  override readonly name = 'SessionExpiredError';
+  readonly sessionId: string;
+  constructor(message: string, url: string, sessionId: string, bodyExcerpt: string) {
+    super(message, 404, url, bodyExcerpt, { code: ErrorCode.SessionExpired });
+    this.sessionId = sessionId;
+  }
+  static override isInstance(value: unknown): value is SessionExpiredError {
+    return McpkitError.isInstance(value) && value.code === ErrorCode.SessionExpired;
   }
 }

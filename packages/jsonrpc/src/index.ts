@@ -2,6 +2,7 @@ export {
   AbortedError,
   ConnectionClosedError,
   ErrorCode,
+  HttpError,
   InvalidMessageError,
   McpkitError,
   type McpkitErrorOptions,
@@ -9,9 +10,12 @@ export {
   ParseError,
   RpcError,
   RpcErrorCode,
+  SessionExpiredError,
   TimeoutError,
   TransportError,
+  UnauthorizedError,
 } from './errors.js';
+export type { HttpAuth, HttpAuthChallenge } from './http-auth.js';
 export {
   CANCELLED_NOTIFICATION,
   DEFAULT_REQUEST_TIMEOUT_MS,

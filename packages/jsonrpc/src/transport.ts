@@ -57,4 +57,6 @@ export interface Transport {
   readonly sessionId?: string | undefined;
   /** Told the negotiated protocol version (HTTP transports send it as a header). */
   setProtocolVersion?(version: string): void;
+  /** Forgets the session (after `SessionExpiredError`), so that a new `initialize` starts a fresh one. */
+  resetSession?(): void;
 }

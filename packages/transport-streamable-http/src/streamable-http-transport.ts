@@ -1,0 +1,535 @@
+import {
+  ConnectionClosedError,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  dispatchParsed,
+  type HttpAuth,
+  HttpError,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type MessageExtra,
+  MessageTooLargeError,
+  ParseError,
+  SessionExpiredError,
+  type Transport,
+  type TransportCapabilities,
+  type TransportSendOptions,
+  UnauthorizedError,
+} from '@mcpkit/jsonrpc';
+import { Agent, type Dispatcher, request } from 'undici';
+import {
+  type ReconnectEvent,
+  type ReconnectPolicy,
+  reconnectDefaults,
+  reconnectDelay,
+} from './reconnect.js';
+import { readSse } from './sse-stream.js';
+
+export interface StreamableHttpTransportOptions {
+  url: string | URL;
+  /** Sent with every request (auth headers from `auth` override them). */
+  headers?: Record<string, string>;
+  /** Supplies headers and handles 401/403 (see `@mcpkit/auth`). */
+  auth?: HttpAuth;
+  /** undici dispatcher (connection pool, proxy, TLS options). Default: a keep-alive Agent. */
+  dispatcher?: Dispatcher;
+  /** Open the optional standalone GET stream after initialization. Default true. */
+  openStandaloneStream?: boolean;
+  reconnect?: Partial<ReconnectPolicy>;
+  /** Told of every reconnection attempt, for a host to show. */
+  onreconnect?: (event: ReconnectEvent) => void;
+  maxMessageBytes?: number;
+  /** Server name for error messages. */
+  name?: string;
+  /** Resume an existing session. */
+  sessionId?: string;
+}
+
+const capabilities: TransportCapabilities = Object.freeze({
+  sendBeforeStart: false,
+  serverToClientRequests: true,
+  sessions: true,
+});
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+function header(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The Streamable HTTP transport (protocol revisions 2025-03-26 to 2025-11-25): every
+ * message is a POST; answers come as JSON or as an SSE stream; an optional GET stream
+ * carries server-initiated messages; dropped streams resume with `Last-Event-ID`.
+ */
+export class StreamableHttpTransport implements Transport {
+  onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
+  onerror: ((error: Error) => void) | undefined;
+  onclose: ((cause?: Error) => void) | undefined;
+  readonly capabilities = capabilities;
+  readonly description: string;
+  readonly url: URL;
+
+  private readonly options: StreamableHttpTransportOptions;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly policy: ReconnectPolicy;
+  private readonly maxMessageBytes: number;
+  private readonly abort = new AbortController();
+  private readonly responseStreams = new Map<JsonRpcId, AbortController>();
+  private state: 'new' | 'open' | 'closed' = 'new';
+  private protocolVersion: string | undefined;
+  private standaloneStarted = false;
+  private serverRetryMs: number | undefined;
+  private _sessionId: string | undefined;
+
+  constructor(options: StreamableHttpTransportOptions) {
+    this.options = options;
+    this.url = new URL(options.url);
+    this.description = options.name
+      ? `server "${options.name}"`
+      : `${this.url.origin}${this.url.pathname}`;
+    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.policy = { ...reconnectDefaults, ...options.reconnect };
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this._sessionId = options.sessionId;
+  }
+
+  get sessionId(): string | undefined {
+    return this._sessionId;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new')
+      throw new Error(`${this.description}: start() may be called only once`);
+    this.state = 'open';
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  resetSession(): void {
+    this._sessionId = undefined;
+    this.standaloneStarted = false;
+  }
+
+  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.state !== 'open') {
+      throw new ConnectionClosedError(
+        `${this.description}: cannot send, the transport is ${this.state === 'new' ? 'not started' : 'closed'}`,
+      );
+    }
+    // Cancelling a request also closes its response stream: nothing more will be read.
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: JsonRpcId } | undefined)?.requestId;
+      if (id !== undefined) this.responseStreams.get(id)?.abort();
+    }
+    const requestId = 'method' in message && 'id' in message ? message.id : undefined;
+    const streamAbort = requestId === undefined ? undefined : new AbortController();
+    if (requestId !== undefined) this.responseStreams.set(requestId, streamAbort!);
+    try {
+      await this.post(message, requestId, streamAbort, options, true);
+    } finally {
+      if (requestId !== undefined && this.responseStreams.get(requestId) === streamAbort) {
+        this.responseStreams.delete(requestId);
+      }
+    }
+    if ('method' in message && message.method === 'notifications/initialized')
+      this.openStandalone();
+  }
+
+  private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
+    const auth = this.options.auth ? await this.options.auth.headers() : {};
+    const h: Record<string, string> = { ...this.options.headers, ...auth, ...extra };
+    if (this._sessionId) h['mcp-session-id'] = this._sessionId;
+    if (this.protocolVersion) h['mcp-protocol-version'] = this.protocolVersion;
+    return h;
+  }
+
+  private signalFor(streamAbort: AbortController | undefined): AbortSignal {
+    return streamAbort
+      ? AbortSignal.any([this.abort.signal, streamAbort.signal])
+      : this.abort.signal;
+  }
+
+  private async post(
+    message: JsonRpcMessage,
+    requestId: JsonRpcId | undefined,
+    streamAbort: AbortController | undefined,
+    options: TransportSendOptions | undefined,
+    mayRetryAuth: boolean,
+  ): Promise<void> {
+    const sentSession = this._sessionId;
+    const signal = this.signalFor(streamAbort);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(this.url, {
+        method: 'POST',
+        dispatcher: this.dispatcher,
+        headers: await this.headers({
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        }),
+        body: JSON.stringify(message),
+        signal,
+        // Per-request timeouts belong to the JSON-RPC layer, which cancels; streams may be long.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw this.networkError('POST', error);
+    }
+    const status = res.statusCode;
+    if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
+      const excerpt = await excerptOf(res.body);
+      const retry = await this.options.auth.onUnauthorized({
+        status,
+        wwwAuthenticate: header(res.headers, 'www-authenticate'),
+        url: this.url.href,
+      });
+      if (retry) return this.post(message, requestId, streamAbort, options, false);
+      throw this.unauthorized(status, res, excerpt);
+    }
+    if (status === 401 || status === 403)
+      throw this.unauthorized(status, res, await excerptOf(res.body));
+    if (status === 404 && sentSession) {
+      const excerpt = await excerptOf(res.body);
+      throw new SessionExpiredError(
+        `${this.description}: POST ${this.url.href} → 404: session ${sentSession} expired; a new session is needed`,
+        this.url.href,
+        sentSession,
+        excerpt,
+      );
+    }
+    if (status < 200 || status >= 300) {
+      const excerpt = await excerptOf(res.body);
+      throw new HttpError(
+        `${this.description}: POST ${this.url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
+        status,
+        this.url.href,
+        excerpt,
+      );
+    }
+    const session = header(res.headers, 'mcp-session-id');
+    if (session) this._sessionId = session;
+    if (status === 202 || requestId === undefined) {
+      await res.body.dump();
+      return;
+    }
+    const type = (header(res.headers, 'content-type') ?? '').toLowerCase();
+    if (type.startsWith('text/event-stream')) {
+      await this.consumeResponseStream(res.body, requestId, signal);
+      return;
+    }
+    if (type.startsWith('application/json')) {
+      const text = await readLimited(res.body, this.maxMessageBytes, this.description);
+      this.deliverText(text);
+      return;
+    }
+    await res.body.dump();
+    throw new HttpError(
+      `${this.description}: POST ${this.url.href} answered with content type "${type || 'none'}"; expected JSON or an event stream`,
+      status,
+      this.url.href,
+      '',
+    );
+  }
+
+  private unauthorized(
+    status: number,
+    res: Dispatcher.ResponseData,
+    excerpt: string,
+  ): UnauthorizedError {
+    const challenge = header(res.headers, 'www-authenticate');
+    return new UnauthorizedError(
+      `${this.description}: POST ${this.url.href} → ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}; the server needs authorization${this.options.name ? ` (run "mcpkit login ${this.options.name}")` : ''}`,
+      status,
+      this.url.href,
+      excerpt,
+      challenge,
+    );
+  }
+
+  private networkError(method: string, error: unknown): HttpError {
+    const cause = error as Error & { code?: string };
+    return new HttpError(
+      `${this.description}: ${method} ${this.url.href} failed: ${cause.code ?? ''} ${cause.message}`.replace(
+        /\s+/g,
+        ' ',
+      ),
+      0,
+      this.url.href,
+      '',
+      { cause },
+    );
+  }
+
+  private deliverText(text: string): void {
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      this.onerror?.(
+        new ParseError(
+          `${this.description}: the server sent data that is not JSON`,
+          text.slice(0, 200),
+          { cause },
+        ),
+      );
+      return;
+    }
+    dispatchParsed(
+      value,
+      (m) => this.onmessage?.(m),
+      (e) => this.onerror?.(e),
+    );
+  }
+
+  /** Reads a response stream; when it drops before our response arrived, resumes it. */
+  private async consumeResponseStream(
+    body: AsyncIterable<Buffer>,
+    requestId: JsonRpcId,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const state = { answered: false, lastEventId: undefined as string | undefined };
+    let current: AsyncIterable<Buffer> | undefined = body;
+    for (let attempt = 0; ; attempt++) {
+      let reason = 'the stream ended before the response';
+      try {
+        await this.readEvents(current!, state, requestId);
+        if (state.answered || signal.aborted) return;
+      } catch (error) {
+        if (signal.aborted || this.state === 'closed') return;
+        if (MessageTooLargeError.isInstance(error)) throw error;
+        reason = (error as Error).message;
+      }
+      if (state.lastEventId === undefined) {
+        throw new ConnectionClosedError(
+          `${this.description}: ${reason} to request ${String(requestId)}, and the stream cannot be resumed (no event id)`,
+        );
+      }
+      if (attempt >= this.policy.maxAttempts) {
+        throw new ConnectionClosedError(
+          `${this.description}: ${reason}; gave up resuming after ${attempt} attempts`,
+        );
+      }
+      const delayMs = reconnectDelay(this.policy, attempt + 1, this.serverRetryMs);
+      this.options.onreconnect?.({
+        stream: 'response',
+        attempt: attempt + 1,
+        delayMs,
+        reason,
+        lastEventId: state.lastEventId,
+      });
+      await sleep(delayMs, signal);
+      if (signal.aborted) return;
+      current = await this.openGet(state.lastEventId, signal).catch((error: unknown) => {
+        if (!signal.aborted) this.onerror?.(error as Error);
+        return undefined;
+      });
+      if (!current) current = emptyStream();
+    }
+  }
+
+  private async readEvents(
+    body: AsyncIterable<Buffer>,
+    state: { answered: boolean; lastEventId: string | undefined },
+    requestId: JsonRpcId | undefined,
+  ): Promise<void> {
+    await readSse(body, {
+      onretry: (ms) => {
+        this.serverRetryMs = ms;
+      },
+      onevent: (event) => {
+        if (event.id) state.lastEventId = event.id;
+        // Priming events carry an id and no data.
+        if (!event.data) return;
+        if (event.data.length > this.maxMessageBytes) {
+          this.onerror?.(
+            new MessageTooLargeError(
+              `${this.description}: an event exceeds ${this.maxMessageBytes} bytes; dropped`,
+              this.maxMessageBytes,
+            ),
+          );
+          return;
+        }
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch (cause) {
+          this.onerror?.(
+            new ParseError(
+              `${this.description}: an event's data is not JSON`,
+              event.data.slice(0, 200),
+              { cause },
+            ),
+          );
+          return;
+        }
+        dispatchParsed(
+          value,
+          (m) => {
+            if (requestId !== undefined && !('method' in m) && m.id === requestId)
+              state.answered = true;
+            this.onmessage?.(
+              m,
+              requestId === undefined ? undefined : { relatedRequestId: requestId },
+            );
+          },
+          (e) => this.onerror?.(e),
+        );
+      },
+    });
+  }
+
+  /** GET for the standalone stream or to resume one. Undefined when the server offers none. */
+  private async openGet(
+    lastEventId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<Buffer> | undefined> {
+    const res = await request(this.url, {
+      method: 'GET',
+      dispatcher: this.dispatcher,
+      headers: await this.headers({
+        accept: 'text/event-stream',
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      }),
+      signal,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 406) {
+      await res.body.dump();
+      return undefined;
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const excerpt = await excerptOf(res.body);
+      throw new HttpError(
+        `${this.description}: GET ${this.url.href} → ${res.statusCode}`,
+        res.statusCode,
+        this.url.href,
+        excerpt,
+      );
+    }
+    return res.body;
+  }
+
+  private openStandalone(): void {
+    if (
+      this.options.openStandaloneStream === false ||
+      this.standaloneStarted ||
+      this.state !== 'open'
+    )
+      return;
+    this.standaloneStarted = true;
+    void this.runStandalone();
+  }
+
+  private async runStandalone(): Promise<void> {
+    const signal = this.abort.signal;
+    const state = { answered: false, lastEventId: undefined as string | undefined };
+    for (let attempt = 0; !signal.aborted; ) {
+      let reason = 'the stream ended';
+      try {
+        const body = await this.openGet(state.lastEventId, signal);
+        if (!body) return; // The server offers no standalone stream: quietly none.
+        attempt = 0;
+        await this.readEvents(body, state, undefined);
+      } catch (error) {
+        if (signal.aborted) return;
+        reason = (error as Error).message;
+      }
+      if (signal.aborted || !this.standaloneStarted) return;
+      attempt++;
+      if (attempt > this.policy.maxAttempts) {
+        this.onerror?.(
+          new ConnectionClosedError(
+            `${this.description}: standalone stream lost (${reason}); gave up after ${attempt - 1} attempts`,
+          ),
+        );
+        return;
+      }
+      const delayMs = reconnectDelay(this.policy, attempt, this.serverRetryMs);
+      this.options.onreconnect?.({
+        stream: 'standalone',
+        attempt,
+        delayMs,
+        reason,
+        lastEventId: state.lastEventId,
+      });
+      await sleep(delayMs, signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasOpen = this.state === 'open';
+    this.state = 'closed';
+    this.abort.abort();
+    if (wasOpen && this._sessionId) {
+      // Tell the server the session is over; 405 means it does not support that.
+      try {
+        const res = await request(this.url, {
+          method: 'DELETE',
+          dispatcher: this.dispatcher,
+          headers: await this.headers({}),
+          headersTimeout: 5_000,
+          bodyTimeout: 5_000,
+        });
+        await res.body.dump();
+      } catch {
+        // The server is gone already.
+      }
+    }
+    if (this.ownsDispatcher) await this.dispatcher.close().catch(() => {});
+    this.onclose?.();
+  }
+}
+
+async function* emptyStream(): AsyncIterable<Buffer> {}
+
+async function excerptOf(body: Dispatcher.ResponseData['body']): Promise<string> {
+  try {
+    const text = await body.text();
+    return text.slice(0, 500);
+  } catch {
+    return '';
+  }
+}
+
+async function readLimited(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+  label: string,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new MessageTooLargeError(
+        `${label}: response exceeds the ${limit}-byte limit (raise maxMessageBytes to accept it)`,
+        limit,
+      );
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}

@@ -1,0 +1,218 @@
+import { McpClient } from '@mcpkit/client';
+import {
+  HttpError,
+  type JsonRpcPeer,
+  SessionExpiredError,
+  UnauthorizedError,
+} from '@mcpkit/jsonrpc';
+import { type ReconnectEvent, StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEverythingHttp } from '../support/everything-http.js';
+import { minimalMcpServer, startStreamableHttpServer } from '../support/streamable-http-server.js';
+
+describe('Streamable HTTP against server-everything', () => {
+  let everything: Awaited<ReturnType<typeof startEverythingHttp>>;
+  beforeAll(async () => {
+    everything = await startEverythingHttp('streamableHttp');
+  });
+  afterAll(() => everything?.close());
+
+  it('connects, lists tools, calls get-sum, reads a resource, and deletes its session on close', async () => {
+    const transport = new StreamableHttpTransport({
+      url: `${everything.base}/mcp`,
+      name: 'everything',
+    });
+    const client = new McpClient({ name: 'everything' });
+    await client.connect(transport);
+    expect(transport.sessionId).toBeTruthy();
+    expect(client.protocolVersion).toBe('2025-11-25');
+    const tools = await client.listTools();
+    expect(tools.length).toBeGreaterThanOrEqual(13);
+    const sum = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 } });
+    expect(JSON.stringify(sum.content)).toMatch(/\b5\b/);
+    const resources = await client.listResources();
+    const doc = resources.find((r) => r.uri.startsWith('demo://resource/static/document/'))!;
+    expect((await client.readResource(doc.uri)).contents[0]!.uri).toBe(doc.uri);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.callTool({ name: 'echo', arguments: { message: `m${i}` } }),
+      ),
+    );
+    expect(results.map((r) => JSON.stringify(r.content)).every((t, i) => t.includes(`m${i}`))).toBe(
+      true,
+    );
+    await client.close();
+  });
+});
+
+describe('Streamable HTTP against a test server', () => {
+  it('an expired session is renewed transparently: new initialize, the call retried once', async () => {
+    await using server = await startStreamableHttpServer({ setup: minimalMcpServer() });
+    const client = new McpClient({ name: 'http' });
+    const transport = new StreamableHttpTransport({ url: server.url, name: 'http' });
+    await client.connect(transport);
+    const first = transport.sessionId;
+    server.expireSessions();
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'after expiry' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'after expiry' }]);
+    expect(server.initializeCount).toBe(2);
+    expect(transport.sessionId).not.toBe(first);
+    await client.close();
+  });
+
+  it('the transport alone reports session expiry as a typed error naming the URL', async () => {
+    await using server = await startStreamableHttpServer({ setup: minimalMcpServer() });
+    const transport = new StreamableHttpTransport({ url: server.url, name: 'http' });
+    await transport.start();
+    await transport.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25' },
+    });
+    server.expireSessions();
+    const error = await transport
+      .send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+      .catch((e: unknown) => e);
+    expect(SessionExpiredError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      `server "http": POST ${server.url} → 404: session ${(error as SessionExpiredError).sessionId} expired; a new session is needed`,
+    );
+    await transport.close();
+  });
+
+  it('a response stream that drops is resumed with Last-Event-ID and the answer still arrives', async () => {
+    await using server = await startStreamableHttpServer({
+      dropFirstResponseStreamAfter: 2,
+      retryMs: 20,
+      setup: minimalMcpServer((peer: JsonRpcPeer) => {
+        peer.setRequestHandler('slow', async (_p, ctx) => {
+          for (let i = 1; i <= 4; i++) {
+            await ctx.notify('notifications/message', { level: 'info', data: `step ${i}` });
+            await new Promise((r) => setTimeout(r, 30));
+          }
+          return { done: true };
+        });
+      }),
+    });
+    const events: ReconnectEvent[] = [];
+    const transport = new StreamableHttpTransport({
+      url: server.url,
+      name: 'http',
+      onreconnect: (e) => events.push(e),
+    });
+    const client = new McpClient({ name: 'http' });
+    const logs: unknown[] = [];
+    client.onnotification = (n) => logs.push((n.params as { data: unknown }).data);
+    await client.connect(transport);
+    const result = await client.call(
+      'slow',
+      {},
+      (await import('@mcpkit/protocol/schemas')).ResultSchema,
+    );
+    expect(result).toMatchObject({ done: true });
+    expect(server.dropped).toBe(true);
+    expect(events[0]).toMatchObject({ stream: 'response', attempt: 1, delayMs: 20 });
+    expect(events[0]!.lastEventId).toBeTruthy();
+    // Nothing lost, nothing twice.
+    expect(logs).toEqual(['step 1', 'step 2', 'step 3', 'step 4']);
+    await client.close();
+  });
+
+  it('JSON answers; the standalone GET stream carries server notifications', async () => {
+    let serverPeer: JsonRpcPeer | undefined;
+    await using server = await startStreamableHttpServer({
+      responseMode: 'json',
+      setup: minimalMcpServer((peer) => {
+        serverPeer = peer;
+      }),
+    });
+    const client = new McpClient({ name: 'http' });
+    const got = new Promise<unknown>((resolve) => {
+      client.onnotification = (n) => resolve(n);
+    });
+    await client.connect(new StreamableHttpTransport({ url: server.url }));
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['echo']);
+    for (let i = 0; i < 50 && server.getCount === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    await serverPeer!.notify('notifications/tools/list_changed');
+    expect(await got).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    await client.close();
+    expect(server.deleteCount).toBe(1);
+  });
+
+  it('a server without a standalone stream (405) is fine, and the protocol version header is sent', async () => {
+    await using server = await startStreamableHttpServer({
+      standaloneGet: false,
+      setup: minimalMcpServer(),
+    });
+    const client = new McpClient();
+    const errors: Error[] = [];
+    client.onerror = (e) => errors.push(e);
+    await client.connect(new StreamableHttpTransport({ url: server.url }));
+    await client.listTools();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(errors).toEqual([]);
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    expect(posts[0]!.headers['mcp-protocol-version']).toBeUndefined();
+    expect(posts.at(-1)!.headers['mcp-protocol-version']).toBe('2025-11-25');
+    expect(posts.at(-1)!.headers.accept).toBe('application/json, text/event-stream');
+    await client.close();
+  });
+
+  it('401: the auth hook is asked, supplies a token, and the request is retried once', async () => {
+    await using server = await startStreamableHttpServer({
+      setup: minimalMcpServer(),
+      authorize: (req) => req.headers.authorization === 'Bearer good',
+    });
+    let token = 'stale';
+    const challenges: unknown[] = [];
+    const auth = {
+      headers: () => ({ Authorization: `Bearer ${token}` }),
+      onUnauthorized: (c: unknown) => {
+        challenges.push(c);
+        token = 'good';
+        return true;
+      },
+    };
+    const client = new McpClient();
+    await client.connect(new StreamableHttpTransport({ url: server.url, auth }));
+    expect((await client.listTools()).length).toBe(1);
+    expect(challenges).toEqual([
+      {
+        status: 401,
+        url: server.url,
+        wwwAuthenticate: expect.stringContaining('resource_metadata='),
+      },
+    ]);
+    await client.close();
+  });
+
+  it('401 without a way to authorize is a typed error that says what to do; other statuses keep theirs', async () => {
+    await using server = await startStreamableHttpServer({
+      setup: minimalMcpServer(),
+      authorize: () => false,
+    });
+    const client = new McpClient({ name: 'gh' });
+    const error = await client
+      .connect(new StreamableHttpTransport({ url: server.url, name: 'gh' }))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect((error as Error).message).toBe(
+      `server "gh": POST ${server.url} → 401 Unauthorized; the server needs authorization (run "mcpkit login gh")`,
+    );
+    expect((error as UnauthorizedError).wwwAuthenticate).toContain('Bearer');
+
+    const down = new StreamableHttpTransport({ url: 'http://127.0.0.1:9/mcp', name: 'down' });
+    await down.start();
+    const refused = await down
+      .send({ jsonrpc: '2.0', id: 1, method: 'ping' })
+      .catch((e: unknown) => e);
+    expect(HttpError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(
+      /^server "down": POST http:\/\/127\.0\.0\.1:9\/mcp failed: ECONNREFUSED/,
+    );
+    await down.close();
+  });
+});

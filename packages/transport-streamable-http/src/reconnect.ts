@@ -1,13 +1,19 @@
+export interface ReconnectPolicy {
+  initialDelayMs: number;
+  growthFactor: number;
+  maxDelayMs: number;
+  /** Consecutive attempts without a message in between. */
+  maxAttempts: number;
+}
+
 /** How a dropped stream is re-opened. */
-export const reconnectDefaults = Object.freeze({
+export const reconnectDefaults: Readonly<ReconnectPolicy> = Object.freeze({
   initialDelayMs: 500,
   growthFactor: 2,
   maxDelayMs: 30_000,
   /** Attempts per drop before giving up. */
   maxAttempts: 5,
 });
-
-export type ReconnectPolicy = typeof reconnectDefaults;
 
 export interface ReconnectEvent {
   /** Which stream: the standalone GET stream, or the response stream of a request. */

@@ -349,7 +349,7 @@ export class StreamableHttpTransport implements Transport {
 
   private async readEvents(
     body: AsyncIterable<Buffer>,
-    state: { answered: boolean; lastEventId: string | undefined },
+    state: { answered: boolean; lastEventId: string | undefined; received?: number },
     requestId: JsonRpcId | undefined,
   ): Promise<void> {
     await readSse(body, {
@@ -360,6 +360,7 @@ export class StreamableHttpTransport implements Transport {
         if (event.id) state.lastEventId = event.id;
         // Priming events carry an id and no data.
         if (!event.data) return;
+        if (state.received !== undefined) state.received++;
         if (event.data.length > this.maxMessageBytes) {
           this.onerror?.(
             new MessageTooLargeError(
@@ -443,14 +444,16 @@ export class StreamableHttpTransport implements Transport {
 
   private async runStandalone(): Promise<void> {
     const signal = this.abort.signal;
-    const state = { answered: false, lastEventId: undefined as string | undefined };
+    const state = { answered: false, lastEventId: undefined as string | undefined, received: 0 };
     for (let attempt = 0; !signal.aborted; ) {
       let reason = 'the stream ended';
+      const before = state.received;
       try {
         const body = await this.openGet(state.lastEventId, signal);
         if (!body) return; // The server offers no standalone stream: quietly none.
-        attempt = 0;
         await this.readEvents(body, state, undefined);
+        // Only a stream that delivered something counts as recovered.
+        if (state.received > before) attempt = 0;
       } catch (error) {
         if (signal.aborted) return;
         reason = (error as Error).message;

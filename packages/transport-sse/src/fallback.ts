@@ -1,0 +1,105 @@
+import {
+  HttpError,
+  type JsonRpcMessage,
+  type MessageExtra,
+  type Transport,
+  type TransportSendOptions,
+} from '@mcpkit/jsonrpc';
+import {
+  StreamableHttpTransport,
+  type StreamableHttpTransportOptions,
+} from '@mcpkit/transport-streamable-http';
+import { SseTransport, type SseTransportOptions } from './sse-transport.js';
+
+export interface HttpFallbackOptions extends StreamableHttpTransportOptions {
+  /** Options for the legacy transport, if it is chosen (url, headers and auth default to the above). */
+  sse?: Partial<SseTransportOptions>;
+  /** Told which transport was chosen, and why. */
+  onchoice?: (choice: { transport: 'streamable-http' | 'sse'; reason: string }) => void;
+}
+
+/** Statuses of the first POST that mean "this is an old HTTP+SSE server". */
+const LEGACY_STATUSES = new Set([400, 404, 405]);
+
+/**
+ * Connects to a URL the way the specification's backward-compatibility section says:
+ * Streamable HTTP first; if the `initialize` POST is answered with 400, 404 or 405, the
+ * legacy HTTP+SSE transport (a GET event stream) on the same URL. `chosen` tells which.
+ */
+export class HttpFallbackTransport implements Transport {
+  onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
+  onerror: ((error: Error) => void) | undefined;
+  onclose: ((cause?: Error) => void) | undefined;
+  readonly description: string;
+  private inner: Transport;
+  private decided = false;
+  private _chosen: 'streamable-http' | 'sse' | undefined;
+
+  constructor(private readonly options: HttpFallbackOptions) {
+    this.inner = this.wire(new StreamableHttpTransport(options));
+    this.description = this.inner.description ?? String(options.url);
+  }
+
+  /** `undefined` until the first message decided it. */
+  get chosen(): 'streamable-http' | 'sse' | undefined {
+    return this._chosen;
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  private wire<T extends Transport>(transport: T): T {
+    transport.onmessage = (m, extra) => this.onmessage?.(m, extra);
+    transport.onerror = (e) => this.onerror?.(e);
+    transport.onclose = (cause) => this.onclose?.(cause);
+    return transport;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.decided) return this.inner.send(message, options);
+    try {
+      await this.inner.send(message, options);
+      this.choose('streamable-http', 'the server accepted a Streamable HTTP POST');
+    } catch (error) {
+      if (!(HttpError.isInstance(error) && LEGACY_STATUSES.has(error.status))) throw error;
+      const streamable = this.inner;
+      streamable.onclose = undefined;
+      await streamable.close();
+      const o = this.options;
+      const sse = new SseTransport({
+        url: o.url,
+        ...(o.headers ? { headers: o.headers } : {}),
+        ...(o.auth ? { auth: o.auth } : {}),
+        ...(o.name ? { name: o.name } : {}),
+        ...o.sse,
+      });
+      this.inner = this.wire(sse);
+      await sse.start();
+      this.choose('sse', `the Streamable HTTP POST was answered with ${error.status}`);
+      await sse.send(message);
+    }
+  }
+
+  private choose(transport: 'streamable-http' | 'sse', reason: string): void {
+    this.decided = true;
+    this._chosen = transport;
+    this.options.onchoice?.({ transport, reason });
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  resetSession(): void {
+    this.inner.resetSession?.();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,7 @@
+export { type HttpFallbackOptions, HttpFallbackTransport } from './fallback.js';
+export {
+  type SseReconnectPolicy,
+  SseTransport,
+  type SseTransportOptions,
+  sseReconnectDefaults,
+} from './sse-transport.js';

@@ -1,0 +1,385 @@
+import {
+  ConnectionClosedError,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  dispatchParsed,
+  type HttpAuth,
+  HttpError,
+  type JsonRpcMessage,
+  type MessageExtra,
+  MessageTooLargeError,
+  ParseError,
+  type Transport,
+  type TransportCapabilities,
+  TransportError,
+  UnauthorizedError,
+} from '@mcpkit/jsonrpc';
+import { createParser } from 'eventsource-parser';
+import { Agent, type Dispatcher, request } from 'undici';
+
+export interface SseReconnectPolicy {
+  initialDelayMs: number;
+  growthFactor: number;
+  maxDelayMs: number;
+  /** Consecutive attempts without a message in between; 0: a drop closes the transport at once. */
+  maxAttempts: number;
+}
+
+/** How the event stream is re-opened after it drops. */
+export const sseReconnectDefaults: Readonly<SseReconnectPolicy> = Object.freeze({
+  initialDelayMs: 500,
+  growthFactor: 2,
+  maxDelayMs: 10_000,
+  /** 0: a dropped stream closes the transport (pending requests fail at once). */
+  maxAttempts: 2,
+});
+
+export interface SseTransportOptions {
+  /** The event stream's URL (usually ending in `/sse`). */
+  url: string | URL;
+  /** Sent on the GET as well as on every POST. */
+  headers?: Record<string, string>;
+  auth?: HttpAuth;
+  dispatcher?: Dispatcher;
+  /** How long to wait for the `endpoint` event. Default 10 s. */
+  endpointTimeoutMs?: number;
+  reconnect?: Partial<SseReconnectPolicy>;
+  onreconnect?: (event: { attempt: number; delayMs: number; reason: string }) => void;
+  maxMessageBytes?: number;
+  name?: string;
+}
+
+const capabilities: TransportCapabilities = Object.freeze({
+  sendBeforeStart: false,
+  serverToClientRequests: true,
+  sessions: true,
+});
+
+function header(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The legacy HTTP+SSE transport (protocol 2024-11-05): a GET opens an event stream whose
+ * first `endpoint` event names where to POST messages; answers arrive on the stream.
+ */
+export class SseTransport implements Transport {
+  onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
+  onerror: ((error: Error) => void) | undefined;
+  onclose: ((cause?: Error) => void) | undefined;
+  readonly capabilities = capabilities;
+  readonly description: string;
+  readonly url: URL;
+
+  private readonly options: SseTransportOptions;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly policy: SseReconnectPolicy;
+  private readonly maxMessageBytes: number;
+  private readonly abort = new AbortController();
+  private endpoint: URL | undefined;
+  private endpointReady: Promise<URL> | undefined;
+  private state: 'new' | 'open' | 'closed' = 'new';
+
+  constructor(options: SseTransportOptions) {
+    this.options = options;
+    this.url = new URL(options.url);
+    this.description = options.name
+      ? `server "${options.name}"`
+      : `${this.url.origin}${this.url.pathname}`;
+    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.policy = { ...sseReconnectDefaults, ...options.reconnect };
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  /** Where messages are posted (the session), once the server said so. */
+  get sessionEndpoint(): string | undefined {
+    return this.endpoint?.href;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new')
+      throw new Error(`${this.description}: start() may be called only once`);
+    this.state = 'open';
+    try {
+      await this.open(true);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  private async authHeaders(): Promise<Record<string, string>> {
+    return {
+      ...this.options.headers,
+      ...(this.options.auth ? await this.options.auth.headers() : {}),
+    };
+  }
+
+  /** Opens the stream and waits for its endpoint; the stream is then read in the background. */
+  private async open(first: boolean, mayRetryAuth = true): Promise<void> {
+    const signal = this.abort.signal;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(this.url, {
+        method: 'GET',
+        dispatcher: this.dispatcher,
+        headers: { ...(await this.authHeaders()), accept: 'text/event-stream' },
+        signal,
+        headersTimeout: this.options.endpointTimeoutMs ?? 10_000,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      throw new HttpError(
+        `${this.description}: GET ${this.url.href} failed: ${(error as Error).message}`,
+        0,
+        this.url.href,
+        '',
+        {
+          cause: error,
+        },
+      );
+    }
+    if ((res.statusCode === 401 || res.statusCode === 403) && this.options.auth && mayRetryAuth) {
+      await res.body.dump();
+      const retry = await this.options.auth.onUnauthorized({
+        status: res.statusCode,
+        wwwAuthenticate: header(res.headers, 'www-authenticate'),
+        url: this.url.href,
+      });
+      if (retry) return this.open(first, false);
+    }
+    if (res.statusCode === 401 || res.statusCode === 403) {
+      const excerpt = (await res.body.text().catch(() => '')).slice(0, 500);
+      throw new UnauthorizedError(
+        `${this.description}: GET ${this.url.href} → ${res.statusCode}; the server needs authorization`,
+        res.statusCode,
+        this.url.href,
+        excerpt,
+        header(res.headers, 'www-authenticate'),
+      );
+    }
+    if (res.statusCode !== 200) {
+      const excerpt = (await res.body.text().catch(() => '')).slice(0, 500);
+      throw new HttpError(
+        `${this.description}: GET ${this.url.href} → ${res.statusCode}`,
+        res.statusCode,
+        this.url.href,
+        excerpt,
+      );
+    }
+    let resolveEndpoint!: (url: URL) => void;
+    let rejectEndpoint!: (error: Error) => void;
+    this.endpointReady = new Promise<URL>((resolve, reject) => {
+      resolveEndpoint = resolve;
+      rejectEndpoint = reject;
+    });
+    this.endpointReady.catch(() => {});
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.event === 'endpoint') {
+          let url: URL;
+          try {
+            url = new URL(event.data.trim(), this.url);
+          } catch {
+            rejectEndpoint(
+              new TransportError(
+                `${this.description}: the endpoint event is not a URL: ${event.data.slice(0, 100)}`,
+              ),
+            );
+            return;
+          }
+          if (url.origin !== this.url.origin) {
+            rejectEndpoint(
+              new TransportError(
+                `${this.description}: refusing endpoint ${url.origin}: it is not the origin of ${this.url.href}`,
+              ),
+            );
+            return;
+          }
+          this.endpoint = url;
+          resolveEndpoint(url);
+          return;
+        }
+        if (event.event !== undefined && event.event !== 'message') return;
+        if (event.data.length > this.maxMessageBytes) {
+          this.onerror?.(
+            new MessageTooLargeError(
+              `${this.description}: an event exceeds ${this.maxMessageBytes} bytes; dropped`,
+              this.maxMessageBytes,
+            ),
+          );
+          return;
+        }
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch (cause) {
+          this.onerror?.(
+            new ParseError(
+              `${this.description}: an event's data is not JSON`,
+              event.data.slice(0, 200),
+              { cause },
+            ),
+          );
+          return;
+        }
+        // A stream that delivers is healthy again: a later drop starts counting afresh.
+        this.attempts = 0;
+        dispatchParsed(
+          value,
+          (m) => this.onmessage?.(m),
+          (e) => this.onerror?.(e),
+        );
+      },
+    });
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body)
+        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+    })();
+    reading.then(
+      () => this.dropped('the event stream ended'),
+      (error: unknown) => this.dropped((error as Error).message),
+    );
+    const timeoutMs = this.options.endpointTimeoutMs ?? 10_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new TransportError(
+              `${this.description}: no endpoint event within ${timeoutMs} ms from ${this.url.href}`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([
+        this.endpointReady,
+        timeout,
+        reading.then(() =>
+          Promise.reject(
+            new ConnectionClosedError(
+              `${this.description}: the event stream ended before the endpoint event`,
+            ),
+          ),
+        ),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+    void first;
+  }
+
+  private reconnecting = false;
+  private attempts = 0;
+
+  private async dropped(reason: string): Promise<void> {
+    if (this.state !== 'open' || this.reconnecting || !this.endpoint) return;
+    this.reconnecting = true;
+    this.endpoint = undefined;
+    while (this.state === 'open' && this.attempts < this.policy.maxAttempts) {
+      this.attempts++;
+      const delayMs = Math.min(
+        this.policy.maxDelayMs,
+        this.policy.initialDelayMs * this.policy.growthFactor ** (this.attempts - 1),
+      );
+      this.options.onreconnect?.({ attempt: this.attempts, delayMs, reason });
+      await new Promise((r) => setTimeout(r, delayMs));
+      if (this.state !== 'open') return;
+      try {
+        await this.open(false);
+        this.reconnecting = false;
+        return;
+      } catch (error) {
+        reason = (error as Error).message;
+      }
+    }
+    this.reconnecting = false;
+    if (this.state === 'open')
+      await this.closeWith(
+        new ConnectionClosedError(`${this.description}: event stream lost: ${reason}`),
+      );
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.state !== 'open')
+      throw new ConnectionClosedError(
+        `${this.description}: cannot send, the transport is ${this.state}`,
+      );
+    const endpoint = this.endpoint ?? (await this.endpointReady);
+    if (!endpoint) throw new ConnectionClosedError(`${this.description}: no endpoint to send to`);
+    await this.post(endpoint, message, true);
+  }
+
+  private async post(endpoint: URL, message: JsonRpcMessage, mayRetryAuth: boolean): Promise<void> {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(endpoint, {
+        method: 'POST',
+        dispatcher: this.dispatcher,
+        headers: { ...(await this.authHeaders()), 'content-type': 'application/json' },
+        body: JSON.stringify(message),
+        signal: this.abort.signal,
+      });
+    } catch (error) {
+      throw new HttpError(
+        `${this.description}: POST ${endpoint.href} failed: ${(error as Error).message}`,
+        0,
+        endpoint.href,
+        '',
+        {
+          cause: error,
+        },
+      );
+    }
+    const status = res.statusCode;
+    const excerpt =
+      status >= 300
+        ? (await res.body.text().catch(() => '')).slice(0, 500)
+        : (await res.body.dump(), '');
+    if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
+      const retry = await this.options.auth.onUnauthorized({
+        status,
+        wwwAuthenticate: header(res.headers, 'www-authenticate'),
+        url: endpoint.href,
+      });
+      if (retry) return this.post(endpoint, message, false);
+    }
+    if (status === 401 || status === 403) {
+      throw new UnauthorizedError(
+        `${this.description}: POST ${endpoint.href} → ${status}; the server needs authorization`,
+        status,
+        endpoint.href,
+        excerpt,
+        header(res.headers, 'www-authenticate'),
+      );
+    }
+    if (status < 200 || status >= 300) {
+      throw new HttpError(
+        `${this.description}: POST ${endpoint.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
+        status,
+        endpoint.href,
+        excerpt,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.closeWith(undefined);
+  }
+
+  private async closeWith(cause: Error | undefined): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.abort.abort();
+    if (this.ownsDispatcher) await this.dispatcher.close().catch(() => {});
+    this.onclose?.(cause);
+  }
+}

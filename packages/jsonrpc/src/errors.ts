@@ -71,7 +71,7 @@ function hasCode(value: unknown, code: string): boolean {
 
 /** A request got no answer within its time budget. */
 export class TimeoutError extends McpkitError {
-  override readonly name = 'TimeoutError';
+  override readonly name: string = 'TimeoutError';
   readonly timeoutMs: number;
   constructor(message: string, timeoutMs: number, options?: McpkitErrorOptions) {
     super(ErrorCode.Timeout, message, options);
@@ -84,7 +84,7 @@ export class TimeoutError extends McpkitError {
 
 /** The connection closed (or was never open) while a request was pending. */
 export class ConnectionClosedError extends McpkitError {
-  override readonly name = 'ConnectionClosedError';
+  override readonly name: string = 'ConnectionClosedError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ErrorCode.ConnectionClosed, message, options);
   }
@@ -95,7 +95,7 @@ export class ConnectionClosedError extends McpkitError {
 
 /** A single message exceeded the configured maximum size. */
 export class MessageTooLargeError extends McpkitError {
-  override readonly name = 'MessageTooLargeError';
+  override readonly name: string = 'MessageTooLargeError';
   readonly limitBytes: number;
   /** The id of the dropped message when it could be read from its first or last bytes. */
   readonly id: string | number | null;
@@ -115,7 +115,7 @@ export class MessageTooLargeError extends McpkitError {
 
 /** An operation was aborted without an abort reason of its own. */
 export class AbortedError extends McpkitError {
-  override readonly name = 'AbortedError';
+  override readonly name: string = 'AbortedError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ErrorCode.Aborted, message, options);
   }
@@ -126,7 +126,7 @@ export class AbortedError extends McpkitError {
 
 /** Bytes that are not JSON arrived where a message was expected. */
 export class ParseError extends McpkitError {
-  override readonly name = 'ParseError';
+  override readonly name: string = 'ParseError';
   /** The start of the offending text (at most 200 characters). */
   readonly excerpt: string;
   constructor(message: string, excerpt: string, options?: McpkitErrorOptions) {
@@ -140,7 +140,7 @@ export class ParseError extends McpkitError {
 
 /** Valid JSON that is not a JSON-RPC 2.0 message. */
 export class InvalidMessageError extends McpkitError {
-  override readonly name = 'InvalidMessageError';
+  override readonly name: string = 'InvalidMessageError';
   /** The id of the offending message when it had a usable one (so it can be answered). */
   readonly id: string | number | null;
   constructor(message: string, id: string | number | null, options?: McpkitErrorOptions) {
@@ -162,7 +162,7 @@ export class TransportError extends McpkitError {
 
 /** A JSON-RPC error response from the peer. Keeps the wire code and data. */
 export class RpcError extends McpkitError {
-  override readonly name = 'RpcError';
+  override readonly name: string = 'RpcError';
   /** The numeric JSON-RPC error code the peer sent. */
   readonly rpcCode: number;
   readonly data: unknown;
@@ -215,7 +215,7 @@ export class HttpError extends TransportError {
 
 /** 401/403 that the auth layer could not (or was not there to) fix: the server needs authorization. */
 export class UnauthorizedError extends HttpError {
-  override readonly name = 'UnauthorizedError';
+  override readonly name: string = 'UnauthorizedError';
   readonly wwwAuthenticate: string | undefined;
   constructor(
     message: string,
@@ -231,7 +231,7 @@ export class UnauthorizedError extends HttpError {
 
 /** The server no longer knows our session (404 to a request that carried a session id). */
 export class SessionExpiredError extends HttpError {
-  override readonly name = 'SessionExpiredError';
+  override readonly name: string = 'SessionExpiredError';
   readonly sessionId: string;
   constructor(message: string, url: string, sessionId: string, bodyExcerpt: string) {
     super(message, 404, url, bodyExcerpt, { code: ErrorCode.SessionExpired });

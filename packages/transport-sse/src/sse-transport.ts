@@ -299,6 +299,9 @@ export class SseTransport implements Transport {
         return;
       } catch (error) {
         reason = (error as Error).message;
+        // The server is not there at all: no point in waiting for more attempts.
+        const code = ((error as { cause?: { code?: string } }).cause?.code ?? '') as string;
+        if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH') break;
       }
     }
     this.reconnecting = false;

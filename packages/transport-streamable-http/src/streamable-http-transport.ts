@@ -339,11 +339,15 @@ export class StreamableHttpTransport implements Transport {
       });
       await sleep(delayMs, signal);
       if (signal.aborted) return;
-      current = await this.openGet(state.lastEventId, signal).catch((error: unknown) => {
-        if (!signal.aborted) this.onerror?.(error as Error);
-        return undefined;
-      });
-      if (!current) current = emptyStream();
+      try {
+        current = (await this.openGet(state.lastEventId, signal)) ?? emptyStream();
+      } catch (error) {
+        if (signal.aborted) return;
+        // The server is not there at all: fail now rather than after every back-off.
+        if (isUnreachable(error)) throw this.networkError('GET', error);
+        this.onerror?.(error as Error);
+        current = emptyStream();
+      }
     }
   }
 
@@ -506,6 +510,19 @@ export class StreamableHttpTransport implements Transport {
 }
 
 async function* emptyStream(): AsyncIterable<Buffer> {}
+
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+function isUnreachable(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return UNREACHABLE.has(e?.code ?? '') || UNREACHABLE.has(e?.cause?.code ?? '');
+}
 
 async function excerptOf(body: Dispatcher.ResponseData['body']): Promise<string> {
   try {

@@ -1,0 +1,6 @@
+export {
+  WebSocketClosedError,
+  WebSocketTransport,
+  type WebSocketTransportOptions,
+  websocketDefaults,
+} from './websocket-transport.js';

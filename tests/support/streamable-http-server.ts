@@ -27,6 +27,8 @@ export interface StreamableHttpServerOptions {
   dropFirstResponseStreamAfter?: number;
   /** The `retry` field sent on response streams, in ms. */
   retryMs?: number;
+  /** Start a session on any first message, not only `initialize` (for raw JSON-RPC tests). */
+  anyMessageStartsSession?: boolean;
 }
 
 interface Stream {
@@ -192,7 +194,10 @@ export class StreamableHttpTestServer {
     });
     const message = JSON.parse(body) as JsonRpcMessage;
     let session = sessionId ? this.sessions.get(sessionId) : undefined;
-    if ('method' in message && message.method === 'initialize') {
+    if (
+      ('method' in message && message.method === 'initialize') ||
+      (!sessionId && this.options.anyMessageStartsSession)
+    ) {
       session = new Session(this);
       this.sessions.set(session.id, session);
       this.initializeCount++;

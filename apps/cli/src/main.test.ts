@@ -264,4 +264,27 @@ describe('mcpkit CLI', () => {
       type: 'http',
     });
   });
+
+  it('remote servers from the config: Streamable HTTP and legacy SSE against server-everything', async () => {
+    const { startEverythingHttp } = await import('../../../tests/support/everything-http.js');
+    const http = await startEverythingHttp('streamableHttp');
+    const sse = await startEverythingHttp('sse');
+    try {
+      const file = configFile('remote.mcp.json', {
+        mcpServers: {
+          web: { type: 'http', url: `${http.base}/mcp` },
+          legacy: { type: 'sse', url: `${sse.base}/sse` },
+        },
+      });
+      const r = await run('--config', file, 'call', 'web', 'get-sum', '{"a":2,"b":3}');
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/\b5\b/);
+      const servers = await run('--config', file, 'servers');
+      expect(servers.stdout).toMatch(/legacy\s+connected/);
+      expect(servers.stdout).toMatch(/web\s+connected/);
+    } finally {
+      await http.close();
+      await sse.close();
+    }
+  });
 });

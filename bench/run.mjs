@@ -100,6 +100,15 @@ results.figures.sdkServer = {
   mcpkit: repeat(runs(3), () => worker('mcpkit', 'latency', 'sdk')),
   'sdk-v1': repeat(runs(3), () => worker('sdk-v1', 'latency', 'sdk')),
 };
+const httpClients = ['http-floor', 'http-mcpkit', 'http-sdk-v1'];
+results.figures.http = {};
+for (const client of httpClients) {
+  log(`[${client}] Streamable HTTP latency and throughput`);
+  results.figures.http[client] = {
+    latency: repeat(runs(3), () => worker(client, 'latency', 'http')),
+    throughput: repeat(runs(3), () => worker(client, 'throughput', 'http')),
+  };
+}
 log('[import cost]');
 const base = importCost('0');
 results.figures.importMs = {
@@ -200,15 +209,80 @@ const extra = [
   `Against a server built with the SDK (McpServer over stdio): sequential p50 mcpkit ${fmt(F.sdkServer.mcpkit.p50Us)} µs vs SDK v1 ${fmt(F.sdkServer['sdk-v1'].p50Us)} µs; client CPU per call ${fmt(F.sdkServer.mcpkit.cpuPerCallUs)} µs vs ${fmt(F.sdkServer['sdk-v1'].cpuPerCallUs)} µs.`,
   `Memory growth for the result (peak RSS − RSS before the call), mcpkit: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.mcpkit[`big${s}`].peakRssMb - F.mcpkit[`big${s}`].rssBeforeMb)} MB`).join(', ')}; floor: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.floor[`big${s}`].peakRssMb - F.floor[`big${s}`].rssBeforeMb)} MB`).join(', ')}.`,
 ];
-const targetLines = targets.map(
-  (t) =>
-    `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value === undefined ? 'n/a' : `${t.value.toFixed(2)}×`} (target ${t.what})`,
-);
+const targetLines = () =>
+  targets.map(
+    (t) =>
+      `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value === undefined ? 'n/a' : t.count ? String(t.value) : `${t.value.toFixed(2)}×`} (target ${t.what})`,
+  );
+const H = F.http;
+const httpRows = [];
+function httpRow(label, scenario, key, { floorTarget, sdkTarget, lowerIsBetter = true } = {}) {
+  const v = Object.fromEntries(httpClients.map((c) => [c, H[c][scenario]]));
+  const ours = v['http-mcpkit']?.[key];
+  const rf = ratio(ours, v['http-floor']?.[key]);
+  const rs = ratio(ours, v['http-sdk-v1']?.[key]);
+  httpRows.push([
+    label,
+    ...httpClients.map((c) => cell(v[c], key)),
+    rf === undefined ? '' : `${rf.toFixed(2)}×`,
+    rs === undefined ? '' : `${rs.toFixed(2)}×`,
+  ]);
+  if (floorTarget !== undefined)
+    targets.push({
+      label: `HTTP ${label}`,
+      what: `≤ ${floorTarget}× node:http floor`,
+      value: rf,
+      met: rf !== undefined && rf <= floorTarget,
+    });
+  if (sdkTarget !== undefined) {
+    const met = rs !== undefined && (lowerIsBetter ? rs <= sdkTarget : rs >= sdkTarget);
+    targets.push({
+      label: `HTTP ${label}`,
+      what: `${lowerIsBetter ? '≤' : '≥'} ${sdkTarget}× SDK v1`,
+      value: rs,
+      met,
+    });
+  }
+}
+httpRow('sequential tools/call p50 (µs)', 'latency', 'p50Us');
+httpRow('client CPU per call, sequential (µs)', 'latency', 'cpuPerCallUs', { floorTarget: 2 });
+httpRow('client CPU per call, 64 in flight (µs)', 'throughput', 'cpuPerCallUs', { floorTarget: 2 });
+httpRow('throughput, 64 in flight (calls/s)', 'throughput', 'callsPerSec', {
+  lowerIsBetter: false,
+  sdkTarget: 4,
+});
+const warnings = (c) =>
+  (H[c].latency.listenerWarnings ?? 0) + (H[c].throughput.listenerWarnings ?? 0);
+httpRows.push([
+  'MaxListenersExceededWarning (median run, both scenarios)',
+  ...httpClients.map((c) => String(warnings(c))),
+  '',
+  '',
+]);
+targets.push({
+  label: 'HTTP listener-leak warnings',
+  what: '0 in every run',
+  value: warnings('http-mcpkit'),
+  met: warnings('http-mcpkit') === 0,
+  count: true,
+});
+const httpHeader = [
+  'Streamable HTTP (median of runs)',
+  'node:http floor',
+  'mcpkit',
+  'sdk-v1',
+  'mcpkit / floor',
+  'mcpkit / SDK v1',
+];
+const httpTable = [httpHeader, httpHeader.map(() => '---'), ...httpRows]
+  .map((r) => `| ${r.join(' | ')} |`)
+  .join('\n');
+results.httpTable = httpTable;
 results.table = table;
 results.targets = targets;
 
 const m = results.machine;
-const text = `mcpkit benchmark, ${results.date.slice(0, 10)}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, Node ${m.node}${quick ? ' (quick)' : ''}\n\n${table}\n\n${extra.join('\n')}\n\nTargets:\n${targetLines.join('\n')}\n`;
+const text = `mcpkit benchmark, ${results.date.slice(0, 10)}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, Node ${m.node}${quick ? ' (quick)' : ''}\n\n${table}\n\n${extra.join('\n')}\n\n${httpTable}\n\nTargets:\n${targetLines().join('\n')}\n`;
 mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(text);

@@ -9,9 +9,33 @@ const servers = {
   echo: path.join(here, 'servers/echo-server.mjs'),
   sdk: path.join(here, 'servers/sdk-server.mjs'),
 };
-const { open } = await import(`./clients/${clientName}.mjs`);
+const { open: openClient } = await import(`./clients/${clientName}.mjs`);
 const serverArgs = [servers[serverName]];
 const options = { liftCap: liftCapArg === 'liftCap' };
+
+// Listener leaks show up as MaxListenersExceededWarning: count them.
+let listenerWarnings = 0;
+process.on('warning', (w) => {
+  if (w.name === 'MaxListenersExceededWarning') listenerWarnings++;
+});
+
+// For HTTP clients, the server runs in its own process and `open` gets its URL.
+let httpServer;
+let httpUrl;
+if (serverName === 'http') {
+  const { spawn } = await import('node:child_process');
+  httpServer = spawn(process.execPath, [path.join(here, 'servers/http-echo-server.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  httpUrl = await new Promise((resolve) => {
+    httpServer.stdout.on('data', (c) => {
+      const m = /PORT (\d+)/.exec(c.toString());
+      if (m) resolve(`http://127.0.0.1:${m[1]}/mcp`);
+    });
+  });
+}
+const open = (command, args, opts) =>
+  httpUrl ? openClient(httpUrl) : openClient(command, args, opts);
 
 const cpu = () => {
   const u = process.cpuUsage();
@@ -111,5 +135,7 @@ async function big() {
 
 const scenarios = { latency, throughput, connect, big };
 const result = await scenarios[scenario]();
+if (serverName === 'http') result.listenerWarnings = listenerWarnings;
+httpServer?.kill('SIGTERM');
 process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);

@@ -152,8 +152,13 @@ export class StreamableHttpTransport implements Transport {
       this.openStandalone();
   }
 
-  private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
-    const auth = this.options.auth ? await this.options.auth.headers() : {};
+  private headers(extra: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
+    // Without an auth hook there is nothing to wait for: no promise on the hot path.
+    if (!this.options.auth) return this.buildHeaders({}, extra);
+    return Promise.resolve(this.options.auth.headers()).then((auth) => this.buildHeaders(auth, extra));
+  }
+
+  private buildHeaders(auth: Record<string, string>, extra: Record<string, string>): Record<string, string> {
     const h: Record<string, string> = { ...this.options.headers, ...auth, ...extra };
     if (this._sessionId) h['mcp-session-id'] = this._sessionId;
     if (this.protocolVersion) h['mcp-protocol-version'] = this.protocolVersion;
@@ -237,7 +242,11 @@ export class StreamableHttpTransport implements Transport {
       return;
     }
     if (type.startsWith('application/json')) {
-      const text = await readLimited(res.body, this.maxMessageBytes, this.description);
+      const length = Number(header(res.headers, 'content-length'));
+      const text =
+        Number.isFinite(length) && length <= this.maxMessageBytes
+          ? await res.body.text()
+          : await readLimited(res.body, this.maxMessageBytes, this.description);
       this.deliverText(text);
       return;
     }
@@ -489,6 +498,8 @@ export class StreamableHttpTransport implements Transport {
     const wasOpen = this.state === 'open';
     this.state = 'closed';
     this.abort.abort();
+    for (const controller of this.responseStreams.values()) controller.abort();
+    this.responseStreams.clear();
     if (wasOpen && this._sessionId) {
       // Tell the server the session is over; 405 means it does not support that.
       try {

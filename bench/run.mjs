@@ -27,6 +27,8 @@ function worker(client, scenario, server = 'echo', ...extra) {
       encoding: 'utf8',
       timeout: 300_000,
       cwd: here,
+      // Some clients flood stderr with warnings (thousands of lines): keep them all.
+      maxBuffer: 512 * 1024 * 1024,
     },
   );
   const line = r.stdout.trim().split('\n').pop();

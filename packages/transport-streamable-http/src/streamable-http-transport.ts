@@ -152,13 +152,20 @@ export class StreamableHttpTransport implements Transport {
       this.openStandalone();
   }
 
-  private headers(extra: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
+  private headers(
+    extra: Record<string, string>,
+  ): Record<string, string> | Promise<Record<string, string>> {
     // Without an auth hook there is nothing to wait for: no promise on the hot path.
     if (!this.options.auth) return this.buildHeaders({}, extra);
-    return Promise.resolve(this.options.auth.headers()).then((auth) => this.buildHeaders(auth, extra));
+    return Promise.resolve(this.options.auth.headers()).then((auth) =>
+      this.buildHeaders(auth, extra),
+    );
   }
 
-  private buildHeaders(auth: Record<string, string>, extra: Record<string, string>): Record<string, string> {
+  private buildHeaders(
+    auth: Record<string, string>,
+    extra: Record<string, string>,
+  ): Record<string, string> {
     const h: Record<string, string> = { ...this.options.headers, ...auth, ...extra };
     if (this._sessionId) h['mcp-session-id'] = this._sessionId;
     if (this.protocolVersion) h['mcp-protocol-version'] = this.protocolVersion;

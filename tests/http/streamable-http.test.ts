@@ -1,10 +1,5 @@
 import { McpClient } from '@mcpkit/client';
-import {
-  HttpError,
-  type JsonRpcPeer,
-  SessionExpiredError,
-  UnauthorizedError,
-} from '@mcpkit/jsonrpc';
+import { HttpError, JsonRpcPeer, SessionExpiredError, UnauthorizedError } from '@mcpkit/jsonrpc';
 import { type ReconnectEvent, StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEverythingHttp } from '../support/everything-http.js';
@@ -214,5 +209,68 @@ describe('Streamable HTTP against a test server', () => {
       /^server "down": POST http:\/\/127\.0\.0\.1:9\/mcp failed: ECONNREFUSED/,
     );
     await down.close();
+  });
+});
+
+describe('Streamable HTTP, 2026-07-28 binding (transport level)', () => {
+  it('mirrors method, name and parameters into headers; cancelling closes the stream and posts nothing', async () => {
+    await using server = await startStreamableHttpServer({
+      anyMessageStartsSession: true,
+      setup: minimalMcpServer((peer: JsonRpcPeer) => {
+        peer.setRequestHandler('hang', () => new Promise(() => {}));
+      }),
+    });
+    const transport = new StreamableHttpTransport({
+      url: server.url,
+      paramHeaders: (m) =>
+        'method' in m && m.method === 'tools/call' ? { 'mcp-param-region': 'us-west1' } : undefined,
+    });
+    transport.setProtocolVersion('2026-07-28');
+    const peer = new JsonRpcPeer(transport);
+    await peer.start();
+    await peer.request('tools/call', { name: 'wetter-größe', arguments: { region: 'us-west1' } });
+    const post = server.requests.filter((r) => r.method === 'POST').at(-1)!;
+    expect(post.headers['mcp-method']).toBe('tools/call');
+    expect(post.headers['mcp-name']).toBe(
+      `=?base64?${Buffer.from('wetter-größe').toString('base64')}?=`,
+    );
+    expect(post.headers['mcp-param-region']).toBe('us-west1');
+    expect(post.headers['mcp-protocol-version']).toBe('2026-07-28');
+
+    const controller = new AbortController();
+    const pending = peer.request('hang', {}, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+    for (let i = 0; i < 100 && server.abandonedStreams === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(server.abandonedStreams).toBe(1);
+    expect(server.posted).not.toContain('notifications/cancelled');
+    await peer.close();
+  });
+
+  it('before 2026-07-28 the legacy way stays: notifications/cancelled is posted, and no Mcp-Method header', async () => {
+    await using server = await startStreamableHttpServer({
+      setup: minimalMcpServer((peer: JsonRpcPeer) => {
+        peer.setRequestHandler('hang', () => new Promise(() => {}));
+      }),
+    });
+    const client = new McpClient();
+    await client.connect(new StreamableHttpTransport({ url: server.url }));
+    const controller = new AbortController();
+    const pending = client.call(
+      'hang',
+      {},
+      (await import('@mcpkit/protocol/schemas')).ResultSchema,
+      { signal: controller.signal },
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+    for (let i = 0; i < 100 && !server.posted.includes('notifications/cancelled'); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(server.posted).toContain('notifications/cancelled');
+    expect(server.requests.every((r) => r.headers['mcp-method'] === undefined)).toBe(true);
+    await client.close();
   });
 });

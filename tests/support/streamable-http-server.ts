@@ -113,6 +113,10 @@ export class StreamableHttpTestServer {
   getCount = 0;
   dropped = false;
   readonly requests: Array<{ method: string; headers: IncomingMessage['headers'] }> = [];
+  /** JSON-RPC methods of every POSTed message, in order. */
+  readonly posted: string[] = [];
+  /** Response streams the client closed before their response was sent. */
+  abandonedStreams = 0;
   url = '';
   private readonly http = createServer((req, res) => {
     this.handle(req, res).catch((error) => {
@@ -193,6 +197,7 @@ export class StreamableHttpTestServer {
       req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
     });
     const message = JSON.parse(body) as JsonRpcMessage;
+    this.posted.push('method' in message ? message.method : 'response');
     let session = sessionId ? this.sessions.get(sessionId) : undefined;
     if (
       ('method' in message && message.method === 'initialize') ||
@@ -229,6 +234,9 @@ export class StreamableHttpTestServer {
       session!.history.push({ id: primeId, key, data: '' });
       res.write(`id: ${primeId}\ndata:\n\n`);
       session!.streams.set(key, { res, json: false });
+      res.on('close', () => {
+        if (!res.writableEnded) this.abandonedStreams++;
+      });
     }
     deliver();
   }

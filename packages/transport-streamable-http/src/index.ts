@@ -5,6 +5,13 @@ export {
   reconnectDelay,
 } from './reconnect.js';
 export {
+  decodeHeaderValue,
+  encodeHeaderValue,
+  invalidParamHeaders,
+  standardRequestHeaders,
+  toolParamHeaders,
+} from './request-headers.js';
+export {
   StreamableHttpTransport,
   type StreamableHttpTransportOptions,
 } from './streamable-http-transport.js';

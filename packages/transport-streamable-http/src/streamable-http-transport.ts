@@ -22,6 +22,7 @@ import {
   reconnectDefaults,
   reconnectDelay,
 } from './reconnect.js';
+import { standardRequestHeaders } from './request-headers.js';
 import { readSse } from './sse-stream.js';
 
 export interface StreamableHttpTransportOptions {
@@ -42,7 +43,15 @@ export interface StreamableHttpTransportOptions {
   name?: string;
   /** Resume an existing session. */
   sessionId?: string;
+  /**
+   * 2026-07-28: extra `Mcp-Param-*` headers for a message (the client knows the tools'
+   * schemas; see `toolParamHeaders`).
+   */
+  paramHeaders?: (message: JsonRpcMessage) => Record<string, string> | undefined;
 }
+
+/** The first protocol revision with the stateless HTTP binding. */
+const MODERN_HTTP = '2026-07-28';
 
 const capabilities: TransportCapabilities = Object.freeze({
   sendBeforeStart: false,
@@ -122,6 +131,11 @@ export class StreamableHttpTransport implements Transport {
     this.protocolVersion = version;
   }
 
+  /** The stateless binding (2026-07-28 and later) is in force. */
+  get modern(): boolean {
+    return this.protocolVersion !== undefined && this.protocolVersion >= MODERN_HTTP;
+  }
+
   resetSession(): void {
     this._sessionId = undefined;
     this.standaloneStarted = false;
@@ -134,9 +148,11 @@ export class StreamableHttpTransport implements Transport {
       );
     }
     // Cancelling a request also closes its response stream: nothing more will be read.
+    // From 2026-07-28 on, closing the stream *is* the cancellation: nothing is posted.
     if ('method' in message && message.method === 'notifications/cancelled') {
       const id = (message.params as { requestId?: JsonRpcId } | undefined)?.requestId;
       if (id !== undefined) this.responseStreams.get(id)?.abort();
+      if (this.modern) return;
     }
     const requestId = 'method' in message && 'id' in message ? message.id : undefined;
     const streamAbort = requestId === undefined ? undefined : new AbortController();
@@ -192,10 +208,16 @@ export class StreamableHttpTransport implements Transport {
       res = await request(this.url, {
         method: 'POST',
         dispatcher: this.dispatcher,
-        headers: await this.headers({
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        }),
+        headers: await this.headers(
+          this.modern
+            ? {
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+                ...standardRequestHeaders(message),
+                ...this.options.paramHeaders?.(message),
+              }
+            : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        ),
         body: JSON.stringify(message),
         signal,
         // Per-request timeouts belong to the JSON-RPC layer, which cancels; streams may be long.

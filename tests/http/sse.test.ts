@@ -62,7 +62,9 @@ describe('fallback against a Streamable HTTP server', () => {
 
 /** A tiny legacy SSE server whose endpoint event is set by the test. */
 async function sseServer(endpoint: (base: string) => string, closeAfterEndpoint = false) {
+  const seen: Array<{ method: string; trace: unknown }> = [];
   const server = createServer((req, res) => {
+    seen.push({ method: req.method ?? '', trace: req.headers['x-trace'] });
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(
@@ -76,6 +78,7 @@ async function sseServer(endpoint: (base: string) => string, closeAfterEndpoint 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
+    seen,
     url: `${base}/events`,
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
@@ -85,11 +88,16 @@ async function sseServer(endpoint: (base: string) => string, closeAfterEndpoint 
 }
 
 describe('legacy SSE endpoint handling', () => {
-  it('a relative endpoint resolves against the stream URL', async () => {
+  it('a relative endpoint resolves against the stream URL; custom headers go on the GET and the POSTs', async () => {
     await using s = await sseServer(() => '/post?session=1');
-    const t = new SseTransport({ url: s.url });
+    const t = new SseTransport({ url: s.url, headers: { 'x-trace': 'abc' } });
     await t.start();
     expect(t.sessionEndpoint).toBe(s.url.replace('/events', '/post?session=1'));
+    await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(s.seen).toEqual([
+      { method: 'GET', trace: 'abc' },
+      { method: 'POST', trace: 'abc' },
+    ]);
     await t.close();
   });
 

@@ -118,6 +118,8 @@ export class WebSocketTransport implements Transport {
       socket.once('unexpected-response', (_req, res) => {
         socket.off('error', fail);
         this.closed = true;
+        // terminate() during the handshake emits an error we already reported.
+        socket.on('error', () => {});
         socket.terminate();
         reject(
           new TransportError(

@@ -1,3 +1,4 @@
+export { type ClientHandlers, capabilitiesFor } from './client-handlers.js';
 export { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
 export {
   type CallOptions,

@@ -1,7 +1,12 @@
 import { ConnectionClosedError, JsonRpcPeer, RpcError } from '@mcpkit/jsonrpc';
 import { createInProcessPair } from '@mcpkit/transport-in-process';
 import { describe, expect, it } from 'vitest';
-import { InvalidResultError, McpClient, UnsupportedProtocolVersionError } from './index.js';
+import {
+  capabilitiesFor,
+  InvalidResultError,
+  McpClient,
+  UnsupportedProtocolVersionError,
+} from './index.js';
 
 /** A small real server on the other end of an in-process pair. */
 async function serve(
@@ -149,5 +154,57 @@ describe('McpClient', () => {
       'server "x": not connected; call connect() first',
     );
     await expect(client.callTool({ name: 'a' })).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('capabilities follow the handlers the host registers', () => {
+    expect(capabilitiesFor(undefined)).toEqual({});
+    expect(
+      capabilitiesFor(
+        {
+          sampling: () => ({ role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }),
+          samplingTools: true,
+          elicitation: () => ({ action: 'cancel' }),
+          elicitationModes: ['form', 'url'],
+          roots: () => [],
+        },
+        { experimental: { x: {} } },
+      ),
+    ).toEqual({
+      experimental: { x: {} },
+      sampling: { tools: {} },
+      elicitation: { form: {}, url: {} },
+      roots: { listChanged: true },
+    });
+  });
+
+  it('sends the derived capabilities, and a burst of list_changed notifications is heard once', async () => {
+    let declared: unknown;
+    let serverPeer: JsonRpcPeer | undefined;
+    const { clientEnd } = await serve((server) => {
+      serverPeer = server;
+      server.setRequestHandler(
+        'initialize',
+        (p: { protocolVersion: string; capabilities: unknown }) => {
+          declared = p.capabilities;
+          return {
+            protocolVersion: p.protocolVersion,
+            capabilities: {},
+            serverInfo: { name: 's', version: '1' },
+          };
+        },
+      );
+    });
+    const heard: string[] = [];
+    const client = new McpClient({
+      handlers: { roots: () => [] },
+      onlistchanged: (list) => heard.push(list),
+    });
+    await client.connect(clientEnd);
+    expect(declared).toEqual({ roots: { listChanged: true } });
+    for (let i = 0; i < 5; i++) await serverPeer!.notify('notifications/tools/list_changed');
+    await serverPeer!.notify('notifications/prompts/list_changed');
+    await new Promise((r) => setTimeout(r, 120));
+    expect(heard.sort()).toEqual(['prompts', 'tools']);
+    await client.close();
   });
 });

@@ -12,6 +12,7 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   ClientMethod,
+  type CompleteResult,
   fastCallToolResult,
   fastInitializeResult,
   fastListToolsResult,
@@ -21,6 +22,8 @@ import {
   isLegacyVersion,
   LATEST_LEGACY_VERSION,
   LEGACY_VERSIONS,
+  type LoggingLevel,
+  type LoggingMessageParams,
   Notification,
   type Prompt,
   type ReadResourceResult,
@@ -46,9 +49,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An empty result (ping, setLevel, subscribe): an object whose `_meta`, if any, is an object. */
+const fastEmpty = (v: unknown): Record<string, unknown> | undefined => fastEmptyResult(v);
 const fastEmptyResult = (v: unknown): Record<string, unknown> | undefined =>
   isRecord(v) && (v._meta === undefined || isRecord(v._meta)) ? v : undefined;
 
+import { type ClientHandlers, capabilitiesFor, registerClientHandlers } from './client-handlers.js';
 import { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
 
 /** Defaults a host may read and override. */
@@ -73,7 +78,21 @@ export interface McpClientOptions {
   maxPages?: number;
   /** Check results against the protocol schemas. Default true. */
   validateResults?: boolean;
+  /** Sampling, elicitation and roots: each handler given declares its capability. */
+  handlers?: ClientHandlers;
+  /** `notifications/message` from the server. */
+  onlog?: (params: LoggingMessageParams) => void;
+  /** A list changed on the server (debounced per list, 50 ms). */
+  onlistchanged?: (list: 'tools' | 'prompts' | 'resources') => void;
+  /** A subscribed resource changed. */
+  onresourceupdated?: (uri: string) => void;
 }
+
+const LIST_CHANGED: Record<string, 'tools' | 'prompts' | 'resources'> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+};
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -152,6 +171,31 @@ export class McpClient {
     peer.onclose = (cause) => this.onclose?.(cause);
     peer.fallbackNotificationHandler = (n) => this.onnotification?.(n);
     peer.setRequestHandler(ServerMethod.Ping, () => ({}));
+    registerClientHandlers(peer, this.options.handlers);
+    const o = this.options;
+    if (o.onlog)
+      peer.setNotificationHandler(Notification.Message, (p: LoggingMessageParams) => o.onlog!(p));
+    if (o.onresourceupdated) {
+      peer.setNotificationHandler(Notification.ResourceUpdated, (p: { uri: string }) =>
+        o.onresourceupdated!(p.uri),
+      );
+    }
+    if (o.onlistchanged) {
+      const timers = new Map<string, ReturnType<typeof setTimeout>>();
+      for (const [method, list] of Object.entries(LIST_CHANGED)) {
+        peer.setNotificationHandler(method, () => {
+          // Servers often send bursts; the host hears once.
+          clearTimeout(timers.get(list));
+          timers.set(
+            list,
+            setTimeout(() => {
+              timers.delete(list);
+              o.onlistchanged!(list);
+            }, 50),
+          );
+        });
+      }
+    }
 
     try {
       await peer.start();
@@ -173,7 +217,7 @@ export class McpClient {
       ClientMethod.Initialize,
       {
         protocolVersion: requested,
-        capabilities: this.options.capabilities ?? {},
+        capabilities: capabilitiesFor(this.options.handlers, this.options.capabilities),
         clientInfo: this.options.clientInfo ?? clientDefaults.clientInfo,
       },
       {
@@ -225,6 +269,48 @@ export class McpClient {
   }
 
   private renewing: Promise<void> | undefined;
+
+  /** `resources/subscribe`: `onresourceupdated` hears of changes. */
+  async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    await this.requestChecked(ClientMethod.Subscribe, { uri }, 'ResultSchema', fastEmpty, options);
+  }
+
+  async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    await this.requestChecked(
+      ClientMethod.Unsubscribe,
+      { uri },
+      'ResultSchema',
+      fastEmpty,
+      options,
+    );
+  }
+
+  /** `logging/setLevel`: the least severe level the server should send. */
+  async setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
+    await this.requestChecked(ClientMethod.SetLevel, { level }, 'ResultSchema', fastEmpty, options);
+  }
+
+  /** `completion/complete` for a prompt argument or a resource template variable. */
+  complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options?: CallOptions,
+  ): Promise<CompleteResult> {
+    const params = context ? { ref, argument, context } : { ref, argument };
+    return this.requestChecked(
+      ClientMethod.Complete,
+      params,
+      'CompleteResultSchema',
+      undefined,
+      options,
+    ) as Promise<CompleteResult>;
+  }
+
+  /** Tells the server the roots changed (it will ask `roots/list` again). */
+  notifyRootsChanged(): Promise<void> {
+    return this.connectedPeer().notify(Notification.RootsListChanged);
+  }
 
   async close(): Promise<void> {
     await this.peer?.close();

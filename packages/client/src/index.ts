@@ -7,3 +7,4 @@ export {
   McpClient,
   type McpClientOptions,
 } from './mcp-client.js';
+export { OutputSchemaError } from './output-schema.js';

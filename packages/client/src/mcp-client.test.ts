@@ -5,6 +5,7 @@ import {
   capabilitiesFor,
   InvalidResultError,
   McpClient,
+  OutputSchemaError,
   UnsupportedProtocolVersionError,
 } from './index.js';
 
@@ -205,6 +206,55 @@ describe('McpClient', () => {
     await serverPeer!.notify('notifications/prompts/list_changed');
     await new Promise((r) => setTimeout(r, 120));
     expect(heard.sort()).toEqual(['prompts', 'tools']);
+    await client.close();
+  });
+
+  it("structuredContent is validated against the tool's outputSchema (JSON Schema 2020-12)", async () => {
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('tools/list', () => ({
+        tools: [
+          {
+            name: 'weather',
+            inputSchema: { type: 'object' },
+            outputSchema: {
+              type: 'object',
+              properties: { temperature: { type: 'number' }, unit: { enum: ['C', 'F'] } },
+              required: ['temperature'],
+            },
+          },
+          { name: 'plain', inputSchema: { type: 'object' } },
+        ],
+      }));
+      server.setRequestHandler('tools/call', (p: { name: string; arguments: { mode: string } }) => {
+        const structured =
+          p.arguments.mode === 'good'
+            ? { temperature: 21.5, unit: 'C' }
+            : p.arguments.mode === 'bad'
+              ? { temperature: 'warm' }
+              : undefined;
+        return {
+          content: [{ type: 'text', text: 'x' }],
+          ...(structured ? { structuredContent: structured } : {}),
+          ...(p.arguments.mode === 'error' ? { isError: true } : {}),
+        };
+      });
+    });
+    const client = new McpClient({ name: 'wx' });
+    await client.connect(clientEnd);
+    await client.listTools();
+    const call = (mode: string, name = 'weather') => client.callTool({ name, arguments: { mode } });
+    expect((await call('good')).structuredContent).toEqual({ temperature: 21.5, unit: 'C' });
+    const bad = await call('bad').catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(OutputSchemaError);
+    expect((bad as Error).message).toBe(
+      'server "wx": tool "weather" returned structuredContent that does not match its outputSchema: /temperature must be number',
+    );
+    await expect(call('none')).rejects.toThrow(
+      'no structuredContent although it declares an outputSchema',
+    );
+    // An error result is not held to the schema, and tools without one are not checked.
+    expect((await call('error')).isError).toBe(true);
+    expect((await call('bad', 'plain')).structuredContent).toEqual({ temperature: 'warm' });
     await client.close();
   });
 });

@@ -55,6 +55,7 @@ const fastEmptyResult = (v: unknown): Record<string, unknown> | undefined =>
 
 import { type ClientHandlers, capabilitiesFor, registerClientHandlers } from './client-handlers.js';
 import { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
+import { OutputSchemas } from './output-schema.js';
 
 /** Defaults a host may read and override. */
 export const clientDefaults = Object.freeze({
@@ -78,6 +79,8 @@ export interface McpClientOptions {
   maxPages?: number;
   /** Check results against the protocol schemas. Default true. */
   validateResults?: boolean;
+  /** Check `structuredContent` against the tool's `outputSchema` (JSON Schema 2020-12). Default true. */
+  validateOutputSchemas?: boolean;
   /** Sampling, elicitation and roots: each handler given declares its capability. */
   handlers?: ClientHandlers;
   /** `notifications/message` from the server. */
@@ -269,6 +272,7 @@ export class McpClient {
   }
 
   private renewing: Promise<void> | undefined;
+  private readonly outputSchemas = new OutputSchemas();
 
   /** `resources/subscribe`: `onresourceupdated` hears of changes. */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
@@ -329,22 +333,28 @@ export class McpClient {
   /** All tools, following `nextCursor` across pages. */
   async listTools(options?: CallOptions): Promise<Tool[]> {
     if (!this.serverOffers('tools')) return [];
-    return this.listAll(
+    const tools: Tool[] = await this.listAll<'tools', Tool>(
       ClientMethod.ListTools,
       'tools',
       'ListToolsResultSchema',
       fastListToolsResult,
       options,
     );
+    this.outputSchemas.remember(tools);
+    return tools;
   }
 
   callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult> {
     // The hot path: one promise layer, and no schema copy for a plain result.
-    return this.request(
+    const sent = this.request(
       ClientMethod.CallTool,
       params as unknown as Record<string, unknown>,
       options,
     ).then(this.toToolResult);
+    // Only tools that declared an output schema pay for its check.
+    if (this.options.validateOutputSchemas === false || !this.outputSchemas.has(params.name))
+      return sent;
+    return sent.then((result) => this.outputSchemas.check(this.label, params.name, result));
   }
 
   private readonly toToolResult = (raw: unknown): CallToolResult | Promise<CallToolResult> =>

@@ -1,5 +1,10 @@
 export { type ClientHandlers, capabilitiesFor } from './client-handlers.js';
-export { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
+export {
+  InvalidResultError,
+  UnsupportedProtocolVersionError,
+  type UrlElicitation,
+  UrlElicitationRequiredError,
+} from './errors.js';
 export {
   type CallOptions,
   type CallToolParams,

@@ -7,6 +7,7 @@ import {
   McpClient,
   OutputSchemaError,
   UnsupportedProtocolVersionError,
+  UrlElicitationRequiredError,
 } from './index.js';
 
 /** A small real server on the other end of an in-process pair. */
@@ -255,6 +256,90 @@ describe('McpClient', () => {
     // An error result is not held to the schema, and tools without one are not checked.
     expect((await call('error')).isError).toBe(true);
     expect((await call('bad', 'plain')).structuredContent).toEqual({ temperature: 'warm' });
+    await client.close();
+  });
+
+  it('-32042 becomes UrlElicitationRequiredError with the URLs to open; completion is announced', async () => {
+    let serverPeer: JsonRpcPeer | undefined;
+    const { clientEnd } = await serve((server) => {
+      serverPeer = server;
+      server.setRequestHandler('tools/call', () => {
+        throw new RpcError(-32042, 'This request requires more information.', {
+          elicitations: [
+            {
+              mode: 'url',
+              elicitationId: 'e-1',
+              url: 'https://auth.example/connect',
+              message: 'Connect your account',
+            },
+          ],
+        });
+      });
+    });
+    const completed: string[] = [];
+    const client = new McpClient({
+      name: 'bank',
+      onelicitationcomplete: (id) => completed.push(id),
+    });
+    await client.connect(clientEnd);
+    const error = await client.callTool({ name: 'pay' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+    expect((error as UrlElicitationRequiredError).elicitations).toEqual([
+      {
+        mode: 'url',
+        elicitationId: 'e-1',
+        url: 'https://auth.example/connect',
+        message: 'Connect your account',
+      },
+    ]);
+    expect((error as Error).message).toBe(
+      'server "bank": "tools/call" failed: This request requires more information. (-32042)',
+    );
+    await serverPeer!.notify('notifications/elicitation/complete', { elicitationId: 'e-1' });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(completed).toEqual(['e-1']);
+    await client.close();
+  });
+
+  it('-32042 becomes UrlElicitationRequiredError with the URLs to open; completion is announced', async () => {
+    let serverPeer: JsonRpcPeer | undefined;
+    const { clientEnd } = await serve((server) => {
+      serverPeer = server;
+      server.setRequestHandler('tools/call', () => {
+        throw new RpcError(-32042, 'This request requires more information.', {
+          elicitations: [
+            {
+              mode: 'url',
+              elicitationId: 'e-1',
+              url: 'https://auth.example/connect',
+              message: 'Connect your account',
+            },
+          ],
+        });
+      });
+    });
+    const completed: string[] = [];
+    const client = new McpClient({
+      name: 'bank',
+      onelicitationcomplete: (id) => completed.push(id),
+    });
+    await client.connect(clientEnd);
+    const error = await client.callTool({ name: 'pay' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+    expect((error as UrlElicitationRequiredError).elicitations).toEqual([
+      {
+        mode: 'url',
+        elicitationId: 'e-1',
+        url: 'https://auth.example/connect',
+        message: 'Connect your account',
+      },
+    ]);
+    expect((error as Error).message).toBe(
+      'server "bank": "tools/call" failed: This request requires more information. (-32042)',
+    );
+    await serverPeer!.notify('notifications/elicitation/complete', { elicitationId: 'e-1' });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(completed).toEqual(['e-1']);
     await client.close();
   });
 });

@@ -54,7 +54,7 @@ const fastEmptyResult = (v: unknown): Record<string, unknown> | undefined =>
   isRecord(v) && (v._meta === undefined || isRecord(v._meta)) ? v : undefined;
 
 import { type ClientHandlers, capabilitiesFor, registerClientHandlers } from './client-handlers.js';
-import { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
+import { InvalidResultError, mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
 import { OutputSchemas } from './output-schema.js';
 
 /** Defaults a host may read and override. */
@@ -89,6 +89,8 @@ export interface McpClientOptions {
   onlistchanged?: (list: 'tools' | 'prompts' | 'resources') => void;
   /** A subscribed resource changed. */
   onresourceupdated?: (uri: string) => void;
+  /** The user completed a URL-mode elicitation (`notifications/elicitation/complete`). */
+  onelicitationcomplete?: (elicitationId: string) => void;
 }
 
 const LIST_CHANGED: Record<string, 'tools' | 'prompts' | 'resources'> = {
@@ -178,6 +180,12 @@ export class McpClient {
     const o = this.options;
     if (o.onlog)
       peer.setNotificationHandler(Notification.Message, (p: LoggingMessageParams) => o.onlog!(p));
+    if (o.onelicitationcomplete) {
+      peer.setNotificationHandler(
+        Notification.ElicitationComplete,
+        (p: { elicitationId: string }) => o.onelicitationcomplete!(p.elicitationId),
+      );
+    }
     if (o.onresourceupdated) {
       peer.setNotificationHandler(Notification.ResourceUpdated, (p: { uri: string }) =>
         o.onresourceupdated!(p.uri),
@@ -350,7 +358,7 @@ export class McpClient {
       ClientMethod.CallTool,
       params as unknown as Record<string, unknown>,
       options,
-    ).then(this.toToolResult);
+    ).then(this.toToolResult, mapRpcError);
     // Only tools that declared an output schema pay for its check.
     if (this.options.validateOutputSchemas === false || !this.outputSchemas.has(params.name))
       return sent;
@@ -473,7 +481,7 @@ export class McpClient {
     fast: ((raw: unknown) => T | undefined) | undefined,
     options?: CallOptions,
   ): Promise<T> {
-    const raw = await this.request(method, params, options);
+    const raw = await this.request(method, params, options).catch(mapRpcError);
     return this.check(method, raw, schemaName, fast);
   }
 

@@ -168,8 +168,11 @@ export class RpcError extends McpkitError {
   readonly data: unknown;
   /** The message exactly as the peer sent it. */
   readonly rpcMessage: string;
+  /** Where it happened, e.g. `server "x": "tools/call" failed` (the message's prefix). */
+  readonly context: string | undefined;
   constructor(rpcCode: number, rpcMessage: string, data?: unknown, context?: string) {
     super(ErrorCode.Rpc, context ? `${context}: ${rpcMessage} (${rpcCode})` : rpcMessage);
+    this.context = context;
     this.rpcCode = rpcCode;
     this.rpcMessage = rpcMessage;
     this.data = data;

@@ -1,19 +1,31 @@
-// Prints the plain count line CI reads, from vitest's JSON report.
+// Prints the plain count line CI reads, summed over vitest's JSON reports (the main run
+// and the conformance run). A missing report means its run never happened: a failure.
 import { existsSync, readFileSync } from 'node:fs';
 
-const file = process.argv[2];
-if (!file || !existsSync(file)) {
-  console.log('0 passed, 0 failed');
-  console.error('no test report: the build or a check failed before the tests ran');
-  process.exit(1);
+const files = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let ok = true;
+for (const file of files) {
+  if (!existsSync(file)) {
+    console.error(
+      `no test report at ${file}: the build, a check or an earlier run failed before it`,
+    );
+    ok = false;
+    continue;
+  }
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  passed += report.numPassedTests ?? 0;
+  failed += (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+  skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  if (report.success === false) ok = false;
 }
-const report = JSON.parse(readFileSync(file, 'utf8'));
 const orphans = new URL('./orphans.txt', import.meta.url);
-const leaked = existsSync(orphans);
-if (leaked) console.error(`processes left behind by the tests:\n${readFileSync(orphans, 'utf8')}`);
-const passed = report.numPassedTests ?? 0;
-// The orphan check counts as one failed test.
-const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0) + (leaked ? 1 : 0);
-const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+if (existsSync(orphans)) {
+  console.error(`processes left behind by the tests:\n${readFileSync(orphans, 'utf8')}`);
+  // The orphan check counts as one failed test.
+  failed += 1;
+}
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(failed > 0 || report.success === false ? 1 : 0);
+process.exit(ok && failed === 0 ? 0 : 1);

@@ -6,7 +6,7 @@ export default defineProject({
   test: {
     name: 'tests',
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**'],
+    exclude: ['node_modules/**', 'conformance/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -129,58 +129,69 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const files: LoadedFile[] = [];
   const sources: ConfigSource[] = [];
 
+  // Reads run at once, but their results are kept in discovery order, so that every
+  // list (files, sources, problems) comes out the same whatever finishes first.
+  const slots: Array<{ file?: LoadedFile; source?: ConfigSource; problems: Diagnostic[] }> = [];
   const read = async (
+    slot: number,
     scope: ConfigSource['scope'],
     file: string,
     more: Partial<ConfigSource> = {},
+    mustExist = false,
   ) => {
+    const entry: (typeof slots)[number] = { problems: [] };
+    slots[slot] = entry;
     let text: string | undefined;
     try {
       text = await fs.readText(file);
     } catch (error) {
-      extra.push({
+      entry.problems.push({
         severity: 'error',
         source: file,
         path: '',
         message: `cannot read: ${(error as Error).message}`,
       });
     }
-    files.push({ scope, file, found: text !== undefined });
-    if (text !== undefined) sources.push({ scope, source: file, text, ...more });
-    return text;
+    entry.file = { scope, file, found: text !== undefined };
+    if (text !== undefined) entry.source = { scope, source: file, text, ...more };
+    // Unlike the files we look for, a file the user named must exist.
+    else if (mustExist && entry.problems.length === 0) {
+      entry.problems.push({ severity: 'error', source: file, path: '', message: 'no such file' });
+    }
   };
 
   const projectFiles = projectFileCandidates(project, platform);
+  const dynamic = options.dynamic ?? [];
+  let slot = 0;
   const [managedSettings, userSettings, state] = await Promise.all([
     fs.readText(paths.managedSettings).catch(() => undefined),
     fs.readText(paths.userSettings).catch(() => undefined),
     readProjectState(fs, paths.localState, project),
-    read('managed', paths.managedServers),
-    read('user', paths.userServers),
-    ...projectFiles.map((c) => read('project', c.file, { depth: c.depth })),
-    ...(options.dynamic ?? []).map((d, i) =>
-      d.file !== undefined
-        ? read('dynamic', path.resolve(options.cwd, d.file), { order: i }).then((text) => {
-            // Unlike the files we look for, a file the user named must exist.
-            if (text === undefined) {
-              extra.push({
-                severity: 'error',
-                source: path.resolve(options.cwd, d.file!),
-                path: '',
-                message: 'no such file',
-              });
-            }
-          })
-        : Promise.resolve(
-            sources.push({
-              scope: 'dynamic',
-              source: `dynamic config ${i + 1}`,
-              text: d.json ?? '',
-              order: i,
-            }),
-          ),
-    ),
+    read(slot++, 'managed', paths.managedServers),
+    read(slot++, 'user', paths.userServers),
+    ...projectFiles.map((c) => read(slot++, 'project', c.file, { depth: c.depth })),
+    ...dynamic.map((d, i) => {
+      const at = slot++;
+      if (d.file !== undefined)
+        return read(at, 'dynamic', path.resolve(options.cwd, d.file), { order: i }, true);
+      slots[at] = {
+        problems: [],
+        source: {
+          scope: 'dynamic',
+          source: `dynamic config ${i + 1}`,
+          text: d.json ?? '',
+          order: i,
+        },
+      };
+      return Promise.resolve();
+    }),
   ]);
+  for (const entry of slots) {
+    if (!entry) continue;
+    if (entry.file) files.push(entry.file);
+    if (entry.source) sources.push(entry.source);
+    extra.push(...entry.problems);
+  }
   if (isRecord(state.mcpServers)) {
     sources.push({
       scope: 'local',

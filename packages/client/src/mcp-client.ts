@@ -49,7 +49,6 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An empty result (ping, setLevel, subscribe): an object whose `_meta`, if any, is an object. */
-const fastEmpty = (v: unknown): Record<string, unknown> | undefined => fastEmptyResult(v);
 const fastEmptyResult = (v: unknown): Record<string, unknown> | undefined =>
   isRecord(v) && (v._meta === undefined || isRecord(v._meta)) ? v : undefined;
 
@@ -284,7 +283,13 @@ export class McpClient {
 
   /** `resources/subscribe`: `onresourceupdated` hears of changes. */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
-    await this.requestChecked(ClientMethod.Subscribe, { uri }, 'ResultSchema', fastEmpty, options);
+    await this.requestChecked(
+      ClientMethod.Subscribe,
+      { uri },
+      'ResultSchema',
+      fastEmptyResult,
+      options,
+    );
   }
 
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
@@ -292,14 +297,20 @@ export class McpClient {
       ClientMethod.Unsubscribe,
       { uri },
       'ResultSchema',
-      fastEmpty,
+      fastEmptyResult,
       options,
     );
   }
 
   /** `logging/setLevel`: the least severe level the server should send. */
   async setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
-    await this.requestChecked(ClientMethod.SetLevel, { level }, 'ResultSchema', fastEmpty, options);
+    await this.requestChecked(
+      ClientMethod.SetLevel,
+      { level },
+      'ResultSchema',
+      fastEmptyResult,
+      options,
+    );
   }
 
   /** `completion/complete` for a prompt argument or a resource template variable. */

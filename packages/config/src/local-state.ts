@@ -21,7 +21,10 @@ export async function readProjectState(
   project: string,
 ): Promise<ProjectState> {
   const text = await fs.readText(stateFile);
-  if (text === undefined) return {};
+  return text === undefined ? {} : projectStateIn(text, stateFile, project);
+}
+
+function projectStateIn(text: string, stateFile: string, project: string): ProjectState {
   const parsed = parseJsoncText(text, stateFile);
   if (parsed.error || !isRecord(parsed.value) || !isRecord(parsed.value.projects)) return {};
   const entry = parsed.value.projects[project];
@@ -36,7 +39,7 @@ export async function updateApprovals(
   change: (current: ProjectApprovals) => ProjectApprovals,
 ): Promise<ProjectApprovals> {
   const text = (await fs.readText(stateFile)) ?? '{}\n';
-  const current = (await readProjectState(fs, stateFile, project)).approvals ?? {};
+  const current = projectStateIn(text, stateFile, project).approvals ?? {};
   const next = change({ ...current });
   const clean: ProjectApprovals = {};
   if (next.enableAll) clean.enableAll = true;

@@ -16,7 +16,7 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
 } from './messages.js';
-import { type MessageExtra, SENT, type Transport } from './transport.js';
+import { SENT, type Transport } from './transport.js';
 
 /** 60 s, as most MCP hosts use. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -127,7 +127,7 @@ export class JsonRpcPeer {
     this.label = options.label ?? transport.description ?? 'peer';
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.respondToParseErrors = options.respondToParseErrors ?? false;
-    transport.onmessage = (message, extra) => this.handleMessage(message, extra);
+    transport.onmessage = (message) => this.handleMessage(message);
     transport.onerror = (error) => this.handleTransportError(error);
     transport.onclose = (cause) => this.handleClose(cause);
   }
@@ -207,7 +207,7 @@ export class JsonRpcPeer {
         abortListener: undefined,
       };
       entry.startedAt = Date.now();
-      this.setDeadline(entry);
+      this.setDeadline(entry, entry.startedAt);
       if (signal) {
         entry.abortListener = () => this.abort(id, signal.reason);
         signal.addEventListener('abort', entry.abortListener, { once: true });
@@ -263,8 +263,7 @@ export class JsonRpcPeer {
    * earliest deadline: a request that completes costs no timer work at all, and the
    * timer holds the event loop open only while requests are pending.
    */
-  private setDeadline(entry: Pending): void {
-    const now = Date.now();
+  private setDeadline(entry: Pending, now = Date.now()): void {
     const byTimeout =
       entry.timeoutMs > 0 && Number.isFinite(entry.timeoutMs) ? now + entry.timeoutMs : Infinity;
     entry.deadline = Math.min(byTimeout, entry.startedAt + entry.maxTotalTimeoutMs);
@@ -323,9 +322,9 @@ export class JsonRpcPeer {
       .catch(noop);
   }
 
-  private handleMessage(message: JsonRpcMessage, extra?: MessageExtra): void {
+  private handleMessage(message: JsonRpcMessage): void {
     if ('method' in message) {
-      if ('id' in message) this.handleRequest(message as JsonRpcRequest, extra);
+      if ('id' in message) this.handleRequest(message as JsonRpcRequest);
       else this.handleNotification(message);
       return;
     }
@@ -395,7 +394,7 @@ export class JsonRpcPeer {
     }
   }
 
-  private handleRequest(message: JsonRpcRequest, extra?: MessageExtra): void {
+  private handleRequest(message: JsonRpcRequest): void {
     const { id, method } = message;
     const handler = this.requestHandlers.get(method);
     if (!handler) {
@@ -423,7 +422,6 @@ export class JsonRpcPeer {
               { relatedRequestId: id },
             ),
     };
-    void extra;
     let result: unknown;
     try {
       result = handler(params ?? {}, context);

@@ -106,7 +106,7 @@ export class SseTransport implements Transport {
       throw new Error(`${this.description}: start() may be called only once`);
     this.state = 'open';
     try {
-      await this.open(true);
+      await this.open();
     } catch (error) {
       await this.close();
       throw error;
@@ -121,7 +121,7 @@ export class SseTransport implements Transport {
   }
 
   /** Opens the stream and waits for its endpoint; the stream is then read in the background. */
-  private async open(first: boolean, mayRetryAuth = true): Promise<void> {
+  private async open(mayRetryAuth = true): Promise<void> {
     const signal = this.abort.signal;
     let res: Dispatcher.ResponseData;
     try {
@@ -151,7 +151,7 @@ export class SseTransport implements Transport {
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
         url: this.url.href,
       });
-      if (retry) return this.open(first, false);
+      if (retry) return this.open(false);
     }
     if (res.statusCode === 401 || res.statusCode === 403) {
       const excerpt = (await res.body.text().catch(() => '')).slice(0, 500);
@@ -274,7 +274,6 @@ export class SseTransport implements Transport {
     } finally {
       clearTimeout(timer);
     }
-    void first;
   }
 
   private reconnecting = false;
@@ -294,7 +293,7 @@ export class SseTransport implements Transport {
       await new Promise((r) => setTimeout(r, delayMs));
       if (this.state !== 'open') return;
       try {
-        await this.open(false);
+        await this.open();
         this.reconnecting = false;
         return;
       } catch (error) {

@@ -150,7 +150,11 @@ describe('Streamable HTTP against a test server', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(errors).toEqual([]);
     const posts = server.requests.filter((r) => r.method === 'POST');
-    expect(posts[0]!.headers['mcp-protocol-version']).toBeUndefined();
+    // The 2026-07-28 probe first, refused by this 2025 server; then the handshake.
+    expect(posts[0]!.headers['mcp-method']).toBe('server/discover');
+    expect(posts[0]!.headers['mcp-protocol-version']).toBe('2026-07-28');
+    expect(posts[1]!.headers['mcp-protocol-version']).toBeUndefined();
+    expect(client.era).toBe('legacy');
     expect(posts.at(-1)!.headers['mcp-protocol-version']).toBe('2025-11-25');
     expect(posts.at(-1)!.headers.accept).toBe('application/json, text/event-stream');
     await client.close();
@@ -270,7 +274,10 @@ describe('Streamable HTTP, 2026-07-28 binding (transport level)', () => {
     for (let i = 0; i < 100 && !server.posted.includes('notifications/cancelled'); i++)
       await new Promise((r) => setTimeout(r, 10));
     expect(server.posted).toContain('notifications/cancelled');
-    expect(server.requests.every((r) => r.headers['mcp-method'] === undefined)).toBe(true);
+    // Only the 2026-07-28 probe carried Mcp-Method; every legacy request is without it.
+    const legacy = server.requests.filter((r) => r.headers['mcp-method'] !== 'server/discover');
+    expect(legacy.length).toBeGreaterThan(2);
+    expect(legacy.every((r) => r.headers['mcp-method'] === undefined)).toBe(true);
     await client.close();
   });
 });

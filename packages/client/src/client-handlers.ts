@@ -1,4 +1,4 @@
-import type { JsonRpcPeer, RequestContext } from '@mcpkit/jsonrpc';
+import { ErrorCode, type JsonRpcPeer, McpkitError, type RequestContext } from '@mcpkit/jsonrpc';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -59,28 +59,62 @@ function withDefaults(params: ElicitRequestParams, result: ElicitResult): Elicit
   return { ...result, content: content as ElicitResult['content'] };
 }
 
+/**
+ * Answers one server-to-client request with the host's handlers: the legacy era's
+ * requests on the wire and the 2026-07-28 era's `inputRequests` take the same path.
+ * Throws `McpkitError` when the host registered no handler for it.
+ */
+export async function answerServerRequest(
+  handlers: ClientHandlers | undefined,
+  method: string,
+  params: unknown,
+  context: { signal: AbortSignal },
+  label: string,
+): Promise<unknown> {
+  switch (method) {
+    case 'sampling/createMessage':
+      if (handlers?.sampling)
+        return handlers.sampling(params as CreateMessageRequestParams, context);
+      break;
+    case 'elicitation/create':
+      if (handlers?.elicitation) {
+        const result = await handlers.elicitation(params as ElicitRequestParams, context);
+        return handlers.applyElicitationDefaults
+          ? withDefaults(params as ElicitRequestParams, result)
+          : result;
+      }
+      break;
+    case 'roots/list':
+      if (handlers?.roots) return { roots: await handlers.roots() };
+      break;
+    default:
+      throw new McpkitError(
+        ErrorCode.Protocol,
+        `${label}: the server asked for "${method}", which is not a request a server may send a client`,
+      );
+  }
+  throw new McpkitError(
+    ErrorCode.Protocol,
+    `${label}: the server asked for "${method}", but this client has no handler for it (pass one in options.handlers)`,
+  );
+}
+
 /** Registers the server-to-client request handlers on a peer. */
 export function registerClientHandlers(
   peer: JsonRpcPeer,
   handlers: ClientHandlers | undefined,
+  label: string,
 ): void {
   if (!handlers) return;
-  const context = (ctx: RequestContext) => ({ signal: ctx.signal });
-  if (handlers.sampling) {
-    const sampling = handlers.sampling;
-    peer.setRequestHandler('sampling/createMessage', (params: CreateMessageRequestParams, ctx) =>
-      sampling(params, context(ctx)),
+  const methods = [
+    handlers.sampling && 'sampling/createMessage',
+    handlers.elicitation && 'elicitation/create',
+    handlers.roots && 'roots/list',
+  ];
+  for (const method of methods) {
+    if (!method) continue;
+    peer.setRequestHandler(method, (params: unknown, ctx: RequestContext) =>
+      answerServerRequest(handlers, method, params, { signal: ctx.signal }, label),
     );
-  }
-  if (handlers.elicitation) {
-    const elicitation = handlers.elicitation;
-    peer.setRequestHandler('elicitation/create', async (params: ElicitRequestParams, ctx) => {
-      const result = await elicitation(params, context(ctx));
-      return handlers.applyElicitationDefaults ? withDefaults(params, result) : result;
-    });
-  }
-  if (handlers.roots) {
-    const roots = handlers.roots;
-    peer.setRequestHandler('roots/list', async () => ({ roots: await roots() }));
   }
 }

@@ -1,17 +1,32 @@
 import { ErrorCode, McpkitError, RpcError } from '@mcpkit/jsonrpc';
 
-/** The server answered `initialize` with a protocol version this client does not speak. */
+/**
+ * No protocol version both sides speak: the server chose one this client does not
+ * (`initialize`), or listed only versions it does not (`-32022` with `data.supported`).
+ */
 export class UnsupportedProtocolVersionError extends McpkitError {
   override readonly name = 'UnsupportedProtocolVersionError';
-  readonly serverVersion: string;
+  /** The version the server chose (`initialize`), if it chose one. */
+  readonly serverVersion: string | undefined;
+  /** The versions this client was allowed to speak. */
   readonly supportedVersions: readonly string[];
-  constructor(label: string, serverVersion: string, supportedVersions: readonly string[]) {
+  /** The versions the server said it supports (`-32022`), if it said. */
+  readonly serverSupported: readonly string[] | undefined;
+  constructor(
+    label: string,
+    serverVersion: string | undefined,
+    supportedVersions: readonly string[],
+    serverSupported?: readonly string[],
+  ) {
     super(
       ErrorCode.UnsupportedProtocolVersion,
-      `${label}: server chose protocol version "${serverVersion}", which this client does not support (supported: ${supportedVersions.join(', ')}); upgrade mcpkit or pin a version the server accepts`,
+      serverVersion !== undefined
+        ? `${label}: server chose protocol version "${serverVersion}", which this client does not support (supported: ${supportedVersions.join(', ')}); upgrade mcpkit or pin a version the server accepts`
+        : `${label}: no protocol version in common: the server supports ${serverSupported?.length ? serverSupported.join(', ') : 'none it named'}, this client ${supportedVersions.join(', ')}; upgrade one side or change the pinned version`,
     );
     this.serverVersion = serverVersion;
     this.supportedVersions = supportedVersions;
+    this.serverSupported = serverSupported;
   }
 }
 

@@ -11,5 +11,7 @@ export {
   clientDefaults,
   McpClient,
   type McpClientOptions,
+  type Subscription,
 } from './mcp-client.js';
+export { type EraRecord, sharedEraCache } from './modern.js';
 export { OutputSchemaError } from './output-schema.js';

@@ -230,6 +230,9 @@ export class UnauthorizedError extends HttpError {
     super(message, status, url, bodyExcerpt, { code: ErrorCode.Unauthorized });
     this.wwwAuthenticate = wwwAuthenticate;
   }
+  static override isInstance(value: unknown): value is UnauthorizedError {
+    return McpkitError.isInstance(value) && value.code === ErrorCode.Unauthorized;
+  }
 }
 
 /** The server no longer knows our session (404 to a request that carried a session id). */

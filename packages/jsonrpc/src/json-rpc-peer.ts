@@ -43,6 +43,8 @@ export interface RequestOptions {
   onprogress?: (progress: Progress) => void;
   /** The incoming request on whose behalf this one is sent (HTTP routing). */
   relatedRequestId?: JsonRpcId;
+  /** Told the request's id before it is sent (to correlate what the server tags with it). */
+  onid?: (id: JsonRpcId) => void;
 }
 
 export interface RequestContext {
@@ -180,6 +182,7 @@ export class JsonRpcPeer {
     if (signal?.aborted) return Promise.reject(signal.reason);
 
     const id = this.nextId++;
+    options?.onid?.(id);
     let sentParams = params;
     const onprogress = options?.onprogress;
     if (onprogress) {

@@ -29,6 +29,11 @@ export interface TransportCapabilities {
   readonly serverToClientRequests?: boolean;
   /** The transport keeps a session that survives individual requests. */
   readonly sessions?: boolean;
+  /**
+   * The transport exists only in handshake-era revisions (legacy HTTP+SSE): a client
+   * does not probe it for 2026-07-28.
+   */
+  readonly legacyOnly?: boolean;
 }
 
 /**
@@ -53,10 +58,26 @@ export interface Transport {
   /** A short description for error messages, e.g. `stdio "npx server-x"`. */
   readonly description?: string;
   readonly capabilities?: TransportCapabilities;
+  /**
+   * Where a client may cache what it learned of the server's era: the same key means the
+   * same server (an HTTP endpoint). Absent when the answer lives only as long as the
+   * connection (a stdio process).
+   */
+  readonly eraKey?: string;
   /** Session id, for transports that have sessions. */
   readonly sessionId?: string | undefined;
-  /** Told the negotiated protocol version (HTTP transports send it as a header). */
-  setProtocolVersion?(version: string): void;
+  /**
+   * Told the protocol version in force (HTTP transports send it as a header and pick the
+   * binding by it); `undefined` while none is (an `initialize` after a failed probe).
+   */
+  setProtocolVersion?(version: string | undefined): void;
+  /**
+   * HTTP transports: extra headers for each outgoing message, e.g. the 2026-07-28
+   * `Mcp-Param-*` headers a client derives from a tool's input schema.
+   */
+  setMessageHeaders?(
+    headers: ((message: JsonRpcMessage) => Record<string, string> | undefined) | undefined,
+  ): void;
   /** Forgets the session (after `SessionExpiredError`), so that a new `initialize` starts a fresh one. */
   resetSession?(): void;
 }

@@ -28,6 +28,8 @@ export function fastCallToolResult(value: unknown): CallToolResult | undefined {
       if (typeof value.isError !== 'boolean') return undefined;
     } else if (key === 'structuredContent' || key === '_meta') {
       if (!isRecord(value[key])) return undefined;
+    } else if (key === 'resultType') {
+      if (value.resultType !== 'complete') return undefined;
     } else {
       return undefined;
     }

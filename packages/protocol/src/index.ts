@@ -6,7 +6,21 @@
 
 export { fastCallToolResult, fastInitializeResult, fastListToolsResult } from './fast-paths.js';
 export { isBlobResourceContents, isTextResourceContents } from './guards.js';
-export { ClientMethod, Header, McpErrorCode, Notification, ServerMethod } from './methods.js';
+export {
+  decodeHeaderValue,
+  encodeHeaderValue,
+  invalidParamHeaders,
+  standardRequestHeaders,
+  toolParamHeaders,
+} from './http-headers.js';
+export {
+  ClientMethod,
+  Header,
+  McpErrorCode,
+  MetaKey,
+  Notification,
+  ServerMethod,
+} from './methods.js';
 export type {
   Annotations,
   Icon,
@@ -58,6 +72,12 @@ export type {
   Tool,
   ToolAnnotations,
 } from './schemas/features.js';
+export type {
+  DiscoverResult,
+  InputRequest,
+  InputRequiredResult,
+  SubscriptionFilter,
+} from './schemas/modern.js';
 export type {
   Task,
   TaskStatus,

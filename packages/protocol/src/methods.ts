@@ -41,6 +41,18 @@ export const Notification = {
   RootsListChanged: 'notifications/roots/list_changed',
   ElicitationComplete: 'notifications/elicitation/complete',
   TaskStatus: 'notifications/tasks/status',
+  /** 2026-07-28: the first message of a `subscriptions/listen` stream. */
+  SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
+} as const;
+
+/** Reserved `_meta` keys of the 2026-07-28 revision. */
+export const MetaKey = {
+  ProtocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  ClientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  ClientInfo: 'io.modelcontextprotocol/clientInfo',
+  ServerInfo: 'io.modelcontextprotocol/serverInfo',
+  LogLevel: 'io.modelcontextprotocol/logLevel',
+  SubscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
 
 /** HTTP header names used by the HTTP transports. */
@@ -56,6 +68,7 @@ export const Header = {
 export const McpErrorCode = {
   ResourceNotFound: -32002,
   HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
   UrlElicitationRequired: -32042,
 } as const;

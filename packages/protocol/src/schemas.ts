@@ -63,6 +63,13 @@ export {
   ToolSchema,
 } from './schemas/features.js';
 export {
+  DiscoverResultSchema,
+  InputRequestSchema,
+  InputRequiredResultSchema,
+  SubscriptionFilterSchema,
+  SubscriptionsAcknowledgedParamsSchema,
+} from './schemas/modern.js';
+export {
   CreateTaskResultSchema,
   GetTaskResultSchema,
   ListTasksResultSchema,

@@ -49,6 +49,14 @@ export class HttpFallbackTransport implements Transport {
     return this.inner.sessionId;
   }
 
+  get eraKey(): string | undefined {
+    return this.inner.eraKey;
+  }
+
+  get capabilities() {
+    return this.inner.capabilities;
+  }
+
   private wire<T extends Transport>(transport: T): T {
     transport.onmessage = (m, extra) => this.onmessage?.(m, extra);
     transport.onerror = (e) => this.onerror?.(e);
@@ -61,7 +69,10 @@ export class HttpFallbackTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.decided) return this.inner.send(message, options);
+    // Only the `initialize` POST decides: a 2026-07-28 probe (`server/discover`) that a
+    // 2025 server rejects says nothing about SSE, and the client falls back to initialize.
+    if (this.decided || !('method' in message) || message.method !== 'initialize')
+      return this.inner.send(message, options);
     try {
       await this.inner.send(message, options);
       this.choose('streamable-http', 'the server accepted a Streamable HTTP POST');
@@ -91,8 +102,14 @@ export class HttpFallbackTransport implements Transport {
     this.options.onchoice?.({ transport, reason });
   }
 
-  setProtocolVersion(version: string): void {
+  setProtocolVersion(version: string | undefined): void {
     this.inner.setProtocolVersion?.(version);
+  }
+
+  setMessageHeaders(
+    headers: ((message: JsonRpcMessage) => Record<string, string> | undefined) | undefined,
+  ): void {
+    this.inner.setMessageHeaders?.(headers);
   }
 
   resetSession(): void {

@@ -52,6 +52,7 @@ const capabilities: TransportCapabilities = Object.freeze({
   sendBeforeStart: false,
   serverToClientRequests: true,
   sessions: true,
+  legacyOnly: true,
 });
 
 function header(

@@ -1,16 +1,16 @@
 export {
-  type ReconnectEvent,
-  type ReconnectPolicy,
-  reconnectDefaults,
-  reconnectDelay,
-} from './reconnect.js';
-export {
   decodeHeaderValue,
   encodeHeaderValue,
   invalidParamHeaders,
   standardRequestHeaders,
   toolParamHeaders,
-} from './request-headers.js';
+} from '@mcpkit/protocol';
+export {
+  type ReconnectEvent,
+  type ReconnectPolicy,
+  reconnectDefaults,
+  reconnectDelay,
+} from './reconnect.js';
 export {
   StreamableHttpTransport,
   type StreamableHttpTransportOptions,

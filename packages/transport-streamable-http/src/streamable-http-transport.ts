@@ -15,6 +15,7 @@ import {
   type TransportSendOptions,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
+import { standardRequestHeaders } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
 import {
   type ReconnectEvent,
@@ -22,7 +23,6 @@ import {
   reconnectDefaults,
   reconnectDelay,
 } from './reconnect.js';
-import { standardRequestHeaders } from './request-headers.js';
 import { readSse } from './sse-stream.js';
 
 export interface StreamableHttpTransportOptions {
@@ -103,6 +103,9 @@ export class StreamableHttpTransport implements Transport {
   private standaloneStarted = false;
   private serverRetryMs: number | undefined;
   private _sessionId: string | undefined;
+  private messageHeaders:
+    | ((message: JsonRpcMessage) => Record<string, string> | undefined)
+    | undefined;
 
   constructor(options: StreamableHttpTransportOptions) {
     this.options = options;
@@ -121,14 +124,25 @@ export class StreamableHttpTransport implements Transport {
     return this._sessionId;
   }
 
+  /** The endpoint: what a client learns of the server's era holds for it. */
+  get eraKey(): string {
+    return this.url.href;
+  }
+
   async start(): Promise<void> {
     if (this.state !== 'new')
       throw new Error(`${this.description}: start() may be called only once`);
     this.state = 'open';
   }
 
-  setProtocolVersion(version: string): void {
+  setProtocolVersion(version: string | undefined): void {
     this.protocolVersion = version;
+  }
+
+  setMessageHeaders(
+    headers: ((message: JsonRpcMessage) => Record<string, string> | undefined) | undefined,
+  ): void {
+    this.messageHeaders = headers;
   }
 
   /** The stateless binding (2026-07-28 and later) is in force. */
@@ -215,6 +229,7 @@ export class StreamableHttpTransport implements Transport {
                 accept: 'application/json, text/event-stream',
                 ...standardRequestHeaders(message),
                 ...this.options.paramHeaders?.(message),
+                ...this.messageHeaders?.(message),
               }
             : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
         ),
@@ -252,6 +267,9 @@ export class StreamableHttpTransport implements Transport {
     }
     if (status < 200 || status >= 300) {
       const excerpt = await excerptOf(res.body);
+      // 2026-07-28 servers answer protocol errors (unsupported version, header mismatch,
+      // unknown method) with a 4xx whose body is the JSON-RPC error for our request.
+      if (requestId !== undefined && this.deliverErrorBody(excerpt, requestId)) return;
       throw new HttpError(
         `${this.description}: POST ${this.url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
         status,
@@ -286,6 +304,21 @@ export class StreamableHttpTransport implements Transport {
       this.url.href,
       '',
     );
+  }
+
+  /** Delivers `text` when it is a JSON-RPC error response to `requestId`. */
+  private deliverErrorBody(text: string, requestId: JsonRpcId): boolean {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    const v = value as { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown } } | null;
+    if (v?.jsonrpc !== '2.0' || v.id !== requestId || typeof v.error?.code !== 'number')
+      return false;
+    this.deliverText(text);
+    return true;
   }
 
   private unauthorized(
@@ -567,7 +600,7 @@ function isUnreachable(error: unknown): boolean {
 async function excerptOf(body: Dispatcher.ResponseData['body']): Promise<string> {
   try {
     const text = await body.text();
-    return text.slice(0, 500);
+    return text.slice(0, 4000);
   } catch {
     return '';
   }

@@ -26,10 +26,23 @@ export const ImplementationSchema = z.looseObject({
   icons: z.array(IconSchema).optional(),
 });
 
-export const ResultSchema = z.looseObject({ _meta: MetaSchema.optional() });
+/** `resultType` is 2026-07-28's; a result without it is `"complete"`. */
+export const ResultSchema = z.looseObject({
+  _meta: MetaSchema.optional(),
+  resultType: z.string().optional(),
+});
 export const EmptyResultSchema = ResultSchema;
 
-export const PaginatedResultSchema = ResultSchema.extend({ nextCursor: CursorSchema.optional() });
+/** 2026-07-28 cache hints of list and read results (`CacheableResult`). */
+export const CacheHintShape = {
+  ttlMs: z.number().optional(),
+  cacheScope: z.enum(['public', 'private']).optional(),
+};
+
+export const PaginatedResultSchema = ResultSchema.extend({
+  nextCursor: CursorSchema.optional(),
+  ...CacheHintShape,
+});
 
 export const AnnotationsSchema = z.looseObject({
   audience: z.array(RoleSchema).optional(),

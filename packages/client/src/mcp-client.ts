@@ -473,9 +473,12 @@ export class McpClient {
     const ours = this.versions();
     const modern = ours.filter(isModernVersion).sort().reverse();
     let version = preferred && modern.includes(preferred) ? preferred : modern[0]!;
-    const tried = new Set<string>();
+    // A server may refuse a version it also lists (the rejection says which it takes):
+    // each version gets two tries at most, so that the probe always ends.
+    const tries = new Map<string, number>();
     for (;;) {
-      tried.add(version);
+      tries.set(version, (tries.get(version) ?? 0) + 1);
+      const tried = new Set([...tries].filter(([, n]) => n >= 2).map(([v]) => v));
       this.setVersion(peer, version);
       let raw: unknown;
       try {
@@ -516,11 +519,27 @@ export class McpClient {
         }
         throw error;
       }
-      const result = await this.check<DiscoverResult>(
-        ClientMethod.Discover,
-        raw,
-        'DiscoverResultSchema',
-      );
+      let result: DiscoverResult;
+      try {
+        result = await this.check<DiscoverResult>(
+          ClientMethod.Discover,
+          raw,
+          'DiscoverResultSchema',
+        );
+        if (!this.validate && !Array.isArray(result?.supportedVersions))
+          throw new InvalidResultError(
+            this.label,
+            ClientMethod.Discover,
+            'no supportedVersions',
+            raw,
+          );
+      } catch (error) {
+        // Some handshake-era servers answer any method with an empty result: not a verdict
+        // of a 2026-07-28 server, so the handshake decides.
+        peer.transport.setProtocolVersion?.(undefined);
+        if (!required) return { legacyVersion: undefined };
+        throw error;
+      }
       const pick = result.supportedVersions.includes(version)
         ? version
         : pickVersion(ours, result.supportedVersions);

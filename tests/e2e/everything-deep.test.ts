@@ -10,6 +10,7 @@ import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingEntry } from '../support/everything.js';
 import { startEverythingHttp } from '../support/everything-http.js';
+import { haveSpec, SchemaCheckedTransport } from '../support/schema-check.js';
 
 /** Waits for `check` to hold, polling; fails with `what` after `ms`. */
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
@@ -47,6 +48,7 @@ describe.each(Object.keys(transports))('server-everything, every feature over %s
   const logs: LoggingMessageParams[] = [];
   const updated: string[] = [];
   let client: McpClient;
+  let checked: SchemaCheckedTransport;
   let stop: () => Promise<void>;
 
   beforeAll(async () => {
@@ -74,7 +76,8 @@ describe.each(Object.keys(transports))('server-everything, every feature over %s
       onlog: (p) => logs.push(p),
       onresourceupdated: (uri) => updated.push(uri),
     });
-    await client.connect(made.transport);
+    checked = new SchemaCheckedTransport(made.transport);
+    await client.connect(checked);
   });
   afterAll(async () => {
     await client?.close();
@@ -167,4 +170,15 @@ describe.each(Object.keys(transports))('server-everything, every feature over %s
     const links = await client.callTool({ name: 'get-resource-links', arguments: { count: 3 } });
     expect(links.content.filter((b) => b.type === 'resource_link')).toHaveLength(3);
   });
+
+  it.skipIf(!haveSpec)(
+    'every message the client sent validates against the schema of its revision',
+    () => {
+      // The 2026-07-28 probe went out under 2026-07-28; everything after, under 2025-11-25.
+      expect(checked.sent[0]!.version).toBe('2026-07-28');
+      expect(checked.sent.slice(1).every((s) => s.version === '2025-11-25')).toBe(true);
+      expect(checked.sent.length).toBeGreaterThan(15);
+      expect(checked.problems()).toEqual([]);
+    },
+  );
 });

@@ -253,6 +253,42 @@ describe('Streamable HTTP, 2026-07-28 binding (transport level)', () => {
     await peer.close();
   });
 
+  it('2026-07-28: a response stream that breaks is not resumed; the client re-issues the request under a new id', async () => {
+    const slowIds: unknown[] = [];
+    await using server = await startStreamableHttpServer({
+      dropFirstResponseStreamAfter: 1,
+      anyMessageStartsSession: true,
+      setup: (peer: JsonRpcPeer) => {
+        peer.setRequestHandler('server/discover', () => ({
+          resultType: 'complete',
+          supportedVersions: ['2026-07-28'],
+          capabilities: {},
+        }));
+        peer.setRequestHandler('slow', async (_p, ctx) => {
+          slowIds.push(ctx.id);
+          await ctx.notify('notifications/message', { level: 'info', data: 'working' });
+          await new Promise((r) => setTimeout(r, 60));
+          return { resultType: 'complete', done: true };
+        });
+      },
+    });
+    const client = new McpClient({ name: 'http', eraCache: false });
+    await client.connect(new StreamableHttpTransport({ url: server.url, name: 'http' }));
+    expect(client.era).toBe('modern');
+    const result = await client.call(
+      'slow',
+      {},
+      (await import('@mcpkit/protocol/schemas')).ResultSchema,
+    );
+    expect(result).toMatchObject({ done: true });
+    expect(server.dropped).toBe(true);
+    expect(slowIds).toHaveLength(2);
+    expect(slowIds[0]).not.toBe(slowIds[1]);
+    // No GET with Last-Event-ID: the 2026-07-28 binding has no resumption.
+    expect(server.requests.filter((r) => r.method === 'GET')).toEqual([]);
+    await client.close();
+  });
+
   it('before 2026-07-28 the legacy way stays: notifications/cancelled is posted, and no Mcp-Method header', async () => {
     await using server = await startStreamableHttpServer({
       setup: minimalMcpServer((peer: JsonRpcPeer) => {

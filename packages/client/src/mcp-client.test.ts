@@ -300,46 +300,214 @@ describe('McpClient', () => {
     expect(completed).toEqual(['e-1']);
     await client.close();
   });
+});
 
-  it('-32042 becomes UrlElicitationRequiredError with the URLs to open; completion is announced', async () => {
-    let serverPeer: JsonRpcPeer | undefined;
-    const { clientEnd } = await serve((server) => {
-      serverPeer = server;
+/**
+ * A scripted 2026-07-28 server on the other end of an in-process pair: a real JSON-RPC
+ * peer, for the faults and corner cases no published server produces on demand.
+ */
+async function serveModern(setup: (server: JsonRpcPeer, seen: any[]) => void) {
+  const [clientEnd, serverEnd] = createInProcessPair();
+  const server = new JsonRpcPeer(serverEnd);
+  const seen: any[] = [];
+  server.setRequestHandler('server/discover', () => ({
+    resultType: 'complete',
+    supportedVersions: ['2026-07-28'],
+    capabilities: { tools: { listChanged: true } },
+    _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'scripted', version: '1' } },
+  }));
+  setup(server, seen);
+  await server.start();
+  return { clientEnd, server, seen };
+}
+
+describe('McpClient, 2026-07-28', () => {
+  it('a -32020 header mismatch on tools/call: the tool list is fetched afresh and the call retried once', async () => {
+    let calls = 0;
+    let lists = 0;
+    const { clientEnd } = await serveModern((server) => {
+      server.setRequestHandler('tools/list', () => {
+        lists++;
+        return {
+          resultType: 'complete',
+          ttlMs: 60_000,
+          tools: [{ name: 't', inputSchema: { type: 'object' } }],
+        };
+      });
       server.setRequestHandler('tools/call', () => {
-        throw new RpcError(-32042, 'This request requires more information.', {
-          elicitations: [
-            {
-              mode: 'url',
-              elicitationId: 'e-1',
-              url: 'https://auth.example/connect',
-              message: 'Connect your account',
-            },
-          ],
-        });
+        calls++;
+        if (calls === 1) throw new RpcError(-32020, 'Header mismatch: Mcp-Param-Region missing');
+        return { resultType: 'complete', content: [{ type: 'text', text: 'ok' }] };
       });
     });
-    const completed: string[] = [];
-    const client = new McpClient({
-      name: 'bank',
-      onelicitationcomplete: (id) => completed.push(id),
-    });
+    const client = new McpClient({ eraCache: false });
     await client.connect(clientEnd);
-    const error = await client.callTool({ name: 'pay' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
-    expect((error as UrlElicitationRequiredError).elicitations).toEqual([
-      {
-        mode: 'url',
-        elicitationId: 'e-1',
-        url: 'https://auth.example/connect',
-        message: 'Connect your account',
-      },
-    ]);
-    expect((error as Error).message).toBe(
-      'server "bank": "tools/call" failed: This request requires more information. (-32042)',
-    );
-    await serverPeer!.notify('notifications/elicitation/complete', { elicitationId: 'e-1' });
-    await new Promise((r) => setTimeout(r, 10));
-    expect(completed).toEqual(['e-1']);
+    await client.listTools();
+    const result = await client.callTool({ name: 't', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'ok' }]);
+    expect([calls, lists]).toEqual([2, 2]);
     await client.close();
+  });
+
+  it('a server that keeps asking for input is given up on after maxInputRounds', async () => {
+    const { clientEnd } = await serveModern((server) => {
+      server.setRequestHandler('tools/call', () => ({
+        resultType: 'input_required',
+        requestState: 'again',
+      }));
+    });
+    const client = new McpClient({ name: 'greedy', eraCache: false, maxInputRounds: 3 });
+    await client.connect(clientEnd);
+    await expect(client.callTool({ name: 't' })).rejects.toThrow(
+      'server "greedy": "tools/call" still asked for input after 3 rounds',
+    );
+    await client.close();
+  });
+
+  it('an input request the host has no handler for is a clear error naming it', async () => {
+    const { clientEnd } = await serveModern((server) => {
+      server.setRequestHandler('tools/call', () => ({
+        resultType: 'input_required',
+        inputRequests: {
+          q: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } },
+        },
+      }));
+    });
+    const client = new McpClient({ name: 's', eraCache: false });
+    await client.connect(clientEnd);
+    await expect(client.callTool({ name: 't' })).rejects.toThrow(
+      'server "s": the server asked for "sampling/createMessage", but this client has no handler for it',
+    );
+    await client.close();
+  });
+
+  it('tools with invalid x-mcp-header annotations are left out, and the host is told why', async () => {
+    const { clientEnd } = await serveModern((server) => {
+      server.setRequestHandler('tools/list', () => ({
+        resultType: 'complete',
+        tools: [
+          {
+            name: 'good',
+            inputSchema: {
+              type: 'object',
+              properties: { r: { type: 'string', 'x-mcp-header': 'Region' } },
+            },
+          },
+          {
+            name: 'bad',
+            inputSchema: {
+              type: 'object',
+              properties: { n: { type: 'number', 'x-mcp-header': 'N' } },
+            },
+          },
+        ],
+      }));
+    });
+    const client = new McpClient({ eraCache: false });
+    const errors: string[] = [];
+    client.onerror = (e) => errors.push(e.message);
+    await client.connect(clientEnd);
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['good']);
+    expect(errors).toEqual([
+      'server: tool "bad" left out: x-mcp-header "N" is on a parameter of type "number"; only string, integer and boolean are allowed',
+    ]);
+    await client.close();
+  });
+
+  it('a list without ttlMs is not cached; one with ttlMs is, until list_changed', async () => {
+    let lists = 0;
+    let ttl: number | undefined;
+    const { clientEnd, server } = await serveModern((s) => {
+      s.setRequestHandler('tools/list', () => {
+        lists++;
+        return { resultType: 'complete', ...(ttl ? { ttlMs: ttl } : {}), tools: [] };
+      });
+    });
+    const client = new McpClient({ eraCache: false });
+    await client.connect(clientEnd);
+    await client.listTools();
+    await client.listTools();
+    expect(lists).toBe(2);
+    ttl = 60_000;
+    await client.listTools();
+    await client.listTools();
+    expect(lists).toBe(3);
+    await server.notify('notifications/tools/list_changed');
+    await new Promise((r) => setTimeout(r, 5));
+    await client.listTools();
+    expect(lists).toBe(4);
+    await client.close();
+  });
+
+  it('a listen stream that ends before its acknowledgement fails listen()', async () => {
+    const { clientEnd } = await serveModern((server) => {
+      server.setRequestHandler('subscriptions/listen', () => ({ resultType: 'complete' }));
+    });
+    const client = new McpClient({ name: 'l', eraCache: false });
+    await client.connect(clientEnd);
+    await expect(client.listen({ toolsListChanged: true })).rejects.toThrow(
+      'server "l": the subscription ended before the server acknowledged it',
+    );
+    await client.close();
+  });
+
+  it('legacy methods map onto the stateless revision: ping is discover, setLevel rides on requests', async () => {
+    const { clientEnd, seen } = await serveModern((server, seen) => {
+      server.setRequestHandler('tools/call', (p: any) => {
+        seen.push(p._meta);
+        return { resultType: 'complete', content: [] };
+      });
+    });
+    const client = new McpClient({ eraCache: false, logLevel: 'warning' });
+    await client.connect(clientEnd);
+    await client.ping();
+    await client.callTool({ name: 't' });
+    await client.callTool({ name: 't' }, { logLevel: 'debug' });
+    expect(seen.map((m) => m['io.modelcontextprotocol/logLevel'])).toEqual(['warning', 'debug']);
+    await client.notifyRootsChanged();
+    await client.close();
+  });
+});
+
+describe('McpClient, legacy list caching', () => {
+  it('caches a list when the server promises list_changed, and drops it when told', async () => {
+    let lists = 0;
+    const [clientEnd, serverEnd] = createInProcessPair();
+    const server = new JsonRpcPeer(serverEnd);
+    server.setRequestHandler('initialize', (p: { protocolVersion: string }) => ({
+      protocolVersion: p.protocolVersion,
+      capabilities: { prompts: { listChanged: true }, resources: {} },
+      serverInfo: { name: 's', version: '1' },
+    }));
+    server.setRequestHandler('prompts/list', () => {
+      lists++;
+      return { prompts: [{ name: `p${lists}` }] };
+    });
+    server.setRequestHandler('resources/list', () => {
+      lists++;
+      return { resources: [] };
+    });
+    await server.start();
+    const client = new McpClient({ era: 'legacy' });
+    await client.connect(clientEnd);
+    expect((await client.listPrompts()).map((p) => p.name)).toEqual(['p1']);
+    expect((await client.listPrompts()).map((p) => p.name)).toEqual(['p1']);
+    await client.listResources();
+    await client.listResources();
+    // Prompts were cached (the server promises list_changed); resources were not.
+    expect(lists).toBe(3);
+    await server.notify('notifications/prompts/list_changed');
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await client.listPrompts()).map((p) => p.name)).toEqual(['p4']);
+    await client.close();
+  });
+
+  it('a transport that exists only in the handshake era is never probed, and refuses a modern pin', async () => {
+    const [clientEnd] = createInProcessPair();
+    const legacyOnly = Object.assign(clientEnd, { capabilities: { legacyOnly: true } });
+    const client = new McpClient({ era: 'modern' });
+    await expect(client.connect(legacyOnly)).rejects.toThrow(
+      'carries only handshake-era revisions; 2026-07-28 needs stdio or Streamable HTTP',
+    );
   });
 });

@@ -7,6 +7,7 @@ import {
   JsonRpcPeer,
   McpkitError,
   type RequestOptions,
+  ResponseLostError,
   RpcError,
   SessionExpiredError,
   type Transport,
@@ -663,7 +664,12 @@ export class McpClient {
           ? this.answerInput(peer, method, params, options, raw)
           : raw,
       (error: unknown) => {
-        if (!mayRetry || !RpcError.isInstance(error)) throw error;
+        if (!mayRetry) throw error;
+        // The stream broke before the answer: 2026-07-28 asks for the same request anew
+        // (a new id), once.
+        if (ResponseLostError.isInstance(error) && !options?.signal?.aborted)
+          return this.modernRequest(peer, method, params, options, false);
+        if (!RpcError.isInstance(error)) throw error;
         return this.recover(peer, method, params, options, error);
       },
     );

@@ -1,3 +1,5 @@
+import type { JsonRpcId } from './messages.js';
+
 /**
  * Error model shared by every mcpkit package.
  *
@@ -26,6 +28,7 @@ export const ErrorCode = {
   ProcessSpawn: 'MCPKIT_PROCESS_SPAWN',
   Protocol: 'MCPKIT_PROTOCOL_ERROR',
   UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
+  ResponseLost: 'MCPKIT_RESPONSE_LOST',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -157,6 +160,23 @@ export class TransportError extends McpkitError {
   override readonly name: string = 'TransportError';
   constructor(message: string, options?: McpkitErrorOptions & { code?: string }) {
     super(options?.code ?? ErrorCode.Transport, message, options);
+  }
+}
+
+/**
+ * The stream that was to carry a response broke before it did, and cannot be resumed
+ * (2026-07-28 removed resumption). The request may or may not have taken effect; the
+ * revision asks clients to re-issue it under a new id.
+ */
+export class ResponseLostError extends TransportError {
+  override readonly name: string = 'ResponseLostError';
+  readonly requestId: JsonRpcId;
+  constructor(message: string, requestId: JsonRpcId, options?: McpkitErrorOptions) {
+    super(message, { ...options, code: ErrorCode.ResponseLost });
+    this.requestId = requestId;
+  }
+  static override isInstance(value: unknown): value is ResponseLostError {
+    return hasCode(value, ErrorCode.ResponseLost);
   }
 }
 

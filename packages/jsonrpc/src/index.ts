@@ -8,6 +8,7 @@ export {
   type McpkitErrorOptions,
   MessageTooLargeError,
   ParseError,
+  ResponseLostError,
   RpcError,
   RpcErrorCode,
   SessionExpiredError,

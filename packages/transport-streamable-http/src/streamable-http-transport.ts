@@ -9,6 +9,7 @@ import {
   type MessageExtra,
   MessageTooLargeError,
   ParseError,
+  ResponseLostError,
   SessionExpiredError,
   type Transport,
   type TransportCapabilities,
@@ -389,6 +390,13 @@ export class StreamableHttpTransport implements Transport {
         if (signal.aborted || this.state === 'closed') return;
         if (MessageTooLargeError.isInstance(error)) throw error;
         reason = (error as Error).message;
+      }
+      if (this.modern) {
+        // 2026-07-28 has no resumption: the response is lost, and the client re-issues.
+        throw new ResponseLostError(
+          `${this.description}: ${reason} to request ${String(requestId)}; the response is lost (2026-07-28 streams cannot be resumed)`,
+          requestId,
+        );
       }
       if (state.lastEventId === undefined) {
         throw new ConnectionClosedError(

@@ -10,6 +10,8 @@ export const ClientCapabilitiesSchema = z.looseObject({
   sampling: z.looseObject({ context: Flag.optional(), tools: Flag.optional() }).optional(),
   elicitation: z.looseObject({ form: Flag.optional(), url: Flag.optional() }).optional(),
   tasks: z.looseObject({}).optional(),
+  /** 2026-07-28: extension identifier → its settings. */
+  extensions: z.record(z.string(), z.looseObject({})).optional(),
 });
 
 export const ServerCapabilitiesSchema = z.looseObject({
@@ -22,6 +24,8 @@ export const ServerCapabilitiesSchema = z.looseObject({
     .optional(),
   tools: ListChanged.optional(),
   tasks: z.looseObject({}).optional(),
+  /** 2026-07-28: extension identifier → its settings. */
+  extensions: z.record(z.string(), z.looseObject({})).optional(),
 });
 
 export const InitializeRequestParamsSchema = z.looseObject({

@@ -17,12 +17,73 @@ const runnerOf = (pkg: string) =>
   path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
 const driver = path.join(here, 'driver.mjs');
 
-/** Every non-auth client scenario of each runner. */
+/** Every client scenario of each runner that this project covers (see the README). */
 const suites = [
   {
     runner: '@modelcontextprotocol/conformance',
     spec: undefined,
     scenarios: ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'],
+  },
+  {
+    runner: '@modelcontextprotocol/conformance',
+    spec: undefined,
+    scenarios: [
+      'auth/metadata-default',
+      'auth/metadata-var1',
+      'auth/metadata-var2',
+      'auth/metadata-var3',
+      'auth/basic-cimd',
+      'auth/scope-from-www-authenticate',
+      'auth/scope-from-scopes-supported',
+      'auth/scope-omitted-when-undefined',
+      'auth/scope-step-up',
+      'auth/scope-retry-limit',
+      'auth/token-endpoint-auth-basic',
+      'auth/token-endpoint-auth-post',
+      'auth/token-endpoint-auth-none',
+      'auth/pre-registration',
+      'auth/2025-03-26-oauth-metadata-backcompat',
+      'auth/2025-03-26-oauth-endpoint-fallback',
+      'auth/resource-mismatch',
+      'auth/offline-access-scope',
+      'auth/offline-access-not-supported',
+      'auth/client-credentials-jwt',
+      'auth/client-credentials-basic',
+      'auth/cross-app-access-complete-flow',
+    ],
+  },
+  {
+    runner: 'conformance-next',
+    spec: '2026-07-28',
+    scenarios: [
+      'auth/metadata-default',
+      'auth/basic-cimd',
+      'auth/scope-step-up',
+      'auth/scope-retry-limit',
+      'auth/token-endpoint-auth-basic',
+      'auth/pre-registration',
+      'auth/resource-mismatch',
+      'auth/offline-access-scope',
+      'auth/offline-access-not-supported',
+      'auth/authorization-server-migration',
+      'auth/iss-supported',
+      'auth/iss-not-advertised',
+      'auth/iss-supported-missing',
+      'auth/iss-wrong-issuer',
+      'auth/iss-unexpected',
+      'auth/iss-normalized',
+      'auth/metadata-issuer-mismatch',
+    ],
+  },
+  {
+    // Extensions are off the spec timeline: run at the runner's default, forced.
+    runner: 'conformance-next',
+    spec: 'extension',
+    scenarios: [
+      'auth/client-credentials-jwt',
+      'auth/client-credentials-basic',
+      'auth/enterprise-managed-authorization',
+    ],
   },
   {
     runner: 'conformance-next',
@@ -41,7 +102,7 @@ const suites = [
 ];
 
 for (const suite of suites) {
-  describe(`official client conformance scenarios (non-auth), ${suite.runner}${suite.spec ? ` for ${suite.spec}` : ''}`, () => {
+  describe(`official client conformance scenarios, ${suite.runner}${suite.spec ? ` for ${suite.spec}` : ''}`, () => {
     it.each(suite.scenarios)('%s', (scenario) => {
       const r = spawnSync(
         node22,
@@ -52,7 +113,11 @@ for (const suite of suites) {
           `exec "${process.execPath}" "${driver}"`,
           '--scenario',
           scenario,
-          ...(suite.spec ? ['--spec-version', suite.spec] : []),
+          ...(suite.spec === 'extension'
+            ? ['--force']
+            : suite.spec
+              ? ['--spec-version', suite.spec]
+              : []),
         ],
         {
           encoding: 'utf8',

@@ -3,6 +3,7 @@
 // scenario's work with @mcpkit/client and exits 0. The client negotiates the era itself
 // (server/discover, else initialize), as a host's would. Uses the built packages
 // ("pnpm test" builds first).
+import { ClientCredentialsProvider, EnterpriseAuthProvider, OAuthProvider } from '@mcpkit/auth';
 import { McpClient } from '@mcpkit/client';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 
@@ -79,8 +80,71 @@ async function exercise() {
   }
 }
 
+/**
+ * The user's side of the sign-in, for a test authorization server that approves at once:
+ * follow nothing, read where it redirects.
+ */
+const approveAtOnce = {
+  redirectUri: () => 'http://127.0.0.1:8976/callback',
+  async authorize(authorizationUrl) {
+    const res = await fetch(authorizationUrl, { redirect: 'manual' });
+    const location = res.headers.get('location');
+    if (!location)
+      throw new Error(`the authorization endpoint answered ${res.status} without a redirect`);
+    return new URL(location, authorizationUrl);
+  },
+};
+
+/** The auth provider a scenario calls for (none outside auth/*). */
+function authFor(name) {
+  if (!name?.startsWith('auth/')) return undefined;
+  const common = { serverUrl: url, serverName: 'conformance' };
+  if (name.startsWith('auth/client-credentials-')) {
+    return new ClientCredentialsProvider({
+      ...common,
+      clientId: context.client_id,
+      ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+      ...(context.private_key_pem
+        ? {
+            privateKey: {
+              pem: context.private_key_pem,
+              algorithm: context.signing_algorithm ?? 'ES256',
+            },
+          }
+        : {}),
+    });
+  }
+  // 0.1.16 and 0.2.0-alpha name the enterprise-managed (XAA) scenario differently.
+  if (
+    name === 'auth/cross-app-access-complete-flow' ||
+    name === 'auth/enterprise-managed-authorization'
+  ) {
+    return new EnterpriseAuthProvider({
+      ...common,
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+      idp: {
+        tokenEndpoint: context.idp_token_endpoint,
+        clientId: context.idp_client_id,
+        idToken: context.idp_id_token,
+      },
+    });
+  }
+  return new OAuthProvider({
+    ...common,
+    interactive: approveAtOnce,
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    ...(context.client_id
+      ? { client: { clientId: context.client_id, clientSecret: context.client_secret } }
+      : {}),
+  });
+}
+
 try {
-  await client.connect(new StreamableHttpTransport({ url, name: 'conformance' }));
+  const auth = authFor(scenario);
+  await client.connect(
+    new StreamableHttpTransport({ url, name: 'conformance', ...(auth ? { auth } : {}) }),
+  );
   switch (scenario) {
     case 'initialize':
       break;
@@ -119,7 +183,8 @@ try {
       await exercise();
       break;
     default:
-      throw new Error(`unknown scenario ${scenario}`);
+      if (!scenario?.startsWith('auth/')) throw new Error(`unknown scenario ${scenario}`);
+      await exercise();
   }
   await client.close();
   process.exit(0);

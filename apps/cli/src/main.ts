@@ -338,6 +338,7 @@ class Runner {
           name: c.name,
           status: 'connected',
           protocolVersion: c.client.protocolVersion,
+          era: c.client.era,
           server: c.client.serverInfo,
         })),
         ...failed.map((f) => ({ name: f.name, status: 'failed', error: f.error.message })),

@@ -10,6 +10,17 @@ export interface HttpAuthChallenge {
   wwwAuthenticate: string | undefined;
   /** The URL that answered. */
   url: string;
+  /**
+   * The `Authorization` header the refused request carried, if any: a provider compares
+   * it with its current token to tell a stale token (refreshed meanwhile) from a bad one.
+   */
+  authorization?: string | undefined;
+}
+
+/** The value of the `Authorization` header among `headers`, whatever its case. */
+export function authorizationOf(headers: Record<string, string>): string | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === 'authorization') return v;
+  return undefined;
 }
 
 export interface HttpAuth {

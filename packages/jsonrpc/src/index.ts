@@ -16,7 +16,7 @@ export {
   TransportError,
   UnauthorizedError,
 } from './errors.js';
-export type { HttpAuth, HttpAuthChallenge } from './http-auth.js';
+export { authorizationOf, type HttpAuth, type HttpAuthChallenge } from './http-auth.js';
 export {
   CANCELLED_NOTIFICATION,
   DEFAULT_REQUEST_TIMEOUT_MS,

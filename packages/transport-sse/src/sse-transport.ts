@@ -1,4 +1,5 @@
 import {
+  authorizationOf,
   ConnectionClosedError,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
@@ -125,11 +126,12 @@ export class SseTransport implements Transport {
   private async open(mayRetryAuth = true): Promise<void> {
     const signal = this.abort.signal;
     let res: Dispatcher.ResponseData;
+    const sentHeaders = await this.authHeaders();
     try {
       res = await request(this.url, {
         method: 'GET',
         dispatcher: this.dispatcher,
-        headers: { ...(await this.authHeaders()), accept: 'text/event-stream' },
+        headers: { ...sentHeaders, accept: 'text/event-stream' },
         signal,
         headersTimeout: this.options.endpointTimeoutMs ?? 10_000,
         bodyTimeout: 0,
@@ -151,6 +153,7 @@ export class SseTransport implements Transport {
         status: res.statusCode,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
         url: this.url.href,
+        authorization: authorizationOf(sentHeaders),
       });
       if (retry) return this.open(false);
     }
@@ -323,11 +326,12 @@ export class SseTransport implements Transport {
 
   private async post(endpoint: URL, message: JsonRpcMessage, mayRetryAuth: boolean): Promise<void> {
     let res: Dispatcher.ResponseData;
+    const sentHeaders = await this.authHeaders();
     try {
       res = await request(endpoint, {
         method: 'POST',
         dispatcher: this.dispatcher,
-        headers: { ...(await this.authHeaders()), 'content-type': 'application/json' },
+        headers: { ...sentHeaders, 'content-type': 'application/json' },
         body: JSON.stringify(message),
         signal: this.abort.signal,
       });
@@ -352,6 +356,7 @@ export class SseTransport implements Transport {
         status,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
         url: endpoint.href,
+        authorization: authorizationOf(sentHeaders),
       });
       if (retry) return this.post(endpoint, message, false);
     }

@@ -1,4 +1,5 @@
 import {
+  authorizationOf,
   ConnectionClosedError,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
@@ -219,11 +220,12 @@ export class StreamableHttpTransport implements Transport {
     const sentSession = this._sessionId;
     const signal = this.signalFor(streamAbort);
     let res: Dispatcher.ResponseData;
+    let sentHeaders: Record<string, string> = {};
     try {
       res = await request(this.url, {
         method: 'POST',
         dispatcher: this.dispatcher,
-        headers: await this.headers(
+        headers: (sentHeaders = await this.headers(
           this.modern
             ? {
                 'content-type': 'application/json',
@@ -233,7 +235,7 @@ export class StreamableHttpTransport implements Transport {
                 ...this.messageHeaders?.(message),
               }
             : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        ),
+        )),
         body: JSON.stringify(message),
         signal,
         // Per-request timeouts belong to the JSON-RPC layer, which cancels; streams may be long.
@@ -251,6 +253,7 @@ export class StreamableHttpTransport implements Transport {
         status,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
         url: this.url.href,
+        authorization: authorizationOf(sentHeaders),
       });
       if (retry) return this.post(message, requestId, streamAbort, options, false);
       throw this.unauthorized(status, res, excerpt);

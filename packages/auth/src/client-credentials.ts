@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { importPKCS8, SignJWT } from 'jose';
+import { BaseProvider, type ProviderOptions } from './provider.js';
+import { rememberSecret } from './redact.js';
+import type { StoredTokens } from './store.js';
+import { type ClientAuth, chooseAuthMethod, tokenRequest, toStored } from './token-endpoint.js';
+import type { BearerChallenge } from './www-authenticate.js';
+
+export interface ClientCredentialsOptions extends ProviderOptions {
+  clientId: string;
+  /** `client_secret_basic` (or `_post` where only that is offered). */
+  clientSecret?: string;
+  /** `private_key_jwt`: a PKCS#8 PEM private key and its algorithm (e.g. `ES256`, `RS256`). */
+  privateKey?: { pem: string; algorithm: string; keyId?: string };
+  scopes?: string[];
+}
+
+/**
+ * Machine-to-machine access (the MCP client-credentials extension): the client
+ * authenticates as itself with a secret or a signed JWT, no user involved.
+ */
+export class ClientCredentialsProvider extends BaseProvider {
+  declare protected readonly options: ClientCredentialsOptions;
+
+  constructor(options: ClientCredentialsOptions) {
+    super(options);
+    if (!options.clientSecret && !options.privateKey)
+      throw new Error('client credentials need a clientSecret or a privateKey');
+    rememberSecret(options.clientSecret);
+  }
+
+  protected async refreshOrRenew(
+    _current: StoredTokens | undefined,
+    bearer: BearerChallenge | undefined,
+  ): Promise<void> {
+    const d = await this.discovery(bearer?.resourceMetadata);
+    const m = d.metadata;
+    const scopes =
+      bearer?.scope?.split(' ') ?? this.options.scopes ?? d.resourceMetadata?.scopes_supported;
+    const response = await tokenRequest(
+      m.token_endpoint,
+      {
+        grant_type: 'client_credentials',
+        resource: d.resource,
+        scope: scopes && scopes.length > 0 ? scopes.join(' ') : undefined,
+      },
+      this.clientAuth(m.issuer, m.token_endpoint_auth_methods_supported),
+      this.fetchFn,
+      `${this.label}: client credentials`,
+    );
+    await this.saveTokens(m.issuer, toStored(response));
+    this.log('token issued (client credentials)');
+  }
+
+  private clientAuth(issuer: string, supported: string[] | undefined): ClientAuth {
+    const o = this.options;
+    if (o.privateKey) {
+      const key = o.privateKey;
+      return {
+        method: 'private_key_jwt',
+        clientId: o.clientId,
+        assertion: async () => {
+          const signingKey = await importPKCS8(key.pem, key.algorithm);
+          const now = Math.floor(Date.now() / 1000);
+          return (
+            new SignJWT({})
+              .setProtectedHeader({ alg: key.algorithm, ...(key.keyId ? { kid: key.keyId } : {}) })
+              .setIssuer(o.clientId)
+              .setSubject(o.clientId)
+              // The authorization server's issuer identifier (RFC 7523 3, as RFC 7523bis settles it).
+              .setAudience(issuer)
+              .setIssuedAt(now)
+              .setExpirationTime(now + 300)
+              .setJti(randomUUID())
+              .sign(signingKey)
+          );
+        },
+      };
+    }
+    const method = chooseAuthMethod(supported, true) as
+      | 'client_secret_basic'
+      | 'client_secret_post';
+    return { method, clientId: o.clientId, clientSecret: o.clientSecret! };
+  }
+}

@@ -1,0 +1,158 @@
+import type { HttpAuth, HttpAuthChallenge } from '@mcpkit/jsonrpc';
+import { canonicalResource, type Discovered, discover, type FetchLike } from './discovery.js';
+import { AuthError, NeedsAuthError } from './errors.js';
+import { redact } from './redact.js';
+import { type AuthRecord, MemoryTokenStore, type StoredTokens, type TokenStore } from './store.js';
+import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
+
+/** Options every provider shares. */
+export interface ProviderOptions {
+  /** The MCP server's URL. */
+  serverUrl: string | URL;
+  /** Its name, for messages (`server "github": …`, `mcpkit login github`). */
+  serverName?: string;
+  /** Where tokens and registrations are kept. Default: memory only. */
+  store?: TokenStore;
+  /** The store key. Default: the server's canonical URL. */
+  storeKey?: string;
+  /** Refresh this long before a token expires. Default 60 s. */
+  refreshSkewMs?: number;
+  /** Told of each step (redacted), for a host's log. */
+  onevent?: (message: string) => void;
+  fetch?: FetchLike;
+}
+
+/**
+ * What all providers share: the stored record, `headers()` with refresh before expiry,
+ * and one flight at a time for whatever renews the token (so that ten concurrent 401s
+ * cause one refresh, and a rotated refresh token is never lost to a race).
+ */
+export abstract class BaseProvider implements HttpAuth {
+  protected readonly options: ProviderOptions;
+  protected readonly store: TokenStore;
+  protected readonly key: string;
+  protected readonly fetchFn: FetchLike;
+  protected readonly label: string;
+  private renewing: Promise<void> | undefined;
+  private discovered: { url: string | undefined; value: Discovered } | undefined;
+
+  constructor(options: ProviderOptions) {
+    this.options = options;
+    this.store = options.store ?? new MemoryTokenStore();
+    this.key = options.storeKey ?? canonicalResource(options.serverUrl);
+    this.fetchFn = options.fetch ?? ((...args) => fetch(...args));
+    this.label = options.serverName
+      ? `server "${options.serverName}"`
+      : canonicalResource(options.serverUrl);
+  }
+
+  protected log(message: string): void {
+    this.options.onevent?.(redact(`${this.label}: ${message}`));
+  }
+
+  protected async record(): Promise<AuthRecord> {
+    return (await this.store.get(this.key)) ?? { issuers: {} };
+  }
+
+  /** The tokens for the issuer in use. */
+  async tokens(): Promise<StoredTokens | undefined> {
+    const r = await this.record();
+    return r.issuer ? r.issuers[r.issuer]?.tokens : undefined;
+  }
+
+  protected async saveTokens(issuer: string, tokens: StoredTokens | undefined): Promise<void> {
+    const r = await this.record();
+    r.issuer = issuer;
+    const entry = (r.issuers[issuer] ??= {});
+    if (tokens) entry.tokens = tokens;
+    else delete entry.tokens;
+    await this.store.set(this.key, r);
+  }
+
+  /** Discovery, cached per `resource_metadata` URL. */
+  protected async discovery(resourceMetadataUrl: string | undefined): Promise<Discovered> {
+    if (this.discovered && (!resourceMetadataUrl || this.discovered.url === resourceMetadataUrl))
+      return this.discovered.value;
+    const value = await discover(this.options.serverUrl, resourceMetadataUrl, this.fetchFn);
+    this.log(
+      `authorization server ${value.metadata.issuer}${value.fallback ? ' (2025-03-26 default endpoints)' : ''}`,
+    );
+    this.discovered = { url: resourceMetadataUrl, value };
+    return value;
+  }
+
+  async headers(): Promise<Record<string, string>> {
+    let tokens = await this.tokens();
+    if (!tokens) return {};
+    const skew = this.options.refreshSkewMs ?? 60_000;
+    if (tokens.expires_at !== undefined && tokens.expires_at - skew <= Date.now()) {
+      try {
+        await this.renew(() => this.refreshOrRenew(tokens!, undefined));
+      } catch (error) {
+        this.log(`could not renew the token before it expired: ${(error as Error).message}`);
+      }
+      tokens = await this.tokens();
+      if (!tokens || (tokens.expires_at !== undefined && tokens.expires_at <= Date.now()))
+        return {};
+    }
+    return { authorization: `Bearer ${tokens.access_token}` };
+  }
+
+  async onUnauthorized(challenge: HttpAuthChallenge): Promise<boolean> {
+    const bearer = parseBearerChallenge(challenge.wwwAuthenticate);
+    if (challenge.status === 403) return this.onForbidden(bearer);
+    // Someone renewed the token since this request went out: just retry.
+    if (this.renewing) {
+      await this.renewing;
+      return true;
+    }
+    const current = await this.tokens();
+    if (current && challenge.authorization !== undefined) {
+      if (challenge.authorization !== `Bearer ${current.access_token}`) return true;
+    }
+    // What the server says now counts: its authorization server may have changed.
+    this.discovered = undefined;
+    await this.renew(() => this.refreshOrRenew(current, bearer));
+    return true;
+  }
+
+  /** 403: only `insufficient_scope` can be fixed (by a new authorization with more scopes). */
+  protected async onForbidden(_bearer: BearerChallenge | undefined): Promise<boolean> {
+    return false;
+  }
+
+  /** Runs `work` unless a renewal is already in flight, in which case it waits for that. */
+  protected renew(work: () => Promise<void>): Promise<void> {
+    this.renewing ??= work().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  /** A refresh when possible, else whatever this provider does to get a token. */
+  protected abstract refreshOrRenew(
+    current: StoredTokens | undefined,
+    bearer: BearerChallenge | undefined,
+  ): Promise<void>;
+
+  /** Forgets this server's tokens and registrations. */
+  async logout(): Promise<void> {
+    await this.store.delete(this.key);
+  }
+
+  protected needsAuth(reason: string): NeedsAuthError {
+    const name = this.options.serverName;
+    return new NeedsAuthError(
+      `${this.label}: ${reason}; ${name ? `run "mcpkit login ${name}"` : 'sign in interactively'} to authorize`,
+      name ?? this.key,
+    );
+  }
+
+  protected fail(message: string, oauthError?: string, cause?: unknown): AuthError {
+    return new AuthError(
+      redact(`${this.label}: ${message}`),
+      oauthError,
+      cause ? { cause } : undefined,
+    );
+  }
+}

@@ -1,0 +1,121 @@
+import type { FetchLike } from './discovery.js';
+import { AuthError } from './errors.js';
+import { redact, rememberSecret } from './redact.js';
+import type { StoredTokens } from './store.js';
+
+/** How a client proves itself at a token endpoint. */
+export type ClientAuth =
+  | { method: 'none'; clientId: string }
+  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; clientSecret: string }
+  | { method: 'private_key_jwt'; clientId: string; assertion: () => Promise<string> }
+  /** The grant carries the client's identity itself (no client_id in the body). */
+  | { method: 'assertion-only' };
+
+/** The token endpoint's auth method for a client with (or without) a secret. */
+export function chooseAuthMethod(
+  supported: readonly string[] | undefined,
+  hasSecret: boolean,
+): 'none' | 'client_secret_basic' | 'client_secret_post' {
+  if (!hasSecret) return 'none';
+  // RFC 8414: absent means client_secret_basic.
+  const offered = supported ?? ['client_secret_basic'];
+  if (offered.includes('client_secret_basic')) return 'client_secret_basic';
+  if (offered.includes('client_secret_post')) return 'client_secret_post';
+  return 'client_secret_basic';
+}
+
+const formEncode = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
+
+/** The response of a token endpoint, raw (token exchange returns other token types). */
+export interface TokenResponse {
+  access_token: string;
+  token_type?: string;
+  expires_in?: number;
+  refresh_token?: string;
+  scope?: string;
+  issued_token_type?: string;
+  [key: string]: unknown;
+}
+
+/** POSTs a grant to a token endpoint; rejects with `AuthError` carrying the OAuth error. */
+export async function tokenRequest(
+  endpoint: string,
+  params: Record<string, string | undefined>,
+  auth: ClientAuth,
+  fetchFn: FetchLike,
+  what: string,
+): Promise<TokenResponse> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) body.set(k, v);
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
+  switch (auth.method) {
+    case 'none':
+      body.set('client_id', auth.clientId);
+      break;
+    case 'client_secret_post':
+      body.set('client_id', auth.clientId);
+      body.set('client_secret', auth.clientSecret);
+      break;
+    case 'client_secret_basic':
+      rememberSecret(auth.clientSecret);
+      // RFC 6749 2.3.1: form-encode both parts before Base64.
+      headers.authorization = `Basic ${Buffer.from(`${formEncode(auth.clientId)}:${formEncode(auth.clientSecret)}`).toString('base64')}`;
+      break;
+    case 'private_key_jwt':
+      body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+      body.set('client_assertion', await auth.assertion());
+      break;
+    case 'assertion-only':
+      break;
+  }
+  let res: Response;
+  try {
+    res = await fetchFn(endpoint, { method: 'POST', headers, body: body.toString() });
+  } catch (cause) {
+    throw new AuthError(
+      `${what}: POST ${redact(endpoint)} failed: ${(cause as Error).message}`,
+      undefined,
+      {
+        cause,
+      },
+    );
+  }
+  const text = await res.text();
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {}
+  if (!res.ok) {
+    const error = typeof json?.error === 'string' ? json.error : undefined;
+    const description =
+      typeof json?.error_description === 'string' ? `: ${json.error_description}` : '';
+    throw new AuthError(
+      `${what}: the token endpoint answered ${res.status}${error ? ` ${error}` : ''}${redact(description)}`,
+      error,
+    );
+  }
+  if (!json || typeof json.access_token !== 'string')
+    throw new AuthError(`${what}: the token endpoint's answer has no access_token`);
+  rememberSecret(json.access_token);
+  if (typeof json.refresh_token === 'string') rememberSecret(json.refresh_token);
+  return json as TokenResponse;
+}
+
+/** A token response as stored, with the absolute expiry. */
+export function toStored(response: TokenResponse, previous?: StoredTokens): StoredTokens {
+  const tokens: StoredTokens = {
+    access_token: response.access_token,
+    token_type: response.token_type ?? 'Bearer',
+  };
+  // A server that does not rotate keeps the refresh token we had.
+  const refresh = response.refresh_token ?? previous?.refresh_token;
+  if (refresh) tokens.refresh_token = refresh;
+  if (typeof response.expires_in === 'number')
+    tokens.expires_at = Date.now() + response.expires_in * 1000;
+  const scope = response.scope ?? previous?.scope;
+  if (scope) tokens.scope = scope;
+  return tokens;
+}

@@ -25,7 +25,7 @@ const page = (title: string, body: string) =>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}</style>
 </head><body><h1>${title}</h1><p>${body}</p></body></html>`;
 
-const escape = (s: string) =>
+const escapeHtml = (s: string) =>
   s.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
@@ -74,7 +74,7 @@ export class LoopbackAuthorization implements AuthorizationHandler {
         error
           ? page(
               'Authorization failed',
-              `The server said: ${escape(error)}${url.searchParams.get('error_description') ? ` (${escape(url.searchParams.get('error_description')!)})` : ''}. You can close this tab and try again.`,
+              `The server said: ${escapeHtml(error)}${url.searchParams.get('error_description') ? ` (${escapeHtml(url.searchParams.get('error_description')!)})` : ''}. You can close this tab and try again.`,
             )
           : page('Signed in', 'mcpkit has what it needs. You can close this tab.'),
       );

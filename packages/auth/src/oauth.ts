@@ -340,7 +340,9 @@ export class OAuthProvider extends BaseProvider {
   private async keepClient(issuer: string, client: StoredClient): Promise<StoredClient> {
     const r = await this.record();
     r.issuer = issuer;
-    (r.issuers[issuer] ??= {}).client = client;
+    const entry = r.issuers[issuer] ?? {};
+    entry.client = client;
+    r.issuers[issuer] = entry;
     await this.store.set(this.key, r);
     return client;
   }

@@ -63,9 +63,10 @@ export abstract class BaseProvider implements HttpAuth {
   protected async saveTokens(issuer: string, tokens: StoredTokens | undefined): Promise<void> {
     const r = await this.record();
     r.issuer = issuer;
-    const entry = (r.issuers[issuer] ??= {});
+    const entry = r.issuers[issuer] ?? {};
     if (tokens) entry.tokens = tokens;
     else delete entry.tokens;
+    r.issuers[issuer] = entry;
     await this.store.set(this.key, r);
   }
 

@@ -220,22 +220,22 @@ export class StreamableHttpTransport implements Transport {
     const sentSession = this._sessionId;
     const signal = this.signalFor(streamAbort);
     let res: Dispatcher.ResponseData;
-    let sentHeaders: Record<string, string> = {};
+    const sentHeaders = await this.headers(
+      this.modern
+        ? {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...standardRequestHeaders(message),
+            ...this.options.paramHeaders?.(message),
+            ...this.messageHeaders?.(message),
+          }
+        : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    );
     try {
       res = await request(this.url, {
         method: 'POST',
         dispatcher: this.dispatcher,
-        headers: (sentHeaders = await this.headers(
-          this.modern
-            ? {
-                'content-type': 'application/json',
-                accept: 'application/json, text/event-stream',
-                ...standardRequestHeaders(message),
-                ...this.options.paramHeaders?.(message),
-                ...this.messageHeaders?.(message),
-              }
-            : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        )),
+        headers: sentHeaders,
         body: JSON.stringify(message),
         signal,
         // Per-request timeouts belong to the JSON-RPC layer, which cancels; streams may be long.

@@ -183,6 +183,8 @@ describe('Streamable HTTP against a test server', () => {
         status: 401,
         url: server.url,
         wwwAuthenticate: expect.stringContaining('resource_metadata='),
+        // What the refused request carried, so that a provider can tell stale from bad.
+        authorization: 'Bearer stale',
       },
     ]);
     await client.close();

@@ -22,7 +22,12 @@ export interface StreamableHttpServerOptions {
   /** Offer the standalone GET stream. Default true (false: 405). */
   standaloneGet?: boolean;
   /** Return false to answer 401 with a WWW-Authenticate challenge. */
-  authorize?: (req: IncomingMessage) => boolean;
+  authorize?: (req: IncomingMessage) => boolean | Promise<boolean>;
+  /**
+   * Serve RFC 9728 protected-resource metadata naming these authorization servers at the
+   * path-aware well-known URL, and point 401 challenges at it.
+   */
+  protectedResource?: { authorizationServers: string[]; scopes?: string[] };
   /** Close the first response stream after this many events, before the response. */
   dropFirstResponseStreamAfter?: number;
   /** The `retry` field sent on response streams, in ms. */
@@ -148,11 +153,24 @@ export class StreamableHttpTestServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.requests.push({ method: req.method ?? '', headers: req.headers });
-    if (this.options.authorize && !this.options.authorize(req)) {
+    const prm = this.options.protectedResource;
+    const prmUrl = this.url.replace(/\/mcp$/, '/.well-known/oauth-protected-resource/mcp');
+    if (prm && req.method === 'GET' && req.url === '/.well-known/oauth-protected-resource/mcp') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          resource: this.url,
+          authorization_servers: prm.authorizationServers,
+          ...(prm.scopes ? { scopes_supported: prm.scopes } : {}),
+        }),
+      );
+      return;
+    }
+    if (this.options.authorize && !(await this.options.authorize(req))) {
       res
         .writeHead(401, {
-          'www-authenticate':
-            'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource", scope="mcp"',
+          'www-authenticate': prm
+            ? `Bearer resource_metadata="${prmUrl}"`
+            : 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource", scope="mcp"',
         })
         .end('unauthorized');
       return;

@@ -1,6 +1,13 @@
+import {
+  defaultAuthDir,
+  FileTokenStore,
+  HeadersHelperAuth,
+  type LoopbackAuthorization,
+  OAuthProvider,
+} from '@mcpkit/auth';
 import { McpClient } from '@mcpkit/client';
 import type { ResolvedServer } from '@mcpkit/config';
-import type { Transport } from '@mcpkit/jsonrpc';
+import type { HttpAuth, Transport } from '@mcpkit/jsonrpc';
 import { SseTransport } from '@mcpkit/transport-sse';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
@@ -58,17 +65,69 @@ export async function connectServers(
   };
 }
 
+/** Where the CLI keeps tokens: `$XDG_DATA_HOME/mcpkit/auth` (files 0600). */
+export function tokenStore(ctx: CliContext): FileTokenStore {
+  return new FileTokenStore(defaultAuthDir(ctx.env as NodeJS.ProcessEnv, ctx.home));
+}
+
+type RemoteConfig = Extract<ResolvedServer['config'], { type: 'http' | 'streamable-http' | 'sse' }>;
+
+/**
+ * The OAuth provider for a remote entry. Interactive only for `mcpkit login`: elsewhere a
+ * server that needs a sign-in fails with a message that says to run it.
+ */
+export function oauthFor(
+  server: ResolvedServer,
+  ctx: CliContext,
+  interactive?: LoopbackAuthorization,
+): OAuthProvider {
+  const config = server.config as RemoteConfig;
+  const oauth = config.oauth;
+  if (oauth?.xaa) {
+    throw new Error(
+      `server "${server.name}": enterprise-managed authorization ("xaa") needs identity-provider settings, which this version of the CLI does not take yet; use @mcpkit/auth's EnterpriseAuthProvider`,
+    );
+  }
+  return new OAuthProvider({
+    serverUrl: config.url,
+    serverName: server.name,
+    store: tokenStore(ctx),
+    clientMetadata: { client_name: 'mcpkit CLI' },
+    ...(oauth?.clientId ? { client: { clientId: oauth.clientId } } : {}),
+    ...(oauth?.scopes ? { scopes: oauth.scopes } : {}),
+    ...(oauth?.authServerMetadataUrl
+      ? { authorizationServerMetadataUrl: oauth.authServerMetadataUrl }
+      : {}),
+    ...(interactive ? { interactive } : {}),
+  });
+}
+
+/**
+ * How a remote entry authenticates: its `headersHelper` (run through the shell, scrubbed
+ * environment for project files), else OAuth with the tokens `mcpkit login` stored, unless
+ * the entry sets its own Authorization header.
+ */
+function authFor(server: ResolvedServer, ctx: CliContext): HttpAuth | undefined {
+  const config = server.config as RemoteConfig;
+  if (config.headersHelper) {
+    return new HeadersHelperAuth({
+      command: config.headersHelper,
+      serverName: server.name,
+      serverUrl: config.url,
+      scrubEnvironment: server.scope === 'project',
+      cwd: workingDirectory(server, ctx),
+      env: ctx.env as NodeJS.ProcessEnv,
+      ...(config.headers ? { headers: config.headers } : {}),
+    });
+  }
+  if (Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === 'authorization'))
+    return undefined;
+  return oauthFor(server, ctx);
+}
+
 /** The transport a resolved server entry asks for. */
 function transportFor(server: ResolvedServer, ctx: CliContext, options: ConnectOptions): Transport {
   const { name, config } = server;
-  if ('headersHelper' in config && config.headersHelper) {
-    throw new Error(
-      `server "${name}": "headersHelper" is not supported by this version of the CLI yet`,
-    );
-  }
-  if ('oauth' in config && config.oauth) {
-    throw new Error(`server "${name}": OAuth is not supported by this version of the CLI yet`);
-  }
   switch (config.type) {
     case 'stdio':
       return new StdioTransport({
@@ -81,19 +140,30 @@ function transportFor(server: ResolvedServer, ctx: CliContext, options: ConnectO
         ...(options.stderr ? { onstderr: (text: string) => options.stderr!(name, text) } : {}),
       });
     case 'http':
-    case 'streamable-http':
+    case 'streamable-http': {
+      const auth = authFor(server, ctx);
       return new StreamableHttpTransport({
         url: config.url,
         name,
         ...(config.headers ? { headers: config.headers } : {}),
+        ...(auth ? { auth } : {}),
       });
-    case 'sse':
+    }
+    case 'sse': {
+      const auth = authFor(server, ctx);
       return new SseTransport({
         url: config.url,
         name,
         ...(config.headers ? { headers: config.headers } : {}),
+        ...(auth ? { auth } : {}),
       });
+    }
     case 'ws':
+      if (config.headersHelper) {
+        throw new Error(
+          `server "${name}": "headersHelper" on a WebSocket server is not supported by this version of the CLI yet`,
+        );
+      }
       return new WebSocketTransport({
         url: config.url,
         name,

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
+import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { McpClient } from '@mcpkit/client';
 import { ConfigWriteError, type LoadResult } from '@mcpkit/config';
 import {
@@ -12,7 +13,7 @@ import {
   removeCommand,
   UsageError,
 } from './config-commands.js';
-import { type Connected, connectServers } from './connect.js';
+import { type Connected, connectServers, oauthFor } from './connect.js';
 import { formatPrompt, formatResource, formatToolResult, table } from './format.js';
 import {
   type CliContext,
@@ -36,6 +37,10 @@ Using servers:
   mcpkit [options] read <server> <uri>             read a resource
   mcpkit [options] prompts                         list prompts
   mcpkit [options] prompt <server> <name> [json]   get a prompt with JSON arguments
+
+Authorization:
+  mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600
+  mcpkit logout <server>                           forget its tokens and registration
 
 Configuring servers:
   mcpkit list                                      every server: scope, file, status, and why
@@ -78,6 +83,8 @@ const COMMANDS = [
   'reject',
   'reset-project-choices',
   'import',
+  'login',
+  'logout',
 ];
 
 function parseJsonArgument(
@@ -160,6 +167,8 @@ export async function main(
     }
     const resolved = await resolveServers(ctx, selection);
     for (const line of problems(resolved)) io.stderr(`mcpkit: ${line}\n`);
+    if (command === 'login' || command === 'logout')
+      return await authCommand(io, ctx, resolved, command, rest, values['no-browser'] ?? false);
     const run = new Runner(
       io,
       values.json ?? false,
@@ -259,6 +268,44 @@ export async function main(
   }
 }
 
+/** `mcpkit login <server>` and `mcpkit logout <server>`. */
+async function authCommand(
+  io: Io,
+  ctx: CliContext,
+  resolved: LoadResult,
+  command: 'login' | 'logout',
+  rest: string[],
+  noBrowser: boolean,
+): Promise<number> {
+  if (rest.length !== 1) throw new UsageError(`usage: mcpkit ${command} <server>`);
+  const name = rest[0]!;
+  const server = resolved.servers.find((s) => s.name === name);
+  if (!server)
+    throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
+  const config = server.config;
+  if (
+    !('url' in config) ||
+    config.type === 'ws' ||
+    config.type === 'ws-ide' ||
+    config.type === 'sse-ide'
+  )
+    throw new UsageError(`server "${name}" is not an HTTP server; only those sign in with OAuth`);
+  if (command === 'logout') {
+    await oauthFor(server, ctx).logout();
+    io.stdout(`Logged out of ${name}: its tokens and registration are forgotten.\n`);
+    return 0;
+  }
+  const oauth = 'oauth' in config ? config.oauth : undefined;
+  const loopback = new LoopbackAuthorization({
+    ...(oauth?.callbackPort ? { port: oauth.callbackPort } : {}),
+    open: !noBrowser,
+    print: (line) => io.stderr(`${line}\n`),
+  });
+  await oauthFor(server, ctx, loopback).login();
+  io.stdout(`Logged in to ${name}.\n`);
+  return 0;
+}
+
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
@@ -279,6 +326,7 @@ function parse(argv: readonly string[]) {
       verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
+      'no-browser': { type: 'boolean' },
     },
   });
 }

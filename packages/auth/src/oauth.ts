@@ -141,10 +141,14 @@ export class OAuthProvider extends BaseProvider {
     current: StoredTokens | undefined,
     bearer: BearerChallenge | undefined,
   ): Promise<void> {
-    const issuerNow = (await this.discovery(bearer?.resourceMetadata)).metadata.issuer;
-    const issuerThen = (await this.record()).issuer;
+    if (!current?.refresh_token && !this.options.interactive)
+      throw this.needsAuth('the server needs authorization');
     // Tokens are good only with the authorization server that issued them.
-    if (current?.refresh_token && issuerThen === issuerNow) {
+    if (
+      current?.refresh_token &&
+      (await this.record()).issuer ===
+        (await this.discovery(bearer?.resourceMetadata)).metadata.issuer
+    ) {
       try {
         await this.refresh(current, bearer);
         return;

@@ -15,6 +15,11 @@ export interface ProviderOptions {
   store?: TokenStore;
   /** The store key. Default: the server's canonical URL. */
   storeKey?: string;
+  /**
+   * Use this authorization-server metadata document instead of discovering one (a
+   * server's config may pin it).
+   */
+  authorizationServerMetadataUrl?: string;
   /** Refresh this long before a token expires. Default 60 s. */
   refreshSkewMs?: number;
   /** Told of each step (redacted), for a host's log. */
@@ -74,12 +79,40 @@ export abstract class BaseProvider implements HttpAuth {
   protected async discovery(resourceMetadataUrl: string | undefined): Promise<Discovered> {
     if (this.discovered && (!resourceMetadataUrl || this.discovered.url === resourceMetadataUrl))
       return this.discovered.value;
-    const value = await discover(this.options.serverUrl, resourceMetadataUrl, this.fetchFn);
+    const pinned = this.options.authorizationServerMetadataUrl;
+    const value = pinned
+      ? await this.pinnedMetadata(pinned)
+      : await discover(this.options.serverUrl, resourceMetadataUrl, this.fetchFn);
     this.log(
       `authorization server ${value.metadata.issuer}${value.fallback ? ' (2025-03-26 default endpoints)' : ''}`,
     );
     this.discovered = { url: resourceMetadataUrl, value };
     return value;
+  }
+
+  private async pinnedMetadata(url: string): Promise<Discovered> {
+    let metadata: Discovered['metadata'];
+    try {
+      const res = await this.fetchFn(url, { headers: { accept: 'application/json' } });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      metadata = (await res.json()) as Discovered['metadata'];
+    } catch (cause) {
+      throw this.fail(
+        `the configured authorization-server metadata at ${url} could not be read: ${(cause as Error).message}`,
+        undefined,
+        cause,
+      );
+    }
+    if (typeof metadata?.issuer !== 'string' || typeof metadata.token_endpoint !== 'string')
+      throw this.fail(
+        `the configured authorization-server metadata at ${url} lacks "issuer" or "token_endpoint"`,
+      );
+    return {
+      resource: canonicalResource(this.options.serverUrl),
+      resourceMetadata: undefined,
+      metadata,
+      fallback: false,
+    };
   }
 
   async headers(): Promise<Record<string, string>> {

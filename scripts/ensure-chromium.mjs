@@ -14,7 +14,7 @@ if (!canInstall) {
   );
   process.exit(0);
 }
-console.error('ensure-chromium: installing Debian\'s chromium for the browser tests…');
+console.error("ensure-chromium: installing Debian's chromium for the browser tests…");
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
 execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {

@@ -43,8 +43,8 @@ export async function startOidcProvider() {
   provider.proxy = false;
   server.on('request', provider.callback());
   const grants: string[] = [];
-  provider.on('grant.success', (ctx: { oidc: { params: { grant_type?: string } } }) => {
-    grants.push(ctx.oidc.params.grant_type ?? '?');
+  provider.on('grant.success', (ctx) => {
+    grants.push(String(ctx.oidc.params?.grant_type ?? '?'));
   });
   return {
     issuer,

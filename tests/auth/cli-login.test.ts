@@ -129,3 +129,47 @@ describe('mcpkit login / logout against oidc-provider', () => {
     expect(text).not.toMatch(/[?&]code=(?!\[redacted\])/);
   });
 });
+
+describe('mcpkit with a headersHelper entry', () => {
+  let mcp: StreamableHttpTestServer;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    mcp = await startStreamableHttpServer({
+      setup: minimalMcpServer(),
+      authorize: (req) =>
+        req.headers.authorization === 'Bearer from-helper' && req.headers['x-team'] === 'blue',
+    });
+    const home = await mkdtemp(path.join(tmpdir(), 'mcpkit-cli-helper-'));
+    env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, 'data') };
+  });
+  afterAll(() => mcp?.close());
+
+  const config = (helper: string) =>
+    JSON.stringify({
+      mcpServers: {
+        api: {
+          type: 'http',
+          url: mcp.url,
+          headers: { Authorization: 'Bearer static', 'X-Team': 'blue' },
+          headersHelper: helper,
+        },
+      },
+    });
+
+  it("uses the helper's headers over the static ones", async () => {
+    const r = await mcpkit(
+      ['tools', '-c', config(`echo '{"Authorization": "Bearer from-helper"}'`), '--strict-config'],
+      env,
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('echo');
+  });
+
+  it('a failing helper is an error that names the server and the helper', async () => {
+    const r = await mcpkit(['tools', '-c', config('exit 7'), '--strict-config'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('server "api": headersHelper failed (exit code 7)');
+  });
+});

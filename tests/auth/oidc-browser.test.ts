@@ -91,6 +91,7 @@ describe.skipIf(!haveChromium())(
       const record = (await store.get(mcp.url))!;
       record.issuers[record.issuer!]!.tokens!.expires_at = Date.now() - 1000;
       await store.set(mcp.url, record);
+      auth.reload();
       const result = await client.callTool({ name: 'echo', arguments: { text: 'after refresh' } });
       expect(result.content).toEqual([{ type: 'text', text: 'after refresh' }]);
       const after = (await auth.tokens())!;
@@ -115,6 +116,38 @@ describe.skipIf(!haveChromium())(
       );
       expect(oidc.grants.filter((g) => g === 'refresh_token')).toHaveLength(2);
       expect(pages).toHaveLength(1);
+    });
+
+    it('a refresh token the server revoked (invalid_grant) leads to a new sign-in, not an error', async () => {
+      const before = (await auth.tokens())!;
+      await (await oidc.provider.RefreshToken.find(before.refresh_token!))!.destroy();
+      await (await oidc.provider.AccessToken.find(before.access_token))!.destroy();
+      const result = await client.callTool({
+        name: 'echo',
+        arguments: { text: 'after revocation' },
+      });
+      expect(result.content).toEqual([{ type: 'text', text: 'after revocation' }]);
+      expect(pages).toHaveLength(2);
+      expect(logs.some((l) => l.includes('refused (invalid_grant)'))).toBe(true);
+    });
+
+    it('a registration the server no longer knows (invalid_client) is made again, then a new sign-in', async () => {
+      const record = (await store.get(mcp.url))!;
+      const entry = record.issuers[record.issuer!]!;
+      const oldClient = entry.client!.client_id;
+      entry.client = { ...entry.client!, client_id: 'a-client-the-server-never-saw' };
+      await store.set(mcp.url, record);
+      await (await oidc.provider.AccessToken.find(entry.tokens!.access_token))!.destroy();
+      const result = await client.callTool({
+        name: 'echo',
+        arguments: { text: 'registered again' },
+      });
+      expect(result.content).toEqual([{ type: 'text', text: 'registered again' }]);
+      const now = (await store.get(mcp.url))!;
+      const client2 = now.issuers[now.issuer!]!.client!.client_id;
+      expect(client2).not.toBe('a-client-the-server-never-saw');
+      expect(client2).not.toBe(oldClient);
+      expect(pages).toHaveLength(3);
     });
 
     it('without a browser, a server that needs a new sign-in is NeedsAuthError with what to do', async () => {

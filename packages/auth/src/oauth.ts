@@ -153,9 +153,11 @@ export class OAuthProvider extends BaseProvider {
         await this.refresh(current, bearer);
         return;
       } catch (error) {
-        // invalid_grant: the refresh token is spent or revoked; a new authorization follows.
-        if (!(AuthError.isInstance(error) && error.oauthError === 'invalid_grant')) throw error;
-        this.log('the refresh token was refused (invalid_grant); authorizing anew');
+        // invalid_grant: the refresh token is spent or revoked. invalid_client: the server
+        // forgot our registration (dropped in refresh()). Either way: authorize anew.
+        const code = AuthError.isInstance(error) ? error.oauthError : undefined;
+        if (code !== 'invalid_grant' && code !== 'invalid_client') throw error;
+        this.log(`the refresh was refused (${code}); authorizing anew`);
         const r = await this.record();
         if (r.issuer) await this.saveTokens(r.issuer, undefined);
       }
@@ -295,7 +297,7 @@ export class OAuthProvider extends BaseProvider {
   private async forgetClient(issuer: string): Promise<void> {
     const r = await this.record();
     if (r.issuers[issuer]) delete r.issuers[issuer].client;
-    await this.store.set(this.key, r);
+    await this.saveRecord(r);
     this.log('the client registration was refused; it will be made again');
   }
 
@@ -347,7 +349,7 @@ export class OAuthProvider extends BaseProvider {
     const entry = r.issuers[issuer] ?? {};
     entry.client = client;
     r.issuers[issuer] = entry;
-    await this.store.set(this.key, r);
+    await this.saveRecord(r);
     return client;
   }
 

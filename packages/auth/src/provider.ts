@@ -39,6 +39,7 @@ export abstract class BaseProvider implements HttpAuth {
   protected readonly fetchFn: FetchLike;
   protected readonly label: string;
   private renewing: Promise<void> | undefined;
+  private cached: Promise<AuthRecord> | undefined;
   private discovered: { url: string | undefined; value: Discovered } | undefined;
 
   constructor(options: ProviderOptions) {
@@ -55,8 +56,20 @@ export abstract class BaseProvider implements HttpAuth {
     this.options.onevent?.(redact(`${this.label}: ${message}`));
   }
 
+  /**
+   * The record, read from the store once and then kept: `headers()` runs before every
+   * request and must not read a file each time. A 401 reads the store again (another
+   * process, such as `mcpkit login`, may have written it).
+   */
   protected async record(): Promise<AuthRecord> {
-    return (await this.store.get(this.key)) ?? { issuers: {} };
+    this.cached ??= this.store.get(this.key).then((r) => r ?? { issuers: {} });
+    return this.cached;
+  }
+
+  /** Writes the record and keeps it as the cached one. */
+  protected async saveRecord(record: AuthRecord): Promise<void> {
+    await this.store.set(this.key, record);
+    this.cached = Promise.resolve(record);
   }
 
   /** The tokens for the issuer in use. */
@@ -72,7 +85,7 @@ export abstract class BaseProvider implements HttpAuth {
     if (tokens) entry.tokens = tokens;
     else delete entry.tokens;
     r.issuers[issuer] = entry;
-    await this.store.set(this.key, r);
+    await this.saveRecord(r);
   }
 
   /** Discovery, cached per `resource_metadata` URL. */
@@ -140,6 +153,7 @@ export abstract class BaseProvider implements HttpAuth {
       await this.renewing;
       return true;
     }
+    this.cached = undefined;
     const current = await this.tokens();
     if (current && challenge.authorization !== undefined) {
       if (challenge.authorization !== `Bearer ${current.access_token}`) return true;
@@ -169,9 +183,19 @@ export abstract class BaseProvider implements HttpAuth {
     bearer: BearerChallenge | undefined,
   ): Promise<void>;
 
+  /**
+   * Drops what this provider holds in memory: the next request reads the store again
+   * (after another process, such as `mcpkit login`, wrote it).
+   */
+  reload(): void {
+    this.cached = undefined;
+    this.discovered = undefined;
+  }
+
   /** Forgets this server's tokens and registrations. */
   async logout(): Promise<void> {
     await this.store.delete(this.key);
+    this.cached = undefined;
   }
 
   protected needsAuth(reason: string): NeedsAuthError {

@@ -35,14 +35,12 @@ export class ClientCredentialsProvider extends BaseProvider {
   ): Promise<void> {
     const d = await this.discovery(bearer?.resourceMetadata);
     const m = d.metadata;
-    const scopes =
-      bearer?.scope?.split(' ') ?? this.options.scopes ?? d.resourceMetadata?.scopes_supported;
     const response = await tokenRequest(
       m.token_endpoint,
       {
         grant_type: 'client_credentials',
         resource: d.resource,
-        scope: scopes && scopes.length > 0 ? scopes.join(' ') : undefined,
+        scope: this.scopeParam(bearer, this.options.scopes, d),
       },
       this.clientAuth(m.issuer, m.token_endpoint_auth_methods_supported),
       this.fetchFn,

@@ -52,8 +52,7 @@ export class EnterpriseAuthProvider extends BaseProvider {
     const o = this.options;
     const idToken = typeof o.idp.idToken === 'function' ? await o.idp.idToken() : o.idp.idToken;
     rememberSecret(idToken);
-    const scopes = bearer?.scope?.split(' ') ?? o.scopes ?? d.resourceMetadata?.scopes_supported;
-    const scope = scopes && scopes.length > 0 ? scopes.join(' ') : undefined;
+    const scope = this.scopeParam(bearer, o.scopes, d);
     const idpAuth: ClientAuth = o.idp.clientSecret
       ? { method: 'client_secret_post', clientId: o.idp.clientId, clientSecret: o.idp.clientSecret }
       : { method: 'none', clientId: o.idp.clientId };

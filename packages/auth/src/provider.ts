@@ -52,6 +52,22 @@ export abstract class BaseProvider implements HttpAuth {
       : canonicalResource(options.serverUrl);
   }
 
+  /**
+   * The `scope` parameter: the challenge's scopes, else the configured ones, else the
+   * resource's `scopes_supported`; `undefined` when none.
+   */
+  protected scopeParam(
+    bearer: BearerChallenge | undefined,
+    configured: string[] | undefined,
+    d: Discovered,
+  ): string | undefined {
+    const scopes =
+      bearer?.scope?.split(' ').filter(Boolean) ??
+      configured ??
+      d.resourceMetadata?.scopes_supported;
+    return scopes && scopes.length > 0 ? scopes.join(' ') : undefined;
+  }
+
   protected log(message: string): void {
     this.options.onevent?.(redact(`${this.label}: ${message}`));
   }

@@ -3,7 +3,6 @@ import {
   type ClientCapabilities,
   type Era,
   type Implementation,
-  isLegacyVersion,
   type LoggingLevel,
   McpErrorCode,
   MetaKey,
@@ -100,4 +99,3 @@ export function isInputRequired(raw: unknown): raw is {
   return isRecord(raw) && raw.resultType === 'input_required';
 }
 
-export { isLegacyVersion };

@@ -98,4 +98,3 @@ export function isInputRequired(raw: unknown): raw is {
 } {
   return isRecord(raw) && raw.resultType === 'input_required';
 }
-

@@ -347,10 +347,9 @@ export class SseTransport implements Transport {
       );
     }
     const status = res.statusCode;
-    const excerpt =
-      status >= 300
-        ? (await res.body.text().catch(() => '')).slice(0, 500)
-        : (await res.body.dump(), '');
+    let excerpt = '';
+    if (status >= 300) excerpt = (await res.body.text().catch(() => '')).slice(0, 500);
+    else await res.body.dump();
     if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
       const retry = await this.options.auth.onUnauthorized({
         status,

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileTokenStore, LoopbackAuthorization, NeedsAuthError, OAuthProvider } from '@mcpkit/auth';
 import { McpClient } from '@mcpkit/client';
+import { SseTransport } from '@mcpkit/transport-sse';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, launchChromium, signInAndConsent } from '../support/browser.js';
 import { startOidcProvider } from '../support/oidc.js';
+import { startSseServer } from '../support/sse-server.js';
 import {
   minimalMcpServer,
   type StreamableHttpTestServer,
@@ -162,6 +164,33 @@ describe.skipIf(!haveChromium())(
         .catch((e: unknown) => e);
       expect(NeedsAuthError.isInstance(error)).toBe(true);
       expect((error as Error).message).toContain('run "mcpkit login oidc"');
+    });
+
+    it('the same provider type serves a legacy HTTP+SSE server: its GET stream and POSTs carry the token', async () => {
+      const sse = await startSseServer((peer) => minimalMcpServer()(peer), {
+        protectedResource: { authorizationServers: [oidc.issuer], scopes: ['mcp:tools'] },
+        authorize: (req) =>
+          oidc.accepts(req.headers.authorization?.replace(/^Bearer /, ''), sse.url),
+      });
+      try {
+        const sseAuth = new OAuthProvider({
+          serverUrl: sse.url,
+          serverName: 'legacy-sse',
+          onevent: (line) => logs.push(line),
+          interactive: new LoopbackAuthorization({
+            open: async (url) => {
+              pages.push(await signInAndConsent(browser, url));
+            },
+          }),
+        });
+        const legacy = new McpClient({ name: 'legacy-sse' });
+        await legacy.connect(new SseTransport({ url: sse.url, name: 'legacy-sse', auth: sseAuth }));
+        expect((await legacy.listTools()).map((t) => t.name)).toEqual(['echo']);
+        expect(legacy.protocolVersion).toBe('2025-11-25');
+        await legacy.close();
+      } finally {
+        await sse.close();
+      }
     });
 
     it('no token, code or secret appears in any log line of the run', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,11 +107,29 @@ describe('mcpkit login / logout against oidc-provider', () => {
     expect((await stat(path.join(dir, files[0]!))).mode & 0o777).toBe(0o600);
   });
 
+  it('a second login (another free port) keeps the same client registration', async () => {
+    const dir = path.join(env.XDG_DATA_HOME!, 'mcpkit', 'auth');
+    const clientOf = async () => {
+      const file = path.join(dir, (await readdir(dir))[0]!);
+      const { record } = JSON.parse(await readFile(file, 'utf8'));
+      return record.issuers[record.issuer].client.client_id as string;
+    };
+    const first = await clientOf();
+    let visiting: Promise<string> | undefined;
+    const r = await run(['login', 'secure', '--no-browser'], (text) => {
+      const m = /To authorize, visit:\s+(\S+)/.exec(text);
+      if (m && !visiting) visiting = signInAndConsent(browser, m[1]!);
+    });
+    await visiting;
+    expect(r.code).toBe(0);
+    expect(await clientOf()).toBe(first);
+  });
+
   it('later commands use the stored token', async () => {
     const r = await run(['tools']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('echo');
-    expect(oidc.grants).toEqual(['authorization_code']);
+    expect(oidc.grants).toEqual(['authorization_code', 'authorization_code']);
   });
 
   it('logout forgets it, and the server needs a login again', async () => {

@@ -52,6 +52,18 @@ export interface OAuthProviderOptions extends ProviderOptions {
   maxStepUps?: number;
 }
 
+/**
+ * Whether a registered redirect URI covers this one. RFC 8252 7.3: a loopback redirect may
+ * use any port (a free one each sign-in), so the port does not count there.
+ */
+function sameRedirect(registered: string, wanted: string): boolean {
+  if (registered === wanted) return true;
+  if (!isLoopback(registered) || !isLoopback(wanted)) return false;
+  const a = new URL(registered);
+  const b = new URL(wanted);
+  return a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+}
+
 const isLoopback = (uri: string) => {
   try {
     const u = new URL(uri);
@@ -324,7 +336,7 @@ export class OAuthProvider extends BaseProvider {
       stored &&
       (stored.kind !== 'dynamic' ||
         redirectUri === undefined ||
-        stored.redirect_uris?.includes(redirectUri))
+        stored.redirect_uris?.some((uri) => sameRedirect(uri, redirectUri)))
     )
       return stored;
     if (this.options.clientMetadataUrl && m.client_id_metadata_document_supported === true) {

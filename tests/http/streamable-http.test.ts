@@ -226,11 +226,10 @@ describe('Streamable HTTP, 2026-07-28 binding (transport level)', () => {
         peer.setRequestHandler('hang', () => new Promise(() => {}));
       }),
     });
-    const transport = new StreamableHttpTransport({
-      url: server.url,
-      paramHeaders: (m) =>
-        'method' in m && m.method === 'tools/call' ? { 'mcp-param-region': 'us-west1' } : undefined,
-    });
+    const transport = new StreamableHttpTransport({ url: server.url });
+    transport.setMessageHeaders((m) =>
+      'method' in m && m.method === 'tools/call' ? { 'mcp-param-region': 'us-west1' } : undefined,
+    );
     transport.setProtocolVersion('2026-07-28');
     const peer = new JsonRpcPeer(transport);
     await peer.start();

@@ -5,13 +5,13 @@ export {
   type UrlElicitation,
   UrlElicitationRequiredError,
 } from './errors.js';
+export { McpClient } from './mcp-client.js';
+export { type EraRecord, sharedEraCache } from './modern.js';
 export {
   type CallOptions,
   type CallToolParams,
   clientDefaults,
-  McpClient,
   type McpClientOptions,
   type Subscription,
-} from './mcp-client.js';
-export { type EraRecord, sharedEraCache } from './modern.js';
+} from './options.js';
 export { OutputSchemaError } from './output-schema.js';

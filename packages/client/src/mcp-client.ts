@@ -51,6 +51,7 @@ import {
   registerClientHandlers,
 } from './client-handlers.js';
 import { InvalidResultError, mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
+import { ListCache } from './list-cache.js';
 import {
   type EraRecord,
   isInputRequired,
@@ -63,6 +64,13 @@ import {
   sharedEraCache,
   supportedOf,
 } from './modern.js';
+import {
+  type CallOptions,
+  type CallToolParams,
+  clientDefaults,
+  type McpClientOptions,
+  type Subscription,
+} from './options.js';
 import { OutputSchemas } from './output-schema.js';
 
 type Schemas = typeof import('@mcpkit/protocol/schemas');
@@ -94,74 +102,6 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', aborted, { once: true });
   });
 
-/** Defaults a host may read and override. */
-export const clientDefaults = Object.freeze({
-  clientInfo: Object.freeze({ name: 'mcpkit', version: '0.1.0' }) as Implementation,
-  /** Pages fetched by a `list*` call before it fails (a guard against endless cursors). */
-  maxPages: 100,
-  requestTimeoutMs: 60_000,
-  connectTimeoutMs: 60_000,
-  /** How long a `server/discover` probe may go unanswered before the server counts as legacy. */
-  discoverTimeoutMs: 5_000,
-  /** Multi round-trip requests: retries with input before the client gives up. */
-  maxInputRounds: 10,
-  /** Task polling interval when the server suggests none. */
-  taskPollIntervalMs: 1_000,
-});
-
-export interface McpClientOptions {
-  clientInfo?: Implementation;
-  capabilities?: ClientCapabilities;
-  /** Server name for error messages (`server "github": …`). */
-  name?: string;
-  /**
-   * Speak this revision and no other: a legacy one through `initialize`, 2026-07-28
-   * statelessly. Default: negotiate (see `era`).
-   */
-  protocolVersion?: string;
-  /**
-   * `auto` (default): probe with `server/discover` and fall back to `initialize`, as the
-   * 2026-07-28 backward-compatibility rules describe. `legacy` or `modern` pins the era.
-   */
-  era?: 'auto' | 'legacy' | 'modern';
-  /** Versions this client may speak. Default: every published revision. */
-  supportedVersions?: readonly string[];
-  /**
-   * Where the era learned of a server is kept, keyed by the transport's `eraKey` (HTTP
-   * endpoints). Default: one cache shared by all clients in the process; `false`: none.
-   */
-  eraCache?: Map<string, EraRecord> | false;
-  /** How long a `server/discover` probe may stay unanswered (then: legacy). Default 5 s. */
-  discoverTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  maxPages?: number;
-  /** Multi round-trip requests (2026-07-28): the most retries with input. Default 10. */
-  maxInputRounds?: number;
-  /**
-   * Keep `list*` results until the server says they changed (list_changed) or, on
-   * 2026-07-28, until their `ttlMs` runs out. Default true.
-   */
-  cacheLists?: boolean;
-  /** 2026-07-28: the log level sent with every request (`notifications/message` only then). */
-  logLevel?: LoggingLevel;
-  /** Check results against the protocol schemas. Default true. */
-  validateResults?: boolean;
-  /** Check `structuredContent` against the tool's `outputSchema` (JSON Schema 2020-12). Default true. */
-  validateOutputSchemas?: boolean;
-  /** Sampling, elicitation and roots: each handler given declares its capability. */
-  handlers?: ClientHandlers;
-  /** `notifications/message` from the server. */
-  onlog?: (params: LoggingMessageParams) => void;
-  /** A list changed on the server (debounced per list, 50 ms). */
-  onlistchanged?: (list: 'tools' | 'prompts' | 'resources') => void;
-  /** A subscribed resource changed. */
-  onresourceupdated?: (uri: string) => void;
-  /** The user completed a URL-mode elicitation (`notifications/elicitation/complete`). */
-  onelicitationcomplete?: (elicitationId: string) => void;
-  /** A task changed status (`notifications/tasks/status`, 2025-11-25). */
-  ontaskstatus?: (task: Task) => void;
-}
-
 const LIST_CHANGED: Record<string, 'tools' | 'prompts' | 'resources'> = {
   'notifications/tools/list_changed': 'tools',
   'notifications/prompts/list_changed': 'prompts',
@@ -176,35 +116,6 @@ const MULTI_ROUND: ReadonlySet<string> = new Set([
 ]);
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  resetTimeoutOnProgress?: boolean;
-  maxTotalTimeoutMs?: number;
-  onprogress?: RequestOptions['onprogress'];
-  /** 2026-07-28: the log level for this request only. */
-  logLevel?: LoggingLevel;
-  /** `list*`: ask the server even when a cached answer is fresh. */
-  fresh?: boolean;
-}
-
-export interface CallToolParams {
-  name: string;
-  arguments?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-}
-
-/** A `subscriptions/listen` stream (2026-07-28). */
-export interface Subscription {
-  /** The JSON-RPC id of the listen request: notifications carry it as their subscription id. */
-  readonly id: JsonRpcId;
-  /** What the server agreed to send: a subset of what was asked. */
-  readonly notifications: SubscriptionFilter;
-  /** Settles when the subscription ends: resolves when the server or `close()` ended it. */
-  readonly closed: Promise<void>;
-  close(): Promise<void>;
-}
 
 type Paged<K extends string, T> = { [key in K]: T[] } & {
   nextCursor?: string | undefined;
@@ -238,8 +149,7 @@ export class McpClient {
   private logLevel: LoggingLevel | undefined;
   private renewing: Promise<void> | undefined;
   private readonly outputSchemas = new OutputSchemas();
-  private readonly lists = new Map<string, { items: unknown[]; expires: number }>();
-  private readonly listGeneration = new Map<string, number>();
+  private readonly lists = new ListCache();
   private readonly toolSchemas = new Map<string, unknown>();
   private readonly taskTools = new Set<string>();
   private readonly acks = new Map<
@@ -363,7 +273,7 @@ export class McpClient {
     const timers = new Map<string, ReturnType<typeof setTimeout>>();
     for (const [method, list] of Object.entries(LIST_CHANGED)) {
       peer.setNotificationHandler(method, (params?: Record<string, unknown>) => {
-        this.invalidate(list);
+        this.lists.invalidate(list);
         if (!o.onlistchanged) {
           // No dedicated handler: the host hears of it as of any other notification.
           this.onnotification?.(
@@ -420,12 +330,7 @@ export class McpClient {
     let legacyVersion: string | undefined;
     if (era !== 'legacy' && cached?.era !== 'legacy') {
       const outcome = await this.discover(peer, options, era === 'modern', cached?.version);
-      if (outcome.discover) {
-        this.server = { era: 'modern', version: outcome.version, discover: outcome.discover };
-        this.setVersion(peer, outcome.version);
-        if (key !== undefined) cache?.set(key, { era: 'modern', version: outcome.version });
-        return;
-      }
+      if (outcome.discover) return this.adoptModern(peer, outcome, key, cache);
       legacyVersion = outcome.legacyVersion;
     }
     try {
@@ -435,16 +340,22 @@ export class McpClient {
       if (cached?.era === 'legacy' && era === 'auto' && isModernError(error)) {
         cache?.delete(key!);
         const outcome = await this.discover(peer, options, true, undefined);
-        if (outcome.discover) {
-          this.server = { era: 'modern', version: outcome.version, discover: outcome.discover };
-          this.setVersion(peer, outcome.version);
-          cache?.set(key!, { era: 'modern', version: outcome.version });
-          return;
-        }
+        if (outcome.discover) return this.adoptModern(peer, outcome, key, cache);
       }
       throw error;
     }
     if (key !== undefined) cache?.set(key, { era: 'legacy', version: this.server!.version });
+  }
+
+  private adoptModern(
+    peer: JsonRpcPeer,
+    outcome: { discover: DiscoverResult; version: string },
+    key: string | undefined,
+    cache: Map<string, EraRecord> | undefined,
+  ): void {
+    this.server = { era: 'modern', version: outcome.version, discover: outcome.discover };
+    this.setVersion(peer, outcome.version);
+    if (key !== undefined) cache?.set(key, { era: 'modern', version: outcome.version });
   }
 
   private setVersion(peer: JsonRpcPeer, version: string): void {
@@ -767,21 +678,10 @@ export class McpClient {
 
   // ---- lists and their caches -----------------------------------------------------------
 
-  private invalidate(list: string): void {
-    this.lists.delete(list);
-    this.listGeneration.set(list, (this.listGeneration.get(list) ?? 0) + 1);
-  }
-
   /** Cached items of a list, when still fresh. */
   private cached<T>(list: string, options: CallOptions | undefined): T[] | undefined {
     if (options?.fresh || this.options.cacheLists === false) return undefined;
-    const entry = this.lists.get(list);
-    if (!entry) return undefined;
-    if (entry.expires <= Date.now()) {
-      this.lists.delete(list);
-      return undefined;
-    }
-    return entry.items as T[];
+    return this.lists.get<T>(list);
   }
 
   /**
@@ -790,7 +690,6 @@ export class McpClient {
    */
   private remember(list: string, items: unknown[], ttlMs: number | undefined, generation: number) {
     if (this.options.cacheLists === false) return;
-    if ((this.listGeneration.get(list) ?? 0) !== generation) return; // changed meanwhile
     let expires = 0;
     if (this.server?.era === 'modern') {
       if (typeof ttlMs === 'number' && ttlMs > 0) expires = Date.now() + ttlMs;
@@ -801,7 +700,7 @@ export class McpClient {
         | undefined;
       if (caps?.listChanged === true) expires = Number.POSITIVE_INFINITY;
     }
-    if (expires > Date.now()) this.lists.set(list, { items, expires });
+    this.lists.set(list, items, expires, generation);
   }
 
   /** All tools, following `nextCursor` across pages (cached; see `cacheLists`). */
@@ -809,7 +708,7 @@ export class McpClient {
     if (!this.serverOffers('tools')) return [];
     const hit = this.cached<Tool>('tools', options);
     if (hit) return hit;
-    const generation = this.listGeneration.get('tools') ?? 0;
+    const generation = this.lists.generation('tools');
     const { items, ttlMs } = await this.listAll<'tools', Tool>(
       ClientMethod.ListTools,
       'tools',
@@ -881,7 +780,7 @@ export class McpClient {
     if (!this.serverOffers(feature)) return [];
     const hit = this.cached<T>(key, options);
     if (hit) return hit;
-    const generation = this.listGeneration.get(key) ?? 0;
+    const generation = this.lists.generation(key);
     // A template list changes with the resource list.
     const { items, ttlMs } = await this.listAll<K, T>(method, key, schemaName, undefined, options);
     this.remember(key, items, ttlMs, generation);
@@ -1140,14 +1039,22 @@ export class McpClient {
     };
   }
 
+  /** The list changes the server offers to announce, as a listen filter. */
+  private listChanges(): SubscriptionFilter {
+    const caps = this.serverCapabilities ?? {};
+    const offers = (c: unknown) =>
+      (c as { listChanged?: boolean } | undefined)?.listChanged === true;
+    const filter: SubscriptionFilter = {};
+    if (offers(caps.tools)) filter.toolsListChanged = true;
+    if (offers(caps.prompts)) filter.promptsListChanged = true;
+    if (offers(caps.resources)) filter.resourcesListChanged = true;
+    return filter;
+  }
+
   private wantsManagedListen(): boolean {
-    const caps = this.serverCapabilities;
     return (
       this.resourceSubscriptions.size > 0 ||
-      (this.options.onlistchanged !== undefined &&
-        [caps?.tools, caps?.prompts, caps?.resources].some(
-          (c) => (c as { listChanged?: boolean } | undefined)?.listChanged === true,
-        ))
+      (this.options.onlistchanged !== undefined && Object.keys(this.listChanges()).length > 0)
     );
   }
 
@@ -1160,13 +1067,7 @@ export class McpClient {
       this.managed = undefined;
       await old?.close();
       if (!this.wantsManagedListen() || !this.isConnected) return;
-      const caps = this.serverCapabilities ?? {};
-      const changes = (c: unknown) =>
-        (c as { listChanged?: boolean } | undefined)?.listChanged === true;
-      const filter: SubscriptionFilter = {};
-      if (changes(caps.tools)) filter.toolsListChanged = true;
-      if (changes(caps.prompts)) filter.promptsListChanged = true;
-      if (changes(caps.resources)) filter.resourcesListChanged = true;
+      const filter = this.listChanges();
       if (this.resourceSubscriptions.size > 0)
         filter.resourceSubscriptions = [...this.resourceSubscriptions];
       const subscription = await this.listen(filter);

@@ -45,11 +45,6 @@ export interface StreamableHttpTransportOptions {
   name?: string;
   /** Resume an existing session. */
   sessionId?: string;
-  /**
-   * 2026-07-28: extra `Mcp-Param-*` headers for a message (the client knows the tools'
-   * schemas; see `toolParamHeaders`).
-   */
-  paramHeaders?: (message: JsonRpcMessage) => Record<string, string> | undefined;
 }
 
 /** The first protocol revision with the stateless HTTP binding. */
@@ -226,7 +221,6 @@ export class StreamableHttpTransport implements Transport {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
             ...standardRequestHeaders(message),
-            ...this.options.paramHeaders?.(message),
             ...this.messageHeaders?.(message),
           }
         : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

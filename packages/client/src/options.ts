@@ -1,0 +1,108 @@
+import type { JsonRpcId, RequestOptions } from '@mcpkit/jsonrpc';
+import type {
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+  LoggingMessageParams,
+  SubscriptionFilter,
+  Task,
+} from '@mcpkit/protocol';
+import type { ClientHandlers } from './client-handlers.js';
+import type { EraRecord } from './modern.js';
+
+/** Defaults a host may read and override. */
+export const clientDefaults = Object.freeze({
+  clientInfo: Object.freeze({ name: 'mcpkit', version: '0.1.0' }) as Implementation,
+  /** Pages fetched by a `list*` call before it fails (a guard against endless cursors). */
+  maxPages: 100,
+  requestTimeoutMs: 60_000,
+  connectTimeoutMs: 60_000,
+  /** How long a `server/discover` probe may go unanswered before the server counts as legacy. */
+  discoverTimeoutMs: 5_000,
+  /** Multi round-trip requests: retries with input before the client gives up. */
+  maxInputRounds: 10,
+  /** Task polling interval when the server suggests none. */
+  taskPollIntervalMs: 1_000,
+});
+
+export interface McpClientOptions {
+  clientInfo?: Implementation;
+  capabilities?: ClientCapabilities;
+  /** Server name for error messages (`server "github": …`). */
+  name?: string;
+  /**
+   * Speak this revision and no other: a legacy one through `initialize`, 2026-07-28
+   * statelessly. Default: negotiate (see `era`).
+   */
+  protocolVersion?: string;
+  /**
+   * `auto` (default): probe with `server/discover` and fall back to `initialize`, as the
+   * 2026-07-28 backward-compatibility rules describe. `legacy` or `modern` pins the era.
+   */
+  era?: 'auto' | 'legacy' | 'modern';
+  /** Versions this client may speak. Default: every published revision. */
+  supportedVersions?: readonly string[];
+  /**
+   * Where the era learned of a server is kept, keyed by the transport's `eraKey` (HTTP
+   * endpoints). Default: one cache shared by all clients in the process; `false`: none.
+   */
+  eraCache?: Map<string, EraRecord> | false;
+  /** How long a `server/discover` probe may stay unanswered (then: legacy). Default 5 s. */
+  discoverTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  maxPages?: number;
+  /** Multi round-trip requests (2026-07-28): the most retries with input. Default 10. */
+  maxInputRounds?: number;
+  /**
+   * Keep `list*` results until the server says they changed (list_changed) or, on
+   * 2026-07-28, until their `ttlMs` runs out. Default true.
+   */
+  cacheLists?: boolean;
+  /** 2026-07-28: the log level sent with every request (`notifications/message` only then). */
+  logLevel?: LoggingLevel;
+  /** Check results against the protocol schemas. Default true. */
+  validateResults?: boolean;
+  /** Check `structuredContent` against the tool's `outputSchema` (JSON Schema 2020-12). Default true. */
+  validateOutputSchemas?: boolean;
+  /** Sampling, elicitation and roots: each handler given declares its capability. */
+  handlers?: ClientHandlers;
+  /** `notifications/message` from the server. */
+  onlog?: (params: LoggingMessageParams) => void;
+  /** A list changed on the server (debounced per list, 50 ms). */
+  onlistchanged?: (list: 'tools' | 'prompts' | 'resources') => void;
+  /** A subscribed resource changed. */
+  onresourceupdated?: (uri: string) => void;
+  /** The user completed a URL-mode elicitation (`notifications/elicitation/complete`). */
+  onelicitationcomplete?: (elicitationId: string) => void;
+  /** A task changed status (`notifications/tasks/status`, 2025-11-25). */
+  ontaskstatus?: (task: Task) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  resetTimeoutOnProgress?: boolean;
+  maxTotalTimeoutMs?: number;
+  onprogress?: RequestOptions['onprogress'];
+  /** 2026-07-28: the log level for this request only. */
+  logLevel?: LoggingLevel;
+  /** `list*`: ask the server even when a cached answer is fresh. */
+  fresh?: boolean;
+}
+
+export interface CallToolParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** A `subscriptions/listen` stream (2026-07-28). */
+export interface Subscription {
+  /** The JSON-RPC id of the listen request: notifications carry it as their subscription id. */
+  readonly id: JsonRpcId;
+  /** What the server agreed to send: a subset of what was asked. */
+  readonly notifications: SubscriptionFilter;
+  /** Settles when the subscription ends: resolves when the server or `close()` ended it. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}

@@ -8,7 +8,7 @@ import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingEntry } from '../support/everything.js';
 import { startEverythingHttp } from '../support/everything-http.js';
-import { haveSpec, SchemaCheckedTransport } from '../support/schema-check.js';
+import { SchemaCheckedTransport } from '../support/schema-check.js';
 
 /**
  * Against a real 2026-07-28 server: the official SDK v2 (@modelcontextprotocol/server
@@ -223,7 +223,7 @@ describe.each(Object.keys(kinds))('a 2026-07-28 server (SDK v2) over %s', (kind)
     expect(sentOf(checked, 'logging/setLevel')).toEqual([]);
   });
 
-  it.skipIf(!haveSpec)('every message sent validates against the 2026-07-28 schema', () => {
+  it('every message sent validates against the 2026-07-28 schema', () => {
     expect(checked.sent.length).toBeGreaterThan(10);
     expect(checked.sent.every((s) => s.version === '2026-07-28')).toBe(true);
     expect(checked.problems()).toEqual([]);
@@ -259,7 +259,7 @@ describe('era negotiation against real servers', () => {
       { type: 'text', text: '8' },
     ]);
     await client.close();
-    if (haveSpec) expect(checked.problems()).toEqual([]);
+    expect(checked.problems()).toEqual([]);
   });
 
   it('a legacy server (server-everything) is detected on stdio by the probe, and the handshake follows', async () => {
@@ -303,14 +303,14 @@ describe('era negotiation against real servers', () => {
       expect(b.era).toBe('legacy');
       expect(sentOf(second, 'server/discover')).toHaveLength(0);
       await b.close();
-      if (haveSpec) expect([...first.problems(), ...second.problems()]).toEqual([]);
+      expect([...first.problems(), ...second.problems()]).toEqual([]);
     } finally {
       await server.close();
     }
   });
 });
 
-describe.skipIf(!haveSpec)('the schema check itself', () => {
+describe('the schema check itself', () => {
   it('flags a message its revision does not allow, and passes one it does', async () => {
     const sink: Transport = {
       start: async () => {},

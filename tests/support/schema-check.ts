@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type {
@@ -17,10 +17,9 @@ import type {
  */
 
 const require = createRequire(import.meta.url);
-const specDir =
-  process.env.MCPKIT_SPEC_DIR ?? fileURLToPath(new URL('../../../shared/spec/', import.meta.url));
-
-export const haveSpec = existsSync(`${specDir}/2025-11-25/schema.json`);
+// The official schema.json of every revision, kept in the repository as test data (see
+// tests/fixtures/mcp-schema/SOURCE.md); a missing file is a hard failure, never a skip.
+const specDir = fileURLToPath(new URL('../fixtures/mcp-schema/', import.meta.url));
 
 type Validate = ((data: unknown) => boolean) & {
   errors?: Array<{ instancePath: string; message?: string }> | null;

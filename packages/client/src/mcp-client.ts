@@ -10,6 +10,7 @@ import {
   ResponseLostError,
   RpcError,
   SessionExpiredError,
+  TimeoutError,
   type Transport,
 } from '@mcpkit/jsonrpc';
 import {
@@ -50,6 +51,7 @@ import {
   capabilitiesFor,
   registerClientHandlers,
 } from './client-handlers.js';
+import { ConnectBudget, type ConnectSteps } from './connect-budget.js';
 import { InvalidResultError, mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
 import { ListCache } from './list-cache.js';
 import {
@@ -148,6 +150,8 @@ export class McpClient {
   private meta: Record<string, unknown> = {};
   private logLevel: LoggingLevel | undefined;
   private renewing: Promise<void> | undefined;
+  /** The budget `connect()` was given; a session renewal gets the same. */
+  private connectTimeoutMs: number = clientDefaults.connectTimeoutMs;
   private readonly outputSchemas = new OutputSchemas();
   private readonly lists = new ListCache();
   private readonly toolSchemas = new Map<string, unknown>();
@@ -230,9 +234,12 @@ export class McpClient {
     this.registerNotifications(peer);
     transport.setMessageHeaders?.(this.paramHeaders);
 
+    this.connectTimeoutMs = options.timeoutMs ?? clientDefaults.connectTimeoutMs;
+    const budget = new ConnectBudget(this.connectTimeoutMs, this.label);
+    const steps = { budget, ...(options.signal ? { signal: options.signal } : {}) };
     try {
       await peer.start();
-      await this.negotiate(peer, options);
+      await this.negotiate(peer, steps);
     } catch (error) {
       await peer.close().catch(() => {});
       throw error;
@@ -305,10 +312,7 @@ export class McpClient {
     return this.options.eraCache === false ? undefined : (this.options.eraCache ?? sharedEraCache);
   }
 
-  private async negotiate(
-    peer: JsonRpcPeer,
-    options: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<void> {
+  private async negotiate(peer: JsonRpcPeer, options: ConnectSteps): Promise<void> {
     const pinned = this.options.protocolVersion;
     let era =
       this.options.era ?? (pinned ? (isModernVersion(pinned) ? 'modern' : 'legacy') : 'auto');
@@ -375,7 +379,7 @@ export class McpClient {
    */
   private async discover(
     peer: JsonRpcPeer,
-    options: { signal?: AbortSignal; timeoutMs?: number },
+    options: ConnectSteps,
     required: boolean,
     preferred: string | undefined,
   ): Promise<
@@ -393,21 +397,26 @@ export class McpClient {
       const tried = new Set([...tries].filter(([, n]) => n >= 2).map(([v]) => v));
       this.setVersion(peer, version);
       let raw: unknown;
+      const { budget } = options;
+      const probeMs = budget.probeMs(
+        this.options.discoverTimeoutMs ?? clientDefaults.discoverTimeoutMs,
+        required,
+      );
       try {
+        budget.stepMs(ClientMethod.Discover);
         raw = await peer.request(
           ClientMethod.Discover,
           { _meta: this.meta },
-          {
-            timeoutMs:
-              options.timeoutMs ??
-              this.options.discoverTimeoutMs ??
-              clientDefaults.discoverTimeoutMs,
-            ...(options.signal ? { signal: options.signal } : {}),
-          },
+          { timeoutMs: probeMs, ...(options.signal ? { signal: options.signal } : {}) },
         );
       } catch (error) {
         peer.transport.setProtocolVersion?.(undefined);
         if (options.signal?.aborted) throw error;
+        if (TimeoutError.isInstance(error)) {
+          budget.note(`"server/discover" unanswered for ${probeMs} ms`);
+          if (required || budget.remainingMs() <= 0)
+            throw budget.expired(ClientMethod.Discover, error);
+        }
         if (
           RpcError.isInstance(error) &&
           error.rpcCode === McpErrorCode.UnsupportedProtocolVersion
@@ -480,7 +489,7 @@ export class McpClient {
   /** `initialize`, version check, `notifications/initialized`. */
   private async handshake(
     peer: JsonRpcPeer,
-    options: { signal?: AbortSignal; timeoutMs?: number },
+    options: ConnectSteps,
     wanted?: string,
   ): Promise<void> {
     const supported: string[] = this.versions().filter((v) => isLegacyVersion(v));
@@ -488,18 +497,25 @@ export class McpClient {
       throw new UnsupportedProtocolVersionError(this.label, undefined, this.versions());
     const requested =
       wanted && supported.includes(wanted) ? wanted : [...supported].sort().reverse()[0]!;
-    const raw = await peer.request(
-      ClientMethod.Initialize,
-      {
-        protocolVersion: requested,
-        capabilities: this.capabilities,
-        clientInfo: this.options.clientInfo ?? clientDefaults.clientInfo,
-      },
-      {
-        timeoutMs: options.timeoutMs ?? clientDefaults.connectTimeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-    );
+    let raw: unknown;
+    try {
+      raw = await peer.request(
+        ClientMethod.Initialize,
+        {
+          protocolVersion: requested,
+          capabilities: this.capabilities,
+          clientInfo: this.options.clientInfo ?? clientDefaults.clientInfo,
+        },
+        {
+          timeoutMs: options.budget.stepMs(ClientMethod.Initialize),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+      );
+    } catch (error) {
+      if (TimeoutError.isInstance(error) && !options.signal?.aborted)
+        throw options.budget.expired(ClientMethod.Initialize, error);
+      throw error;
+    }
     const result = await this.check(
       ClientMethod.Initialize,
       raw,
@@ -540,7 +556,8 @@ export class McpClient {
       if (!SessionExpiredError.isInstance(error)) throw error;
       this.renewing ??= (async () => {
         peer.transport.resetSession?.();
-        await this.handshake(peer, {}, this.server?.version);
+        const budget = new ConnectBudget(this.connectTimeoutMs, this.label);
+        await this.handshake(peer, { budget }, this.server?.version);
       })().finally(() => {
         this.renewing = undefined;
       });

@@ -1,13 +1,17 @@
 import { HttpError, RpcError, UnauthorizedError } from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
+  compareVersions,
   type Era,
+  eraOf,
   type Implementation,
+  isProtocolVersion,
+  LATEST_PROTOCOL_VERSION,
   type LoggingLevel,
   McpErrorCode,
   MetaKey,
-  MODERN_VERSIONS,
 } from '@mcpkit/protocol';
+import { isRecord } from './is-record.js';
 
 /** What a client learned of a server's era, kept per server (see `McpClientOptions.eraCache`). */
 export interface EraRecord {
@@ -28,8 +32,15 @@ const MODERN_ERRORS: ReadonlySet<number> = new Set([
   McpErrorCode.UnsupportedProtocolVersion,
 ]);
 
-export function isModernVersion(version: string): boolean {
-  return (MODERN_VERSIONS as readonly string[]).includes(version) || version > '2026-07-28';
+/**
+ * The era of a version a host or server named: protocol's rule (`eraOf`) for every revision
+ * this package knows. A revision dated after the newest one known counts as stateless, so
+ * a host may offer it and the server's -32022 answer brings both sides to one they share;
+ * anything else is no revision at all (`undefined`).
+ */
+export function versionEra(version: string): Era | undefined {
+  if (isProtocolVersion(version)) return eraOf(version);
+  return compareVersions(version, LATEST_PROTOCOL_VERSION) > 0 ? 'modern' : undefined;
 }
 
 export function isModernError(error: unknown): error is RpcError {
@@ -86,9 +97,6 @@ export function requestMeta(
   if (logLevel) meta[MetaKey.LogLevel] = logLevel;
   return meta;
 }
-
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A 2026-07-28 interim result: the server needs input before it can finish. */
 export function isInputRequired(raw: unknown): raw is {

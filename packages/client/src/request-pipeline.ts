@@ -1,0 +1,200 @@
+import {
+  ErrorCode,
+  type JsonRpcPeer,
+  McpkitError,
+  ResponseLostError,
+  RpcError,
+  SessionExpiredError,
+} from '@mcpkit/jsonrpc';
+import { ClientMethod, type DiscoverResult, McpErrorCode, MetaKey } from '@mcpkit/protocol';
+import { answerServerRequest } from './client-handlers.js';
+import { ConnectBudget } from './connect-budget.js';
+import type { Connection } from './connection.js';
+import { mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
+import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.js';
+import { handshake } from './negotiation.js';
+import { type CallOptions, clientDefaults } from './options.js';
+import type { SchemaName } from './result-checks.js';
+
+/** Methods whose 2026-07-28 results may be `input_required`. */
+const MULTI_ROUND: ReadonlySet<string> = new Set([
+  ClientMethod.CallTool,
+  ClientMethod.GetPrompt,
+  ClientMethod.ReadResource,
+]);
+
+/** `params` with the 2026-07-28 request `_meta` (and a per-request log level) added. */
+export function withMeta(
+  meta: Record<string, unknown>,
+  params: Record<string, unknown> | undefined,
+  options: CallOptions | undefined,
+): Record<string, unknown> {
+  let merged = meta;
+  const own = params?._meta as Record<string, unknown> | undefined;
+  if (own || options?.logLevel) {
+    merged = { ...own, ...meta };
+    if (options?.logLevel) merged[MetaKey.LogLevel] = options.logLevel;
+  }
+  return { ...params, _meta: merged };
+}
+
+/**
+ * How a request reaches the server and what is retried on the way. Legacy: when the
+ * server has forgotten our session (HTTP 404), a new session and one retry. 2026-07-28:
+ * the request `_meta`, answers to `input_required` results, and one retry on a lost
+ * response, another version (-32022) or changed tool headers (-32020).
+ */
+export class RequestPipeline {
+  private renewing: Promise<void> | undefined;
+
+  /** `refreshTools` lists the tools afresh: their headers may have changed (-32020). */
+  constructor(
+    private readonly conn: Connection,
+    private readonly refreshTools: () => Promise<unknown>,
+  ) {}
+
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ): Promise<unknown> {
+    const conn = this.conn;
+    let peer: JsonRpcPeer;
+    try {
+      peer = conn.connectedPeer();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (conn.server!.era === 'modern')
+      return this.modernRequest(peer, method, params, options, true);
+    const first = peer.request(method, params, options);
+    if (!peer.transport.resetSession) return first;
+    return first.catch((error: unknown) => {
+      if (!SessionExpiredError.isInstance(error)) throw error;
+      this.renewing ??= (async () => {
+        peer.transport.resetSession?.();
+        const budget = new ConnectBudget(conn.connectTimeoutMs, conn.label);
+        await handshake(conn, peer, { budget }, conn.server?.version);
+      })().finally(() => {
+        this.renewing = undefined;
+      });
+      return this.renewing.then(() => peer.request(method, params, options));
+    });
+  }
+
+  /** Sends a request and checks the result: the fast validator first, else the schema. */
+  async requestChecked<T>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schemaName: SchemaName,
+    fast: ((raw: unknown) => T | undefined) | undefined,
+    options?: CallOptions,
+  ): Promise<T> {
+    const raw = await this.request(method, params, options).catch(mapRpcError);
+    return this.conn.checks.check(method, raw, schemaName, fast);
+  }
+
+  private modernRequest(
+    peer: JsonRpcPeer,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions | undefined,
+    mayRetry: boolean,
+  ): Promise<unknown> {
+    const sent = peer.request(method, withMeta(this.conn.meta, params, options), options);
+    return sent.then(
+      (raw) =>
+        isInputRequired(raw) && MULTI_ROUND.has(method)
+          ? this.answerInput(peer, method, params, options, raw)
+          : raw,
+      (error: unknown) => {
+        if (!mayRetry) throw error;
+        // The stream broke before the answer: 2026-07-28 asks for the same request anew
+        // (a new id), once.
+        if (ResponseLostError.isInstance(error) && !options?.signal?.aborted)
+          return this.modernRequest(peer, method, params, options, false);
+        if (!RpcError.isInstance(error)) throw error;
+        return this.recover(peer, method, params, options, error);
+      },
+    );
+  }
+
+  /** One retry after a -32022 (another version) or a -32020 on `tools/call` (fresh schemas). */
+  private async recover(
+    peer: JsonRpcPeer,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions | undefined,
+    error: RpcError,
+  ): Promise<unknown> {
+    const conn = this.conn;
+    if (error.rpcCode === McpErrorCode.UnsupportedProtocolVersion) {
+      const current = conn.server!.version;
+      const pick = pickVersion(
+        conn.versions().filter((v) => versionEra(v) === 'modern'),
+        supportedOf(error),
+        new Set([current]),
+      );
+      if (!pick)
+        throw new UnsupportedProtocolVersionError(
+          conn.label,
+          undefined,
+          conn.versions(),
+          supportedOf(error),
+        );
+      conn.server = {
+        ...(conn.server as { era: 'modern'; discover: DiscoverResult }),
+        version: pick,
+      };
+      conn.setVersion(peer, pick);
+      const key = peer.transport.eraKey;
+      if (key !== undefined) conn.eraCache()?.set(key, { era: 'modern', version: pick });
+      return this.modernRequest(peer, method, params, options, false);
+    }
+    if (error.rpcCode === McpErrorCode.HeaderMismatch && method === ClientMethod.CallTool) {
+      // The tool's schema (and so its Mcp-Param headers) may have changed: look again.
+      await this.refreshTools();
+      return this.modernRequest(peer, method, params, options, false);
+    }
+    throw error;
+  }
+
+  /** Multi round-trip requests: fulfil `inputRequests` with the host's handlers and retry. */
+  private async answerInput(
+    peer: JsonRpcPeer,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions | undefined,
+    first: unknown,
+  ): Promise<unknown> {
+    const { options: clientOptions, label } = this.conn;
+    const maxRounds = clientOptions.maxInputRounds ?? clientDefaults.maxInputRounds;
+    const signal = options?.signal ?? new AbortController().signal;
+    let raw = first;
+    for (let round = 1; isInputRequired(raw); round++) {
+      if (round > maxRounds) {
+        throw new McpkitError(
+          ErrorCode.Protocol,
+          `${label}: "${method}" still asked for input after ${maxRounds} rounds; giving up (raise maxInputRounds if the server needs more)`,
+        );
+      }
+      const retry: Record<string, unknown> = { ...params };
+      if (raw.inputRequests !== undefined) {
+        const responses: Record<string, unknown> = {};
+        for (const [key, request] of Object.entries(raw.inputRequests)) {
+          responses[key] = await answerServerRequest(
+            clientOptions.handlers,
+            request?.method,
+            request?.params,
+            { signal },
+            label,
+          );
+        }
+        retry.inputResponses = responses;
+      }
+      if (raw.requestState !== undefined) retry.requestState = raw.requestState;
+      raw = await peer.request(method, withMeta(this.conn.meta, retry, options), options);
+    }
+    return raw;
+  }
+}

@@ -1,0 +1,64 @@
+import { type CallToolResult, ClientMethod, fastCallToolResult } from '@mcpkit/protocol';
+import type { z } from 'zod';
+import { InvalidResultError } from './errors.js';
+import { isRecord } from './is-record.js';
+
+type Schemas = typeof import('@mcpkit/protocol/schemas');
+/** The name of a zod schema exported by `@mcpkit/protocol/schemas`. */
+export type SchemaName = {
+  [K in keyof Schemas]: Schemas[K] extends z.ZodType ? K : never;
+}[keyof Schemas];
+
+let schemas: Promise<Schemas> | undefined;
+/** zod and the schemas load on first need: a plain result never needs them. */
+function loadSchemas(): Promise<Schemas> {
+  schemas ??= import('@mcpkit/protocol/schemas');
+  return schemas;
+}
+
+/** An empty result (ping, setLevel, subscribe): an object whose `_meta`, if any, is an object. */
+export const fastEmptyResult = (v: unknown): Record<string, unknown> | undefined =>
+  isRecord(v) && (v._meta === undefined || isRecord(v._meta)) ? v : undefined;
+
+/**
+ * Checks what a server answered against the protocol schemas: a hand-written fast check
+ * first, the zod schema only when that one is unsure. With validation off, results pass
+ * as they came.
+ */
+export class ResultChecks {
+  constructor(
+    private readonly label: string,
+    readonly enabled: boolean,
+  ) {}
+
+  check<T>(
+    method: string,
+    raw: unknown,
+    schemaName: SchemaName,
+    fast?: (raw: unknown) => T | undefined,
+  ): T | Promise<T> {
+    if (!this.enabled) return raw as T;
+    const quick = fast?.(raw);
+    if (quick !== undefined) return quick;
+    return loadSchemas().then((all) => this.parse(method, all[schemaName] as z.ZodType<T>, raw));
+  }
+
+  parse<S extends z.ZodType>(method: string, schema: S, raw: unknown): z.output<S> {
+    if (!this.enabled) return raw as z.output<S>;
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    throw new InvalidResultError(
+      this.label,
+      method,
+      `${where}${issue?.message ?? 'does not match the schema'}`,
+      parsed.error,
+    );
+  }
+
+  /** A `tools/call` (or `tasks/result`) result; an arrow, so the hot path passes it to `then`. */
+  readonly toolResult = (raw: unknown): CallToolResult | Promise<CallToolResult> =>
+    (this.enabled ? fastCallToolResult(raw) : (raw as CallToolResult)) ??
+    this.check(ClientMethod.CallTool, raw, 'CallToolResultSchema');
+}

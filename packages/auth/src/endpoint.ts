@@ -78,9 +78,9 @@ function why(value: unknown, base: string | URL | undefined): string | URL {
     return 'is not a URL';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    return `has the scheme "${url.protocol.slice(0, -1)}"; only https (or http on this machine) is used`;
+    return `has the scheme "${url.protocol.slice(0, -1)}", and only https (or http to this machine) is used`;
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
-    return `is plain http to ${url.hostname}, which is not this machine; only https is used there`;
+    return `is plain http to ${url.hostname}, which is not this machine (only https is used there)`;
   if (url.username !== '' || url.password !== '') return 'carries user info (user:password@)';
   if (url.hash !== '') return 'has a fragment (#…)';
   return url;

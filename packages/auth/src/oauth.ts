@@ -147,7 +147,7 @@ export class OAuthProvider extends BaseProvider {
       () =>
         deadline.abort(
           new TimeoutError(
-            `${this.label}: the sign-in did not finish within ${Math.round(timeoutMs / 1000)} s; ${name ? `run "mcpkit login ${name}" again` : 'sign in again'} and complete it in the browser`,
+            `${this.label}: the sign-in did not finish within ${timeoutMs / 1000} s; ${name ? `run "mcpkit login ${name}" again` : 'sign in again'} and complete it in the browser`,
             timeoutMs,
           ),
         ),

@@ -66,7 +66,7 @@ function expectRefusedBeforeUse(a: Attempt, field: string) {
   expect(error.message).toContain(field);
   expect(error.message).toMatch(/ask its operator|Fix /);
   // One line, whatever the value held.
-  expect(error.message).not.toMatch(/[\r\n\u0000-\u001f]/);
+  expect([...error.message].some((c) => c.charCodeAt(0) < 0x20)).toBe(false);
   expect(a.opened).toEqual([]);
   expect(a.seen.filter((l) => /\/(register|token|authorize)$/.test(l))).toEqual([]);
   for (const url of a.fetched) expect(url.startsWith(`${a.base}/`), url).toBe(true);
@@ -78,7 +78,7 @@ describe('authorization_endpoint from metadata that must not be opened', () => {
     ['a file: URL', 'file:///etc/passwd'],
     ['a javascript: URL', 'javascript:alert(document.cookie)'],
     ['a data: URL', 'data:text/html,<script>alert(1)</script>'],
-    ['a pipe', 'https://as.example/authorize|touch${IFS}/tmp/pwned'],
+    ['a pipe', 'https://as.example/authorize|calc.exe'],
     ['a double quote', 'https://as.example/authorize"&calc.exe&"'],
     ['spaces', 'https://as.example/authorize & start calc'],
     ['a newline', 'https://as.example/authorize\nhttps://evil.example/'],

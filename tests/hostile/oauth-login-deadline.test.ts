@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AuthError, LoopbackAuthorization, OAuthProvider } from '@mcpkit/auth';
 import { TimeoutError } from '@mcpkit/jsonrpc';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type HostileOptions, startOAuthHostileServer } from './servers/oauth-hostile-server.mjs';
 
 /**
@@ -189,6 +189,14 @@ describe('login ends, typed, with its listener closed', () => {
   });
 });
 
+/** Children still running when a test ends (it failed or timed out): killed then. */
+const running = new Set<ReturnType<typeof spawn>>();
+afterEach(() => {
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  running.clear();
+});
+
 /** Runs the login in a child process and waits for it to exit on its own. */
 async function loginInChild(
   options: HostileOptions,
@@ -206,6 +214,7 @@ async function loginInChild(
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  running.add(child);
   try {
     let out = '';
     let err = '';

@@ -66,9 +66,13 @@ function why(value: unknown, base: string | URL | undefined): string | URL {
     const name =
       bad === ' '
         ? 'a space'
-        : code < 0x20 || code === 0x7f
-          ? 'a control character'
-          : `the character "${bad}"`;
+        : bad === '"'
+          ? 'a double quote'
+          : bad === '\\'
+            ? 'a backslash'
+            : code < 0x20 || (code >= 0x7f && code <= 0x9f)
+              ? 'a control character'
+              : `the character "${showValue(bad)}"`;
     return `contains ${name}, which a URL may not hold unescaped`;
   }
   let url: URL;

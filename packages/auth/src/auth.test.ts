@@ -16,7 +16,6 @@ import {
   NeedsAuthError,
   OAuthProvider,
   parseBearerChallenge,
-  redact,
   SecretSet,
 } from './index.js';
 

@@ -123,9 +123,9 @@ export class LoopbackAuthorization implements AuthorizationHandler {
         where: 'the sign-in about to be opened',
       }).href;
       await this.redirectUri();
-      const arrived = new Promise<URL>((resolve, reject) => {
+      // Ends the wait for the browser and for the opener alike.
+      const expired = new Promise<never>((_resolve, reject) => {
         timer = setTimeout(() => {
-          this.waiting = undefined;
           reject(
             new TimeoutError(
               `${label}: no answer from the browser within ${Math.round(timeoutMs / 1000)} s; authorization abandoned. Sign in again and finish in the browser sooner`,
@@ -133,11 +133,10 @@ export class LoopbackAuthorization implements AuthorizationHandler {
             ),
           );
         }, timeoutMs);
-        onAbort = () => {
-          this.waiting = undefined;
-          reject(signal!.reason);
-        };
+        onAbort = () => reject(signal!.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      const arrived = new Promise<URL>((resolve) => {
         this.waiting = resolve;
       });
       const print = this.options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -148,8 +147,10 @@ export class LoopbackAuthorization implements AuthorizationHandler {
         print(`Opening your browser to authorize. If it does not open, visit:\n  ${target}`);
         openInBrowser(target, this.options.opener);
       } else print(`To authorize, visit:\n  ${target}`);
-      // An opener that fails ends the wait; one that never returns does not prolong it.
-      return await Promise.race([arrived, opening.then(() => arrived)]);
+      // The opener (a test's stand-in browser, say) may finish after the redirect came;
+      // it is waited for, but not past the deadline. An opener that fails ends the wait.
+      const both = Promise.all([arrived, opening]).then(([callback]) => callback);
+      return await Promise.race([both, expired]);
     } finally {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);

@@ -100,8 +100,13 @@ async function readAtMost(
       size += next.value.byteLength;
     }
   } finally {
+    // Cancelling is what stops the sender: the rest of the body is never buffered.
     if (!done) await reader.cancel().catch(() => {});
-    reader.releaseLock();
+    try {
+      reader.releaseLock();
+    } catch {
+      // A read still pending after an abort: the stream is cancelled either way.
+    }
   }
   return { text: new TextDecoder().decode(Buffer.concat(chunks, size)), over };
 }

@@ -1,4 +1,5 @@
 import { MessageTooLargeError, ParseError } from './errors.js';
+import { checkMaxMessageBytes } from './option-checks.js';
 
 /** 64 MiB: big enough for large tool results, small enough to stop a runaway peer. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -47,7 +48,8 @@ export class NdjsonFramer {
   private discardedBytes = 0;
 
   constructor(options: NdjsonFramerOptions) {
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxMessageBytes =
+      checkMaxMessageBytes('NdjsonFramer', options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.onvalue = options.onvalue;
     this.onerror = options.onerror;
   }

@@ -105,7 +105,8 @@ export async function startBodiesServer() {
     res.on('finish', () => {
       entry.finished = true;
     });
-    res.on('close', () => settle(entry));
+    // A snapshot: what had happened when the connection closed.
+    res.on('close', () => settle({ ...entry }));
     responses.push(entry);
     for (const w of waiters.splice(0)) w();
     return entry;
@@ -128,7 +129,7 @@ export async function startBodiesServer() {
         if (mode === 'legacy-500') {
           res.writeHead(500, { 'content-type': 'text/plain' });
           await pump(res, record(mode, method, res), GiB);
-          res.end();
+          if (!res.destroyed) res.end();
           return;
         }
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -146,7 +147,7 @@ export async function startBodiesServer() {
         if (mode === 'legacy-post-500') {
           res.writeHead(500, { 'content-type': 'text/plain' });
           await pump(res, record(mode, method, res), 1.5 * GiB);
-          res.end();
+          if (!res.destroyed) res.end();
           return;
         }
         res.writeHead(202).end();
@@ -192,7 +193,7 @@ export async function startBodiesServer() {
       case 'error-500': {
         res.writeHead(500, { 'content-type': 'text/plain' });
         await pump(res, record(mode, method, res), 1.5 * GiB);
-        res.end();
+        if (!res.destroyed) res.end();
         return;
       }
       case 'error-400-json': {
@@ -220,13 +221,13 @@ export async function startBodiesServer() {
       case 'json-length': {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(GiB) });
         await pump(res, record(mode, method, res), GiB);
-        res.end();
+        if (!res.destroyed) res.end();
         return;
       }
       case 'json-chunked': {
         res.writeHead(200, { 'content-type': 'application/json' });
         await pump(res, record(mode, method, res), GiB);
-        res.end();
+        if (!res.destroyed) res.end();
         return;
       }
       case 'endless-body': {

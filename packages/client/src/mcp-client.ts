@@ -67,6 +67,7 @@ import {
 import {
   type CallOptions,
   type CallToolParams,
+  checkClientOptions,
   clientDefaults,
   type McpClientOptions,
   type Subscription,
@@ -161,7 +162,7 @@ export class McpClient {
   private managedOpening: Promise<void> | undefined;
 
   constructor(options: McpClientOptions = {}) {
-    this.options = options;
+    this.options = checkClientOptions(options);
     this.label = options.name ? `server "${options.name}"` : 'server';
     this.validate = options.validateResults ?? true;
     this.capabilities = capabilitiesFor(options.handlers, options.capabilities);

@@ -58,6 +58,21 @@ export interface SseTransportOptions {
   name?: string;
 }
 
+/**
+ * Checks the numeric options (a `TypeError` naming the option and its range). Exported so
+ * that a transport which may build an `SseTransport` later can refuse bad options at once.
+ */
+export function checkSseTransportOptions(options: Partial<SseTransportOptions>): void {
+  const owner = 'SseTransport';
+  checkMaxMessageBytes(owner, options.maxMessageBytes);
+  checkTimerMs(owner, 'endpointTimeoutMs', options.endpointTimeoutMs);
+  const r = options.reconnect ?? {};
+  checkTimerMs(owner, 'reconnect.initialDelayMs', r.initialDelayMs, { zero: true });
+  checkFinite(owner, 'reconnect.growthFactor', r.growthFactor, 1, 1000);
+  checkTimerMs(owner, 'reconnect.maxDelayMs', r.maxDelayMs, { zero: true });
+  checkCount(owner, 'reconnect.maxAttempts', r.maxAttempts, { min: 0, max: 1000 });
+}
+
 const capabilities: TransportCapabilities = Object.freeze({
   sendBeforeStart: false,
   serverToClientRequests: true,
@@ -97,16 +112,10 @@ export class SseTransport implements Transport {
   private state: 'new' | 'open' | 'closed' = 'new';
 
   constructor(options: SseTransportOptions) {
-    const owner = 'SseTransport';
-    this.maxMessageBytes =
-      checkMaxMessageBytes(owner, options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.endpointTimeoutMs =
-      checkTimerMs(owner, 'endpointTimeoutMs', options.endpointTimeoutMs) ?? 10_000;
+    checkSseTransportOptions(options);
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.endpointTimeoutMs = options.endpointTimeoutMs ?? 10_000;
     this.policy = { ...sseReconnectDefaults, ...options.reconnect };
-    checkTimerMs(owner, 'reconnect.initialDelayMs', this.policy.initialDelayMs, { zero: true });
-    checkFinite(owner, 'reconnect.growthFactor', this.policy.growthFactor, 1, 1000);
-    checkTimerMs(owner, 'reconnect.maxDelayMs', this.policy.maxDelayMs, { zero: true });
-    checkCount(owner, 'reconnect.maxAttempts', this.policy.maxAttempts, { min: 0, max: 1000 });
     this.options = options;
     this.url = new URL(options.url);
     this.description = options.name

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import {
   ConnectionClosedError,
   HttpError,
@@ -9,11 +10,14 @@ import {
   TransportError,
 } from '@mcpkit/jsonrpc';
 import { SseTransport } from '@mcpkit/transport-sse';
+import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { WebSocketTransport } from '@mcpkit/transport-websocket';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { startBodiesServer } from './servers/bodies-server.mjs';
+
+const stdioServer = fileURLToPath(new URL('./servers/bodies-stdio.mjs', import.meta.url));
 
 /**
  * Issue #10 finding 6: a remote server must not be able to make the client hold a body or
@@ -233,5 +237,34 @@ describe('hostile bodies: WebSocket', () => {
       for (const c of wss.clients) c.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
     }
+  });
+});
+
+describe('hostile bodies: stdio', () => {
+  it('a response line that never ends fails its request at once; nothing is buffered', async () => {
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: [stdioServer],
+      name: 'evil',
+      maxMessageBytes: LIMIT,
+    });
+    const peer = new JsonRpcPeer(transport);
+    await peer.start();
+    const pid = transport.pid!;
+    try {
+      const error = await rejection(peer.request('initialize', initialize));
+      expect(MessageTooLargeError.isInstance(error)).toBe(true);
+      const e = error as MessageTooLargeError;
+      expect(e.limitBytes).toBe(LIMIT);
+      expect(e.id).toBe(1);
+      expect(e.serverName).toBe('evil');
+      expect(e.message).toMatch(
+        /^server "evil": response to "initialize" dropped: server "evil": a message over the 1048576-byte limit/,
+      );
+    } finally {
+      await peer.close();
+    }
+    // close() took the server down: it writes no more.
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 });

@@ -17,6 +17,7 @@ import { startBodiesServer } from './servers/bodies-server.mjs';
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const stdioServer = fileURLToPath(new URL('./servers/bodies-stdio.mjs', import.meta.url));
 const cli = path.join(root, 'apps/cli/dist/bin.js');
 const MiB = 1024 * 1024;
 const scratch = mkdtempSync(path.join(tmpdir(), 'mcpkit-hostile-memory-'));
@@ -130,6 +131,19 @@ describe('hostile servers: the CLI stays within baseline + 2 × maxMessageBytes'
       await everything.close();
     }
   }, 120_000);
+
+  it('stdio: a response line that never ends — a typed error, and peak RSS under the bound', async () => {
+    const run = await runCli('stdio-endless-line', {
+      evil: { type: 'stdio', command: process.execPath, args: [stdioServer] },
+    });
+    const bound = baseline + 2 * DEFAULT_MAX_MESSAGE_BYTES;
+    console.log(
+      `[memory] stdio-endless-line: peak RSS ${(run.peakRssBytes / MiB).toFixed(1)} MiB (baseline + ${((run.peakRssBytes - baseline) / MiB).toFixed(1)} MiB; bound ${(bound / MiB).toFixed(1)} MiB); exit ${run.code}`,
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.output).toMatch(/server "evil".*over the 67108864-byte limit/);
+    expect(run.peakRssBytes).toBeLessThan(bound);
+  }, 180_000);
 
   it.each(cases)(
     '%s (%s): a typed error, and peak RSS under the bound',

@@ -223,7 +223,7 @@ export class HttpError extends TransportError {
   override readonly name: string = 'HttpError';
   readonly status: number;
   readonly url: string;
-  /** The start of the response body (at most 500 characters). */
+  /** The start of the response body: at most `MAX_ERROR_BODY_BYTES` (4 KiB) were read. */
   readonly bodyExcerpt: string;
   constructor(
     message: string,

@@ -290,7 +290,7 @@ export class StreamableHttpTransport implements Transport {
             this.tooLarge(`the body of a ${status} answer`, 'POST', bytes),
           )
         : await readBodyExcerpt(res.body);
-      if (rpcError && this.deliverErrorBody(body, requestId)) return;
+      if (requestId !== undefined && this.deliverErrorBody(body, requestId)) return;
       const excerpt = body.slice(0, MAX_ERROR_BODY_BYTES);
       throw new HttpError(
         `${this.description}: POST ${this.url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,

@@ -51,3 +51,32 @@ export function reconnectDelay(
   if (serverRetryMs !== undefined) return Math.min(serverRetryMs, policy.maxDelayMs);
   return Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.growthFactor ** (attempt - 1));
 }
+
+/** Waits `ms`, or less when `signal` aborts (never rejects). */
+export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** Stands in for a stream that could not be re-opened: the next attempt follows. */
+export async function* emptyStream(): AsyncIterable<Buffer> {}
+
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+/** The server is not there at all: waiting for more attempts is pointless. */
+export function isUnreachable(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return UNREACHABLE.has(e?.code ?? '') || UNREACHABLE.has(e?.cause?.code ?? '');
+}

@@ -14,7 +14,6 @@ import {
   ParseError,
   ResponseLostError,
   readBodyExcerpt,
-  readBodyLimited,
   readSseStream,
   SessionExpiredError,
   type Transport,
@@ -24,12 +23,16 @@ import {
 } from '@mcpkit/jsonrpc';
 import { standardRequestHeaders } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
+import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';
 import {
   checkReconnectPolicy,
+  emptyStream,
+  isUnreachable,
   type ReconnectEvent,
   type ReconnectPolicy,
   reconnectDefaults,
   reconnectDelay,
+  sleep,
 } from './reconnect.js';
 
 export interface StreamableHttpTransportOptions {
@@ -64,25 +67,6 @@ const capabilities: TransportCapabilities = Object.freeze({
   serverToClientRequests: true,
   sessions: true,
 });
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
-function header(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * The Streamable HTTP transport (protocol revisions 2025-03-26 to 2025-11-25): every
@@ -275,21 +259,9 @@ export class StreamableHttpTransport implements Transport {
       );
     }
     if (status < 200 || status >= 300) {
-      // 2026-07-28 servers answer protocol errors (unsupported version, header mismatch,
-      // unknown method) with a 4xx whose body is the JSON-RPC error for our request: that
-      // body is a message, bounded by maxMessageBytes. Any other error body is read only
-      // as far as an excerpt needs (a hostile server may send gigabytes).
-      const type = (header(res.headers, 'content-type') ?? '').toLowerCase();
-      const rpcError =
-        requestId !== undefined &&
-        status >= 400 &&
-        status < 500 &&
-        type.startsWith('application/json');
-      const body = rpcError
-        ? await readBodyLimited(res.body, this.maxMessageBytes, (bytes) =>
-            this.tooLarge(`the body of a ${status} answer`, 'POST', bytes),
-          )
-        : await readBodyExcerpt(res.body);
+      const body = await readErrorAnswer(res, requestId !== undefined, this.maxMessageBytes, (n) =>
+        this.tooLarge(`the body of a ${status} answer`, 'POST', n),
+      );
       if (requestId !== undefined && this.deliverErrorBody(body, requestId)) return;
       const excerpt = body.slice(0, MAX_ERROR_BODY_BYTES);
       throw new HttpError(
@@ -305,20 +277,14 @@ export class StreamableHttpTransport implements Transport {
       await res.body.dump();
       return;
     }
-    const type = (header(res.headers, 'content-type') ?? '').toLowerCase();
+    const type = contentType(res);
     if (type.startsWith('text/event-stream')) {
       await this.consumeResponseStream(res.body, requestId, signal);
       return;
     }
     if (type.startsWith('application/json')) {
-      const length = Number(header(res.headers, 'content-length'));
-      if (length > this.maxMessageBytes) {
-        // Announced too large: not a byte of it is read.
-        res.body.destroy();
-        throw this.tooLarge('a JSON response', 'POST', length);
-      }
-      const text = await readBodyLimited(res.body, this.maxMessageBytes, (bytes) =>
-        this.tooLarge('a JSON response', 'POST', bytes),
+      const text = await readJsonAnswer(res, this.maxMessageBytes, (n) =>
+        this.tooLarge('a JSON response', 'POST', n),
       );
       this.deliverText(text);
       return;
@@ -627,19 +593,4 @@ export class StreamableHttpTransport implements Transport {
     if (this.ownsDispatcher) await this.dispatcher.close().catch(() => {});
     this.onclose?.();
   }
-}
-
-async function* emptyStream(): AsyncIterable<Buffer> {}
-
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
-
-function isUnreachable(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } };
-  return UNREACHABLE.has(e?.code ?? '') || UNREACHABLE.has(e?.cause?.code ?? '');
 }

@@ -10,6 +10,7 @@ export { type EraRecord, sharedEraCache } from './modern.js';
 export {
   type CallOptions,
   type CallToolParams,
+  checkClientOptions,
   clientDefaults,
   type McpClientOptions,
   type Subscription,

@@ -36,6 +36,7 @@ import { registerNotifications } from './notifications.js';
 import {
   type CallOptions,
   type CallToolParams,
+  checkClientOptions,
   clientDefaults,
   type McpClientOptions,
   type Subscription,
@@ -68,8 +69,8 @@ export class McpClient {
   private readonly tasks: Tasks;
 
   constructor(options: McpClientOptions = {}) {
-    this.options = options;
-    this.conn = new Connection(options);
+    this.options = checkClientOptions(options);
+    this.conn = new Connection(this.options);
     const report = (error: Error) => this.onerror?.(error);
     this.pipeline = new RequestPipeline(this.conn, () => this.listTools({ fresh: true }));
     this.lists = new ServerLists(this.conn, this.pipeline, report);

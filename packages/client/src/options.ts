@@ -1,4 +1,4 @@
-import type { JsonRpcId, RequestOptions } from '@mcpkit/jsonrpc';
+import { checkCount, checkTimerMs, type JsonRpcId, type RequestOptions } from '@mcpkit/jsonrpc';
 import type {
   ClientCapabilities,
   Implementation,
@@ -49,9 +49,11 @@ export interface McpClientOptions {
   eraCache?: Map<string, EraRecord> | false;
   /** How long a `server/discover` probe may stay unanswered (then: legacy). Default 5 s. */
   discoverTimeoutMs?: number;
+  /** Per-request timeout; `0` or `Infinity` for none. Default 60 s. */
   requestTimeoutMs?: number;
+  /** Pages a `list*` call fetches before it fails. Default 100. */
   maxPages?: number;
-  /** Multi round-trip requests (2026-07-28): the most retries with input. Default 10. */
+  /** Multi round-trip requests (2026-07-28): the most retries with input (`0`: none). Default 10. */
   maxInputRounds?: number;
   /**
    * Keep `list*` results until the server says they changed (list_changed) or, on
@@ -105,4 +107,21 @@ export interface Subscription {
   /** Settles when the subscription ends: resolves when the server or `close()` ended it. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
+}
+
+/** The largest `maxPages` / `maxInputRounds` accepted: past this they are no guard at all. */
+const MAX_ROUNDS = 1_000_000;
+
+/**
+ * Checks the numeric options of `McpClient` (a `TypeError` naming the option and its
+ * allowed range) and returns them. Per-call `timeoutMs`/`maxTotalTimeoutMs` are checked
+ * by `JsonRpcPeer.request` when the call is made.
+ */
+export function checkClientOptions(options: McpClientOptions): McpClientOptions {
+  const owner = options.name ? `McpClient (server "${options.name}")` : 'McpClient';
+  checkTimerMs(owner, 'requestTimeoutMs', options.requestTimeoutMs, { zero: true, infinity: true });
+  checkTimerMs(owner, 'discoverTimeoutMs', options.discoverTimeoutMs);
+  checkCount(owner, 'maxPages', options.maxPages, { max: MAX_ROUNDS });
+  checkCount(owner, 'maxInputRounds', options.maxInputRounds, { min: 0, max: MAX_ROUNDS });
+  return options;
 }

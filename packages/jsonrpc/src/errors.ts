@@ -96,20 +96,30 @@ export class ConnectionClosedError extends McpkitError {
   }
 }
 
-/** A single message exceeded the configured maximum size. */
+/** A single message (or an SSE event, or a response body) exceeded the configured maximum size. */
 export class MessageTooLargeError extends McpkitError {
   override readonly name: string = 'MessageTooLargeError';
   readonly limitBytes: number;
   /** The id of the dropped message when it could be read from its first or last bytes. */
   readonly id: string | number | null;
+  /** The server's name, when the transport was given one. */
+  readonly serverName: string | undefined;
+  /** The URL the oversized message came from (HTTP transports). */
+  readonly url: string | undefined;
   constructor(
     message: string,
     limitBytes: number,
-    options?: McpkitErrorOptions & { id?: string | number | null },
+    options?: McpkitErrorOptions & {
+      id?: string | number | null;
+      serverName?: string | undefined;
+      url?: string | undefined;
+    },
   ) {
     super(ErrorCode.MessageTooLarge, message, options);
     this.limitBytes = limitBytes;
     this.id = options?.id ?? null;
+    this.serverName = options?.serverName;
+    this.url = options?.url;
   }
   static override isInstance(value: unknown): value is MessageTooLargeError {
     return hasCode(value, ErrorCode.MessageTooLarge);
@@ -213,7 +223,7 @@ export class HttpError extends TransportError {
   override readonly name: string = 'HttpError';
   readonly status: number;
   readonly url: string;
-  /** The start of the response body (at most 500 characters). */
+  /** The start of the response body: at most `MAX_ERROR_BODY_BYTES` (4 KiB) were read. */
   readonly bodyExcerpt: string;
   constructor(
     message: string,

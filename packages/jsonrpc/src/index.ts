@@ -1,4 +1,12 @@
 export {
+  type BodyChunks,
+  MAX_ERROR_BODY_BYTES,
+  readBodyExcerpt,
+  readBodyLimited,
+  readSseStream,
+  type SseStreamHandlers,
+} from './bounded-body.js';
+export {
   AbortedError,
   ConnectionClosedError,
   ErrorCode,
@@ -50,6 +58,16 @@ export {
   type NdjsonFramerOptions,
   serializeNdjson,
 } from './ndjson-framer.js';
+export {
+  type CountOptionRules,
+  checkCount,
+  checkFinite,
+  checkMaxMessageBytes,
+  checkTimerMs,
+  MAX_TIMER_MS,
+  type TimerOptionRules,
+} from './option-checks.js';
+export { type SseEvent, SseParser, type SseParserOptions } from './sse-parser.js';
 export {
   type MessageExtra,
   SENT,

@@ -16,6 +16,7 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
 } from './messages.js';
+import { checkTimerMs } from './option-checks.js';
 import { SENT, type Transport } from './transport.js';
 
 /** 60 s, as most MCP hosts use. */
@@ -96,6 +97,9 @@ interface Pending {
 
 const noop = (): void => {};
 
+/** `0` and `Infinity` both mean "no timeout" (documented on `RequestOptions.timeoutMs`). */
+const NO_TIMEOUT = { zero: true, infinity: true } as const;
+
 /**
  * A symmetric JSON-RPC 2.0 endpoint over a `Transport`: correlates requests with
  * responses, enforces timeouts, propagates cancellation and progress, and dispatches
@@ -127,7 +131,9 @@ export class JsonRpcPeer {
   constructor(transport: Transport, options: JsonRpcPeerOptions = {}) {
     this.transport = transport;
     this.label = options.label ?? transport.description ?? 'peer';
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.defaultTimeoutMs =
+      checkTimerMs('JsonRpcPeer', 'defaultTimeoutMs', options.defaultTimeoutMs, NO_TIMEOUT) ??
+      DEFAULT_REQUEST_TIMEOUT_MS;
     this.respondToParseErrors = options.respondToParseErrors ?? false;
     transport.onmessage = (message) => this.handleMessage(message);
     transport.onerror = (error) => this.handleTransportError(error);
@@ -177,6 +183,12 @@ export class JsonRpcPeer {
   ): Promise<unknown> {
     if (this.closed) {
       return Promise.reject(this.closedError(method));
+    }
+    try {
+      checkTimerMs(this.label, 'timeoutMs', options?.timeoutMs, NO_TIMEOUT);
+      checkTimerMs(this.label, 'maxTotalTimeoutMs', options?.maxTotalTimeoutMs, { infinity: true });
+    } catch (error) {
+      return Promise.reject(error);
     }
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -484,10 +496,7 @@ export class JsonRpcPeer {
           new MessageTooLargeError(
             `${this.label}: response to "${entry.method}" dropped: ${error.message}`,
             error.limitBytes,
-            {
-              id: error.id,
-              cause: error,
-            },
+            { id: error.id, cause: error, serverName: error.serverName, url: error.url },
           ),
         );
       }

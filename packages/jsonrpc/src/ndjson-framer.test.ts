@@ -120,6 +120,20 @@ describe('NdjsonFramer', () => {
     expect(errors[0]).toBeInstanceOf(MessageTooLargeError);
   });
 
+  it('a line that never ends fails its request as soon as it crosses the limit (id in its head)', () => {
+    const { framer, values, errors } = collect(1000);
+    framer.push(Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"t":"'));
+    for (let i = 0; i < 5 && errors.length === 0; i++) framer.push(Buffer.from('z'.repeat(300)));
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as MessageTooLargeError).id).toBe(7);
+    expect(framer.bufferedBytes).toBe(0);
+    // The rest of it is skipped without a second report; framing goes on after its end.
+    for (let i = 0; i < 100; i++) framer.push(Buffer.from('z'.repeat(1000)));
+    framer.push(Buffer.from('"}}\n{"after":1}\n'));
+    expect(errors).toHaveLength(1);
+    expect(values).toEqual([{ after: 1 }]);
+  });
+
   it('names the id of a dropped oversized message, from its head or its tail', () => {
     for (const text of [
       `{"jsonrpc":"2.0","id":42,"result":{"t":"${'z'.repeat(5000)}"}}\n`,

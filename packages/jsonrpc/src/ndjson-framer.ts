@@ -1,4 +1,5 @@
 import { MessageTooLargeError, ParseError } from './errors.js';
+import { checkMaxMessageBytes } from './option-checks.js';
 
 /** 64 MiB: big enough for large tool results, small enough to stop a runaway peer. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -33,7 +34,9 @@ function findId(text: string): string | number | null {
  * Linear in the size of the input: every byte is scanned once for a newline, and the
  * chunks of a line are joined once, when its newline arrives (no repeated
  * concatenation). A line longer than `maxMessageBytes` is reported and skipped up to its
- * newline without being buffered, so a runaway peer cannot exhaust memory.
+ * newline without being buffered, so a runaway peer cannot exhaust memory. It is reported
+ * as soon as it crosses the limit when its first bytes name its id (so a line that never
+ * ends still fails its request at once), otherwise at its newline (its last bytes may).
  */
 export class NdjsonFramer {
   readonly maxMessageBytes: number;
@@ -45,9 +48,12 @@ export class NdjsonFramer {
   private discardedHead = '';
   private discardedTail: Buffer = Buffer.alloc(0);
   private discardedBytes = 0;
+  /** The skipped line was reported when it crossed the limit (its id was in its head). */
+  private reportedEarly = false;
 
   constructor(options: NdjsonFramerOptions) {
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxMessageBytes =
+      checkMaxMessageBytes('NdjsonFramer', options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.onvalue = options.onvalue;
     this.onerror = options.onerror;
   }
@@ -95,6 +101,18 @@ export class NdjsonFramer {
       this.discarding = true;
       this.discardedTail = Buffer.alloc(0);
       this.keepTail(chunk.subarray(start, end));
+      // When the head names the message, fail it now: its end may be far off, or never come.
+      const id = findId(this.discardedHead);
+      if (id !== null) {
+        this.reportedEarly = true;
+        this.onerror(
+          new MessageTooLargeError(
+            `a message over the ${this.maxMessageBytes}-byte limit is being skipped (raise maxMessageBytes to accept it)`,
+            this.maxMessageBytes,
+            { id },
+          ),
+        );
+      }
       return;
     }
     // Slices share memory with the chunk; nothing is copied until the line completes.
@@ -112,6 +130,13 @@ export class NdjsonFramer {
   private finishLine(): void {
     if (this.discarding) {
       this.discarding = false;
+      if (this.reportedEarly) {
+        this.reportedEarly = false;
+        this.discardedHead = '';
+        this.discardedTail = Buffer.alloc(0);
+        this.discardedBytes = 0;
+        return;
+      }
       const id = findId(this.discardedHead) ?? findId(this.discardedTail.toString('latin1'));
       const bytes = this.discardedBytes;
       this.discardedHead = '';

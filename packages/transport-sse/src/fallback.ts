@@ -9,10 +9,14 @@ import {
   StreamableHttpTransport,
   type StreamableHttpTransportOptions,
 } from '@mcpkit/transport-streamable-http';
-import { SseTransport, type SseTransportOptions } from './sse-transport.js';
+import {
+  checkSseTransportOptions,
+  SseTransport,
+  type SseTransportOptions,
+} from './sse-transport.js';
 
 export interface HttpFallbackOptions extends StreamableHttpTransportOptions {
-  /** Options for the legacy transport, if it is chosen (url, headers and auth default to the above). */
+  /** Options for the legacy transport, if it is chosen (url, headers, auth, name and maxMessageBytes default to the above). */
   sse?: Partial<SseTransportOptions>;
   /** Told which transport was chosen, and why. */
   onchoice?: (choice: { transport: 'streamable-http' | 'sse'; reason: string }) => void;
@@ -36,6 +40,9 @@ export class HttpFallbackTransport implements Transport {
   private _chosen: 'streamable-http' | 'sse' | undefined;
 
   constructor(private readonly options: HttpFallbackOptions) {
+    // The legacy transport is built only if the server turns out to be old: its options
+    // are checked now, not at the first message.
+    if (options.sse) checkSseTransportOptions(options.sse);
     this.inner = this.wire(new StreamableHttpTransport(options));
     this.description = this.inner.description ?? String(options.url);
   }
@@ -87,6 +94,8 @@ export class HttpFallbackTransport implements Transport {
         ...(o.headers ? { headers: o.headers } : {}),
         ...(o.auth ? { auth: o.auth } : {}),
         ...(o.name ? { name: o.name } : {}),
+        // The same message limit holds whichever transport the server turns out to need.
+        ...(o.maxMessageBytes !== undefined ? { maxMessageBytes: o.maxMessageBytes } : {}),
         ...o.sse,
       });
       this.inner = this.wire(sse);

@@ -1,5 +1,6 @@
 export { type HttpFallbackOptions, HttpFallbackTransport } from './fallback.js';
 export {
+  checkSseTransportOptions,
   type SseReconnectPolicy,
   SseTransport,
   type SseTransportOptions,

@@ -1,6 +1,10 @@
 import {
   authorizationOf,
   ConnectionClosedError,
+  checkCount,
+  checkFinite,
+  checkMaxMessageBytes,
+  checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
   type HttpAuth,
@@ -9,12 +13,13 @@ import {
   type MessageExtra,
   MessageTooLargeError,
   ParseError,
+  readBodyExcerpt,
+  readSseStream,
   type Transport,
   type TransportCapabilities,
   TransportError,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
-import { createParser } from 'eventsource-parser';
 import { Agent, type Dispatcher, request } from 'undici';
 
 export interface SseReconnectPolicy {
@@ -45,8 +50,27 @@ export interface SseTransportOptions {
   endpointTimeoutMs?: number;
   reconnect?: Partial<SseReconnectPolicy>;
   onreconnect?: (event: { attempt: number; delayMs: number; reason: string }) => void;
+  /**
+   * Largest message (one event's data, in bytes) accepted. An event that grows past it is
+   * caught while it arrives: the stream is cancelled and the transport closes. Default 64 MiB.
+   */
   maxMessageBytes?: number;
   name?: string;
+}
+
+/**
+ * Checks the numeric options (a `TypeError` naming the option and its range). Exported so
+ * that a transport which may build an `SseTransport` later can refuse bad options at once.
+ */
+export function checkSseTransportOptions(options: Partial<SseTransportOptions>): void {
+  const owner = 'SseTransport';
+  checkMaxMessageBytes(owner, options.maxMessageBytes);
+  checkTimerMs(owner, 'endpointTimeoutMs', options.endpointTimeoutMs);
+  const r = options.reconnect ?? {};
+  checkTimerMs(owner, 'reconnect.initialDelayMs', r.initialDelayMs, { zero: true });
+  checkFinite(owner, 'reconnect.growthFactor', r.growthFactor, 1, 1000);
+  checkTimerMs(owner, 'reconnect.maxDelayMs', r.maxDelayMs, { zero: true });
+  checkCount(owner, 'reconnect.maxAttempts', r.maxAttempts, { min: 0, max: 1000 });
 }
 
 const capabilities: TransportCapabilities = Object.freeze({
@@ -81,12 +105,17 @@ export class SseTransport implements Transport {
   private readonly ownsDispatcher: boolean;
   private readonly policy: SseReconnectPolicy;
   private readonly maxMessageBytes: number;
+  private readonly endpointTimeoutMs: number;
   private readonly abort = new AbortController();
   private endpoint: URL | undefined;
   private endpointReady: Promise<URL> | undefined;
   private state: 'new' | 'open' | 'closed' = 'new';
 
   constructor(options: SseTransportOptions) {
+    checkSseTransportOptions(options);
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.endpointTimeoutMs = options.endpointTimeoutMs ?? 10_000;
+    this.policy = { ...sseReconnectDefaults, ...options.reconnect };
     this.options = options;
     this.url = new URL(options.url);
     this.description = options.name
@@ -94,8 +123,6 @@ export class SseTransport implements Transport {
       : `${this.url.origin}${this.url.pathname}`;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.policy = { ...sseReconnectDefaults, ...options.reconnect };
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   /** Where messages are posted (the session), once the server said so. */
@@ -133,7 +160,7 @@ export class SseTransport implements Transport {
         dispatcher: this.dispatcher,
         headers: { ...sentHeaders, accept: 'text/event-stream' },
         signal,
-        headersTimeout: this.options.endpointTimeoutMs ?? 10_000,
+        headersTimeout: this.endpointTimeoutMs,
         bodyTimeout: 0,
       });
     } catch (error) {
@@ -158,7 +185,7 @@ export class SseTransport implements Transport {
       if (retry) return this.open(false);
     }
     if (res.statusCode === 401 || res.statusCode === 403) {
-      const excerpt = (await res.body.text().catch(() => '')).slice(0, 500);
+      const excerpt = await readBodyExcerpt(res.body);
       throw new UnauthorizedError(
         `${this.description}: GET ${this.url.href} → ${res.statusCode}; the server needs authorization`,
         res.statusCode,
@@ -168,7 +195,7 @@ export class SseTransport implements Transport {
       );
     }
     if (res.statusCode !== 200) {
-      const excerpt = (await res.body.text().catch(() => '')).slice(0, 500);
+      const excerpt = await readBodyExcerpt(res.body);
       throw new HttpError(
         `${this.description}: GET ${this.url.href} → ${res.statusCode}`,
         res.statusCode,
@@ -183,74 +210,77 @@ export class SseTransport implements Transport {
       rejectEndpoint = reject;
     });
     this.endpointReady.catch(() => {});
-    const parser = createParser({
-      onEvent: (event) => {
-        if (event.event === 'endpoint') {
-          let url: URL;
-          try {
-            url = new URL(event.data.trim(), this.url);
-          } catch {
-            rejectEndpoint(
-              new TransportError(
-                `${this.description}: the endpoint event is not a URL: ${event.data.slice(0, 100)}`,
-              ),
-            );
-            return;
-          }
-          if (url.origin !== this.url.origin) {
-            rejectEndpoint(
-              new TransportError(
-                `${this.description}: refusing endpoint ${url.origin}: it is not the origin of ${this.url.href}`,
-              ),
-            );
-            return;
-          }
-          this.endpoint = url;
-          resolveEndpoint(url);
-          return;
-        }
-        if (event.event !== undefined && event.event !== 'message') return;
-        if (event.data.length > this.maxMessageBytes) {
-          this.onerror?.(
-            new MessageTooLargeError(
-              `${this.description}: an event exceeds ${this.maxMessageBytes} bytes; dropped`,
-              this.maxMessageBytes,
-            ),
-          );
-          return;
-        }
-        let value: unknown;
+    const onevent = (event: { event: string; data: string }) => {
+      if (event.event === 'endpoint') {
+        let url: URL;
         try {
-          value = JSON.parse(event.data);
-        } catch (cause) {
-          this.onerror?.(
-            new ParseError(
-              `${this.description}: an event's data is not JSON`,
-              event.data.slice(0, 200),
-              { cause },
+          url = new URL(event.data.trim(), this.url);
+        } catch {
+          rejectEndpoint(
+            new TransportError(
+              `${this.description}: the endpoint event is not a URL: ${event.data.slice(0, 100)}`,
             ),
           );
           return;
         }
-        // A stream that delivers is healthy again: a later drop starts counting afresh.
-        this.attempts = 0;
-        dispatchParsed(
-          value,
-          (m) => this.onmessage?.(m),
-          (e) => this.onerror?.(e),
+        if (url.origin !== this.url.origin) {
+          rejectEndpoint(
+            new TransportError(
+              `${this.description}: refusing endpoint ${url.origin}: it is not the origin of ${this.url.href}`,
+            ),
+          );
+          return;
+        }
+        this.endpoint = url;
+        resolveEndpoint(url);
+        return;
+      }
+      if (event.event !== 'message') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(event.data);
+      } catch (cause) {
+        this.onerror?.(
+          new ParseError(
+            `${this.description}: an event's data is not JSON`,
+            event.data.slice(0, 200),
+            { cause },
+          ),
         );
-      },
+        return;
+      }
+      // A stream that delivers is healthy again: a later drop starts counting afresh.
+      this.attempts = 0;
+      dispatchParsed(
+        value,
+        (m) => this.onmessage?.(m),
+        (e) => this.onerror?.(e),
+      );
+    };
+    const limit = this.maxMessageBytes;
+    const reading = readSseStream(res.body, {
+      maxEventBytes: limit,
+      onevent,
+      tooLarge: (bytes) =>
+        new MessageTooLargeError(
+          `${this.description}: an event on GET ${this.url.href} exceeds the ${limit}-byte message limit (${bytes} bytes so far); the stream was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
+          limit,
+          { serverName: this.options.name, url: this.url.href },
+        ),
     });
-    const reading = (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of res.body)
-        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-    })();
     reading.then(
       () => this.dropped('the event stream ended'),
-      (error: unknown) => this.dropped((error as Error).message),
+      (error: unknown) => {
+        // An oversized event would only come again on a new stream: close with it.
+        if (MessageTooLargeError.isInstance(error)) {
+          rejectEndpoint(error);
+          void this.closeWith(error);
+          return;
+        }
+        void this.dropped((error as Error).message);
+      },
     );
-    const timeoutMs = this.options.endpointTimeoutMs ?? 10_000;
+    const timeoutMs = this.endpointTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -348,7 +378,8 @@ export class SseTransport implements Transport {
     }
     const status = res.statusCode;
     let excerpt = '';
-    if (status >= 300) excerpt = (await res.body.text().catch(() => '')).slice(0, 500);
+    // Only a short excerpt of an error body is read: a hostile server may send gigabytes.
+    if (status >= 300) excerpt = await readBodyExcerpt(res.body);
     else await res.body.dump();
     if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
       const retry = await this.options.auth.onUnauthorized({

@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import {
   ConnectionClosedError,
+  checkCount,
+  checkMaxMessageBytes,
+  checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
   type JsonRpcMessage,
@@ -45,7 +48,7 @@ export interface StdioTransportOptions {
   name?: string;
   /** Largest message accepted from the server. Default 64 MiB. */
   maxMessageBytes?: number;
-  /** How much stderr to keep. Default 64 KiB. */
+  /** How much stderr to keep (characters; `0` keeps none). Default 64 KiB. */
   stderrBufferChars?: number;
   closeTimeline?: Partial<typeof stdioCloseDefaults>;
   /** Receives everything the server writes to stderr. Never written to our stdout. */
@@ -128,6 +131,11 @@ export class StdioTransport implements Transport {
 
   constructor(options: StdioTransportOptions) {
     if (!options.command) throw new TypeError('StdioTransport: "command" is required');
+    const owner = 'StdioTransport';
+    checkMaxMessageBytes(owner, options.maxMessageBytes);
+    checkCount(owner, 'stderrBufferChars', options.stderrBufferChars, { min: 0 });
+    for (const key of ['stdinGraceMs', 'sigintGraceMs', 'sigtermGraceMs'] as const)
+      checkTimerMs(owner, `closeTimeline.${key}`, options.closeTimeline?.[key], { zero: true });
     this.options = options;
     this.platform = options.platform ?? process.platform;
     this.onstderr = options.onstderr;
@@ -373,7 +381,13 @@ export class StdioTransport implements Transport {
 
   private framingError(error: ParseError | MessageTooLargeError): void {
     if (MessageTooLargeError.isInstance(error)) {
-      this.onerror?.(error);
+      this.onerror?.(
+        new MessageTooLargeError(`${this.description}: ${error.message}`, error.limitBytes, {
+          id: error.id,
+          serverName: this.options.name,
+          cause: error,
+        }),
+      );
       return;
     }
     // Servers that log to stdout are common; their lines are skipped, not fatal.

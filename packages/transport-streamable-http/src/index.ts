@@ -6,6 +6,7 @@ export {
   toolParamHeaders,
 } from '@mcpkit/protocol';
 export {
+  checkReconnectPolicy,
   type ReconnectEvent,
   type ReconnectPolicy,
   reconnectDefaults,

@@ -1,16 +1,20 @@
 import {
   authorizationOf,
   ConnectionClosedError,
+  checkMaxMessageBytes,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
   type HttpAuth,
   HttpError,
   type JsonRpcId,
   type JsonRpcMessage,
+  MAX_ERROR_BODY_BYTES,
   type MessageExtra,
   MessageTooLargeError,
   ParseError,
   ResponseLostError,
+  readBodyExcerpt,
+  readSseStream,
   SessionExpiredError,
   type Transport,
   type TransportCapabilities,
@@ -19,13 +23,17 @@ import {
 } from '@mcpkit/jsonrpc';
 import { standardRequestHeaders } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
+import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';
 import {
+  checkReconnectPolicy,
+  emptyStream,
+  isUnreachable,
   type ReconnectEvent,
   type ReconnectPolicy,
   reconnectDefaults,
   reconnectDelay,
+  sleep,
 } from './reconnect.js';
-import { readSse } from './sse-stream.js';
 
 export interface StreamableHttpTransportOptions {
   url: string | URL;
@@ -40,6 +48,10 @@ export interface StreamableHttpTransportOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /** Told of every reconnection attempt, for a host to show. */
   onreconnect?: (event: ReconnectEvent) => void;
+  /**
+   * Largest message accepted, in bytes: a JSON body, or one SSE event's data. A body or
+   * event that grows past it is cancelled while it arrives. Default 64 MiB.
+   */
   maxMessageBytes?: number;
   /** Server name for error messages. */
   name?: string;
@@ -55,25 +67,6 @@ const capabilities: TransportCapabilities = Object.freeze({
   serverToClientRequests: true,
   sessions: true,
 });
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
-function header(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * The Streamable HTTP transport (protocol revisions 2025-03-26 to 2025-11-25): every
@@ -105,6 +98,10 @@ export class StreamableHttpTransport implements Transport {
     | undefined;
 
   constructor(options: StreamableHttpTransportOptions) {
+    const owner = 'StreamableHttpTransport';
+    this.maxMessageBytes =
+      checkMaxMessageBytes(owner, options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.policy = checkReconnectPolicy(owner, { ...reconnectDefaults, ...options.reconnect });
     this.options = options;
     this.url = new URL(options.url);
     this.description = options.name
@@ -112,8 +109,6 @@ export class StreamableHttpTransport implements Transport {
       : `${this.url.origin}${this.url.pathname}`;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.policy = { ...reconnectDefaults, ...options.reconnect };
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this._sessionId = options.sessionId;
   }
 
@@ -242,7 +237,7 @@ export class StreamableHttpTransport implements Transport {
     }
     const status = res.statusCode;
     if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
-      const excerpt = await excerptOf(res.body);
+      const excerpt = await readBodyExcerpt(res.body);
       const retry = await this.options.auth.onUnauthorized({
         status,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
@@ -253,9 +248,9 @@ export class StreamableHttpTransport implements Transport {
       throw this.unauthorized(status, res, excerpt);
     }
     if (status === 401 || status === 403)
-      throw this.unauthorized(status, res, await excerptOf(res.body));
+      throw this.unauthorized(status, res, await readBodyExcerpt(res.body));
     if (status === 404 && sentSession) {
-      const excerpt = await excerptOf(res.body);
+      const excerpt = await readBodyExcerpt(res.body);
       throw new SessionExpiredError(
         `${this.description}: POST ${this.url.href} → 404: session ${sentSession} expired; a new session is needed`,
         this.url.href,
@@ -264,10 +259,11 @@ export class StreamableHttpTransport implements Transport {
       );
     }
     if (status < 200 || status >= 300) {
-      const excerpt = await excerptOf(res.body);
-      // 2026-07-28 servers answer protocol errors (unsupported version, header mismatch,
-      // unknown method) with a 4xx whose body is the JSON-RPC error for our request.
-      if (requestId !== undefined && this.deliverErrorBody(excerpt, requestId)) return;
+      const body = await readErrorAnswer(res, requestId !== undefined, this.maxMessageBytes, (n) =>
+        this.tooLarge(`the body of a ${status} answer`, 'POST', n),
+      );
+      if (requestId !== undefined && this.deliverErrorBody(body, requestId)) return;
+      const excerpt = body.slice(0, MAX_ERROR_BODY_BYTES);
       throw new HttpError(
         `${this.description}: POST ${this.url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
         status,
@@ -281,17 +277,15 @@ export class StreamableHttpTransport implements Transport {
       await res.body.dump();
       return;
     }
-    const type = (header(res.headers, 'content-type') ?? '').toLowerCase();
+    const type = contentType(res);
     if (type.startsWith('text/event-stream')) {
       await this.consumeResponseStream(res.body, requestId, signal);
       return;
     }
     if (type.startsWith('application/json')) {
-      const length = Number(header(res.headers, 'content-length'));
-      const text =
-        Number.isFinite(length) && length <= this.maxMessageBytes
-          ? await res.body.text()
-          : await readLimited(res.body, this.maxMessageBytes, this.description);
+      const text = await readJsonAnswer(res, this.maxMessageBytes, (n) =>
+        this.tooLarge('a JSON response', 'POST', n),
+      );
       this.deliverText(text);
       return;
     }
@@ -301,6 +295,15 @@ export class StreamableHttpTransport implements Transport {
       status,
       this.url.href,
       '',
+    );
+  }
+
+  private tooLarge(what: string, method: string, receivedBytes: number): MessageTooLargeError {
+    const limit = this.maxMessageBytes;
+    return new MessageTooLargeError(
+      `${this.description}: ${what} to ${method} ${this.url.href} exceeds the ${limit}-byte message limit (${receivedBytes} bytes so far); the stream was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
+      limit,
+      { serverName: this.options.name, url: this.url.href },
     );
   }
 
@@ -432,24 +435,24 @@ export class StreamableHttpTransport implements Transport {
     state: { answered: boolean; lastEventId: string | undefined; received?: number },
     requestId: JsonRpcId | undefined,
   ): Promise<void> {
-    await readSse(body, {
+    await readSseStream(body, {
+      maxEventBytes: this.maxMessageBytes,
+      tooLarge: (bytes) =>
+        this.tooLarge(
+          requestId === undefined ? 'an event on the standalone stream' : 'an event in the answer',
+          requestId === undefined ? 'GET' : 'POST',
+          bytes,
+        ),
       onretry: (ms) => {
         this.serverRetryMs = ms;
       },
+      // Priming events carry an id and no data: the id is what a resumption needs.
+      onid: (id) => {
+        if (id) state.lastEventId = id;
+      },
       onevent: (event) => {
-        if (event.id) state.lastEventId = event.id;
-        // Priming events carry an id and no data.
         if (!event.data) return;
         if (state.received !== undefined) state.received++;
-        if (event.data.length > this.maxMessageBytes) {
-          this.onerror?.(
-            new MessageTooLargeError(
-              `${this.description}: an event exceeds ${this.maxMessageBytes} bytes; dropped`,
-              this.maxMessageBytes,
-            ),
-          );
-          return;
-        }
         let value: unknown;
         try {
           value = JSON.parse(event.data);
@@ -500,7 +503,7 @@ export class StreamableHttpTransport implements Transport {
       return undefined;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const excerpt = await excerptOf(res.body);
+      const excerpt = await readBodyExcerpt(res.body);
       throw new HttpError(
         `${this.description}: GET ${this.url.href} → ${res.statusCode}`,
         res.statusCode,
@@ -536,6 +539,11 @@ export class StreamableHttpTransport implements Transport {
         if (state.received > before) attempt = 0;
       } catch (error) {
         if (signal.aborted) return;
+        // A server that sends an oversized event would only send it again: stop here.
+        if (MessageTooLargeError.isInstance(error)) {
+          this.onerror?.(error);
+          return;
+        }
         reason = (error as Error).message;
       }
       if (signal.aborted || !this.standaloneStarted) return;
@@ -585,49 +593,4 @@ export class StreamableHttpTransport implements Transport {
     if (this.ownsDispatcher) await this.dispatcher.close().catch(() => {});
     this.onclose?.();
   }
-}
-
-async function* emptyStream(): AsyncIterable<Buffer> {}
-
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
-
-function isUnreachable(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } };
-  return UNREACHABLE.has(e?.code ?? '') || UNREACHABLE.has(e?.cause?.code ?? '');
-}
-
-async function excerptOf(body: Dispatcher.ResponseData['body']): Promise<string> {
-  try {
-    const text = await body.text();
-    return text.slice(0, 4000);
-  } catch {
-    return '';
-  }
-}
-
-async function readLimited(
-  body: Dispatcher.ResponseData['body'],
-  limit: number,
-  label: string,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw new MessageTooLargeError(
-        `${label}: response exceeds the ${limit}-byte limit (raise maxMessageBytes to accept it)`,
-        limit,
-      );
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
 }

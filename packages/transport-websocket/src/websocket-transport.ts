@@ -1,5 +1,7 @@
 import {
   ConnectionClosedError,
+  checkMaxMessageBytes,
+  checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
   type JsonRpcMessage,
@@ -27,9 +29,13 @@ export interface WebSocketTransportOptions {
   authToken?: string;
   /** Default `X-MCP-IDE-Authorization`. */
   authTokenHeader?: string;
+  /** Ping the server this often; `0` sends no pings. Default 30 s. */
   pingIntervalMs?: number;
+  /** Close the connection when a pong takes longer than this. Default 10 s. */
   pongTimeoutMs?: number;
+  /** How long the upgrade handshake may take. Default 30 s. */
   connectTimeoutMs?: number;
+  /** Largest frame accepted (ws `maxPayload`); a larger one closes the connection. Default 64 MiB. */
   maxMessageBytes?: number;
   name?: string;
   /** Injected WebSocket implementation (defaults to `ws`). */
@@ -83,6 +89,11 @@ export class WebSocketTransport implements Transport {
   private localClose = false;
 
   constructor(options: WebSocketTransportOptions) {
+    const owner = 'WebSocketTransport';
+    checkTimerMs(owner, 'pingIntervalMs', options.pingIntervalMs, { zero: true });
+    checkTimerMs(owner, 'pongTimeoutMs', options.pongTimeoutMs);
+    checkTimerMs(owner, 'connectTimeoutMs', options.connectTimeoutMs);
+    checkMaxMessageBytes(owner, options.maxMessageBytes);
     this.options = options;
     this.url = new URL(options.url);
     this.description = options.name
@@ -116,6 +127,8 @@ export class WebSocketTransport implements Transport {
       };
       socket.once('error', fail);
       socket.once('unexpected-response', (_req, res) => {
+        // The refusal's body is never read: terminate() drops the connection, so a server
+        // cannot make us hold a body of any size.
         socket.off('error', fail);
         this.closed = true;
         // terminate() during the handshake emits an error we already reported.
@@ -141,9 +154,11 @@ export class WebSocketTransport implements Transport {
         }
         socket.on('error', (error) => {
           if (error.message.includes('Max payload size exceeded')) {
+            const limit = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
             this.closeCause = new MessageTooLargeError(
-              `${this.description}: a message exceeded ${o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES} bytes; the connection was closed`,
-              o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+              `${this.description}: a message from ${this.url.href} exceeded the ${limit}-byte message limit; the connection was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
+              limit,
+              { serverName: o.name, url: this.url.href },
             );
           } else {
             this.onerror?.(error);
@@ -164,7 +179,7 @@ export class WebSocketTransport implements Transport {
   private startKeepAlive(): void {
     const interval = this.options.pingIntervalMs ?? websocketDefaults.pingIntervalMs;
     const timeout = this.options.pongTimeoutMs ?? websocketDefaults.pongTimeoutMs;
-    if (interval <= 0) return;
+    if (interval === 0) return;
     this.pingTimer = setInterval(() => {
       if (this.pongTimer || !this.socket) return;
       this.socket.ping();

@@ -1,5 +1,11 @@
 export { type Diagnostic, formatDiagnostic, jsonPath } from './diagnostics.js';
-export { EXPANDED_FIELDS, type Expansion, expandServer, expandString } from './expand.js';
+export {
+  EXPANDED_FIELDS,
+  type Expansion,
+  expandServer,
+  expandString,
+  referencedVariables,
+} from './expand.js';
 export {
   CONFIG_READ_ERROR_CODES,
   type ConfigFs,
@@ -28,6 +34,7 @@ export {
   withConnectors,
 } from './load.js';
 export {
+  type ApprovalTarget,
   approve,
   approveAll,
   loadProjectState,
@@ -57,6 +64,7 @@ export {
 export {
   type ConfigSource,
   type DroppedServer,
+  legacyApprovals,
   type ProjectApprovals,
   type ResolvedServer,
   type ResolveInput,
@@ -96,7 +104,15 @@ export {
   type WsServerConfig,
   WsServerSchema,
 } from './schemas.js';
-export { commandOf, serverSignature, unwrapProxyUrl, urlOf } from './signature.js';
+export {
+  type ApprovalRecord,
+  approvalChanges,
+  approvalRecord,
+  commandOf,
+  serverSignature,
+  unwrapProxyUrl,
+  urlOf,
+} from './signature.js';
 export {
   parseUrlRule,
   ruleMatches,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Diagnostic } from './diagnostics.js';
+import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { type ConfigFs, nodeFs } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
 import { loadProjectState } from './local-state.js';
@@ -8,6 +8,7 @@ import type { Policy } from './policy.js';
 import { failClosedReason, parsePolicyFile } from './policy-file.js';
 import {
   type ConfigSource,
+  legacyApprovals,
   type ResolveInput,
   type ResolveResult,
   resolveConfig,
@@ -176,6 +177,15 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   ]);
   const state = loadedState.state;
   extra.push(...policyProblems.flat(), ...loadedState.warnings);
+  if (legacyApprovals(state.approvals)) {
+    extra.push({
+      severity: 'warning',
+      source: paths.localState,
+      path: jsonPath(['projects', project, 'approvals']),
+      message:
+        'approvals in the old name-only format no longer count (an approval now records the entry it approved): check the project servers and run "mcpkit approve" again',
+    });
+  }
   for (const entry of slots) {
     if (!entry) continue;
     if (entry.file) files.push(entry.file);

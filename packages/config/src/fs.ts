@@ -74,12 +74,19 @@ export async function readConfigFile(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    // EISDIR: a folder; ENXIO/ENODEV: a socket or a device (say, /dev/stdin of a process
+    // whose stdin is a socket) that cannot even be opened.
+    if (code === 'EISDIR' || code === 'ENXIO' || code === 'ENODEV')
+      throw new ConfigReadError(
+        CONFIG_READ_ERROR_CODES.notAFile,
+        file,
+        `${file} is ${code === 'EISDIR' ? 'a folder' : 'a socket or device'}, not a regular file; it was not read: replace it with a regular file or remove it`,
+        { cause: error },
+      );
     throw new ConfigReadError(
-      code === 'EISDIR' ? CONFIG_READ_ERROR_CODES.notAFile : CONFIG_READ_ERROR_CODES.unreadable,
+      CONFIG_READ_ERROR_CODES.unreadable,
       file,
-      code === 'EISDIR'
-        ? `${file} is a folder, not a config file: remove it or replace it with a file`
-        : `cannot read ${file} (${code ?? (error as Error).message}): fix its permissions or remove it`,
+      `cannot read ${file} (${code ?? (error as Error).message}): fix its permissions or remove it`,
       { cause: error },
     );
   }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
-import { type ConfigFs, nodeFs } from './fs.js';
+import { type ConfigFs, nodeFs, readProblem } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
 import { loadProjectState } from './local-state.js';
 import { configPaths, projectFileCandidates } from './paths.js';
@@ -87,7 +87,7 @@ async function readPolicyFile(
   try {
     text = await fs.readText(file);
   } catch (error) {
-    const message = (error as Error).message;
+    const message = readProblem(error);
     diagnostics.push({
       severity: 'error',
       source: file,
@@ -135,7 +135,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     try {
       text = await fs.readText(file);
     } catch (error) {
-      const message = (error as Error).message;
+      const message = readProblem(error);
       entry.problems.push({ severity: 'error', source: file, path: '', message });
       // Without the managed file we cannot know which servers it allows: none may run.
       if (scope === 'managed') failClosed.push(failClosedReason(file, message));

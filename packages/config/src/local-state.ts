@@ -1,6 +1,6 @@
 import { applyEdits, modify } from 'jsonc-parser';
 import type { Diagnostic } from './diagnostics.js';
-import type { ConfigFs } from './fs.js';
+import { type ConfigFs, readProblem } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
 import type { ProjectApprovals } from './resolve.js';
 import type { ApprovalRecord } from './signature.js';
@@ -43,7 +43,7 @@ export async function loadProjectState(
   try {
     text = await fs.readText(stateFile);
   } catch (error) {
-    return warn((error as Error).message);
+    return warn(readProblem(error));
   }
   if (text === undefined) return { state: {}, warnings: [] };
   const r = projectStateIn(text, stateFile, project);

@@ -148,7 +148,7 @@ describe('the approvals state file (issue #10 finding 12)', () => {
       'p:pending-approval',
     ]);
     expect(r.warnings.map(formatDiagnostic).join('\n')).toContain(
-      `${m.paths.localState} is a folder`,
+      `${m.paths.localState}: is a folder`,
     );
   });
 

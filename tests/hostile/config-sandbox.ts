@@ -82,8 +82,8 @@ export function sandbox(): Sandbox {
       });
       let stdout = '';
       let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
-      child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+      child.stdout!.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+      child.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
       child.on('error', reject);
       child.on('close', (code, signal) => {
         child.stdin?.destroy();

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { type ConfigFs, nodeFs, readProblem } from './fs.js';
-import { parseJsoncText } from './jsonc.js';
 import { loadProjectState } from './local-state.js';
 import { configPaths, projectFileCandidates } from './paths.js';
 import type { Policy } from './policy.js';

@@ -46,8 +46,8 @@ const UNRESERVED = /%(2[DdEe]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[
 /** `%6D` → `m`, `%2f` → `%2F`: two spellings of one path compare equal. */
 function normalizePath(path: string): string {
   return path
-    .replace(UNRESERVED, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)))
-    .replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+    .replace(UNRESERVED, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16)))
+    .replace(/%[0-9a-f]{2}/gi, (e) => e.toUpperCase());
 }
 
 const stripDot = (host: string) => (host.endsWith('.') ? host.slice(0, -1) : host);

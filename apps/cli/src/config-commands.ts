@@ -92,8 +92,8 @@ export async function listCommand(
       : '';
     const status = s.status === 'enabled' ? 'enabled' : s.reason;
     const reads =
-      s.scope === 'project' && s.referencedVariables.length
-        ? `; reads ${s.referencedVariables.map((v) => `\${${v}}`).join(', ')}`
+      s.scope === 'project' && s.referencedVariables?.length
+        ? `; reads ${(s.referencedVariables ?? []).map((v) => `\${${v}}`).join(', ')}`
         : '';
     const replaces = (s.replaces ?? [])
       .map((r) => `; replaces your ${r.scope} entry in ${r.source}`)
@@ -255,8 +255,10 @@ export async function approvalCommand(
 /** What a user should know about a project server before it runs. */
 export function approvalNotes(s: ResolvedServer): string[] {
   const notes: string[] = [];
-  if (s.referencedVariables.length)
-    notes.push(`"${s.name}" reads ${s.referencedVariables.map((v) => `\${${v}}`).join(', ')}`);
+  if (s.referencedVariables?.length)
+    notes.push(
+      `"${s.name}" reads ${(s.referencedVariables ?? []).map((v) => `\${${v}}`).join(', ')}`,
+    );
   for (const r of s.replaces ?? [])
     notes.push(
       `warning: the project entry "${s.name}" (${s.source}) replaces your ${r.scope} entry "${r.name}" in ${r.source}`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from './diagnostics.js';
-import { resolveConfig } from './resolve.js';
+import { resolveConfig, validateServerEntry } from './resolve.js';
 
 describe('user-keyed names (issue #10 finding 10)', () => {
   it('a server named __proto__, constructor or prototype gets a diagnostic instead of vanishing', () => {
@@ -13,6 +13,12 @@ describe('user-keyed names (issue #10 finding 10)', () => {
       'mcp.json: mcpServers.constructor: "constructor" is a reserved name and cannot be a server name; rename the server',
       'mcp.json: mcpServers.prototype: "prototype" is a reserved name and cannot be a server name; rename the server',
     ]);
+  });
+
+  it('writers refuse a reserved name too (they validate with validateServerEntry)', () => {
+    const r = validateServerEntry('constructor', { command: 'x' }, 'server', []);
+    expect(r.config).toBeUndefined();
+    expect(r.diagnostics[0]?.message).toContain('reserved name');
   });
 
   it('duplicate keys were silently last-wins: now each is reported with file, key and line', () => {

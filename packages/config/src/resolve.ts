@@ -113,8 +113,12 @@ export interface ResolvedServer extends ServerOrigin {
   policy: PolicyDecision;
   /** Variables referenced without a value or default (left as written). */
   missingVariables: string[];
-  /** Every variable the entry reads, set or not (`${HOME}`, `${API_KEY:-x}` → `HOME`, `API_KEY`). */
-  referencedVariables: string[];
+  /**
+   * Every variable the entry reads, set or not (`${HOME}`, `${API_KEY:-x}` → `HOME`,
+   * `API_KEY`). Always set by `resolveConfig`; optional so that hosts that build a
+   * `ResolvedServer` by hand need not.
+   */
+  referencedVariables?: string[];
   /** Project servers: the record an approval of this entry stores (the entry as written). */
   approval?: ApprovalRecord;
   /**
@@ -150,6 +154,9 @@ interface Candidate extends ServerOrigin {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Names that mean something to JavaScript objects: never server names. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** Validates one entry: picks its schema by `type`, reports every problem with its path. */
 export function validateServerEntry(
   name: string,
@@ -162,6 +169,10 @@ export function validateServerEntry(
     diagnostics.push({ severity: 'error', source, path: jsonPath([...at, ...path]), message });
   if (!SERVER_NAME_PATTERN.test(name)) {
     error([], 'server names may contain only letters, digits, "-" and "_"');
+    return { diagnostics };
+  }
+  if (RESERVED_NAMES.has(name)) {
+    error([], `"${name}" is a reserved name and cannot be a server name; rename the server`);
     return { diagnostics };
   }
   if (!isRecord(raw)) {
@@ -255,15 +266,6 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
       return;
     }
     for (const [name, raw] of Object.entries(servers)) {
-      if (RESERVED_NAMES.has(name)) {
-        errors.push({
-          severity: 'error',
-          source: src.source,
-          path: jsonPath([...at, name]),
-          message: `"${name}" is a reserved name and cannot be a server name; rename the server`,
-        });
-        continue;
-      }
       const { config, diagnostics } = validateServerEntry(name, raw, src.source, [...at, name]);
       for (const d of diagnostics) (d.severity === 'error' ? errors : warnings).push(d);
       if (!config) continue;
@@ -281,9 +283,6 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
   });
   return candidates;
 }
-
-/** Names that mean something to JavaScript objects: never server names. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const origin = (c: ServerOrigin): ServerOrigin => ({
   name: c.name,

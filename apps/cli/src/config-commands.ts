@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   addServer,
@@ -11,6 +10,7 @@ import {
   type LoadResult,
   nodeFs,
   type ResolvedServer,
+  readConfigFile,
   redactServerConfig,
   reject,
   removeServer,
@@ -288,10 +288,15 @@ export async function importCommand(
           ? path.join(ctx.home, location[platform]!)
           : undefined;
   if (!file) throw new UsageError(`give the ${host} config file to import`);
-  let text: string;
+  // Read like any config file: a regular file only, with a size bound.
+  let text: string | undefined;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
+    text = await readConfigFile(file);
+  } catch (error) {
+    io.stderr(`mcpkit: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (text === undefined) {
     io.stderr(`mcpkit: cannot read ${file}; give the file to import as an argument\n`);
     return 1;
   }

@@ -1,3 +1,8 @@
+export {
+  approvalStatus,
+  legacyApprovals,
+  type ProjectApprovals,
+} from './approvals.js';
 export { type Diagnostic, formatDiagnostic, jsonPath } from './diagnostics.js';
 export {
   EXPANDED_FIELDS,
@@ -64,8 +69,6 @@ export {
 export {
   type ConfigSource,
   type DroppedServer,
-  legacyApprovals,
-  type ProjectApprovals,
   type ResolvedServer,
   type ResolveInput,
   type ResolveResult,

@@ -1,3 +1,4 @@
+import { approvalStatus, type ProjectApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { expandServer, referencedVariables } from './expand.js';
 import { parseJsoncText } from './jsonc.js';
@@ -8,12 +9,7 @@ import {
   type ServerConfig,
   serverSchemasByType,
 } from './schemas.js';
-import {
-  type ApprovalRecord,
-  approvalChanges,
-  approvalRecord,
-  serverSignature,
-} from './signature.js';
+import { type ApprovalRecord, approvalRecord, serverSignature } from './signature.js';
 
 /**
  * Where a server entry came from. `enterprise` is an alias of `managed`; `connector`
@@ -68,22 +64,6 @@ export interface ConfigSource {
   depth?: number;
   /** Among sources of the same scope and depth, a higher `order` wins (dynamic: later arguments). */
   order?: number;
-}
-
-export interface ProjectApprovals {
-  /** Approved project servers: name → what was approved (file and signature). */
-  servers?: Readonly<Record<string, ApprovalRecord>>;
-  /** Rejected by name: a rejection holds whatever the entry becomes. */
-  rejected?: readonly string[];
-  /** Old, name-only format: no longer counts as approval (see `legacyApprovals`). */
-  enableAll?: boolean;
-  /** Old, name-only format: no longer counts as approval (see `legacyApprovals`). */
-  approved?: readonly string[];
-}
-
-/** Whether approvals hold old name-only entries, which no longer count. */
-export function legacyApprovals(a: ProjectApprovals | undefined): boolean {
-  return !!a && (a.enableAll === true || (Array.isArray(a.approved) && a.approved.length > 0));
 }
 
 export interface ResolveInput {
@@ -392,22 +372,7 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       status = 'disabled';
       reason = `disabled in ${c.source}`;
     } else if (c.scope === 'project') {
-      const a = input.approvals ?? {};
-      const stored = a.servers && Object.hasOwn(a.servers, c.name) ? a.servers[c.name] : undefined;
-      const changes = stored === undefined ? undefined : approvalChanges(stored, approval!);
-      if (Array.isArray(a.rejected) && a.rejected.includes(c.name)) {
-        status = 'rejected';
-        reason = 'project server rejected by the user';
-      } else if (changes && changes.length === 0) {
-        reason = 'project server approved';
-      } else {
-        status = 'pending-approval';
-        reason = changes
-          ? `changed since approved: ${changes.join(', ')}; check ${c.source} and run "mcpkit approve ${c.name}" again`
-          : legacyApprovals(a) && (a.enableAll || a.approved?.includes(c.name))
-            ? `approved by name only (an older format, which no longer counts): check ${c.source} and run "mcpkit approve ${c.name}"`
-            : `project server from ${c.source} waits for approval; it is not started until approved`;
-      }
+      ({ status, reason } = approvalStatus(c.name, c.source, approval!, input.approvals));
     }
     const replaces = c.scope === 'project' ? replaced.get(c) : undefined;
     servers.push({

@@ -205,8 +205,23 @@ export function validateServerEntry(
       });
     }
   }
-  const config = { ...parsed.data, type } as ServerConfig;
-  return { config, diagnostics };
+  const config = { ...parsed.data, type } as Record<string, unknown>;
+  // zod copies records into ordinary objects, where a `__proto__` key silently vanishes:
+  // keep the user's maps as null-prototype copies of what was written, every value checked.
+  for (const field of ['env', 'headers']) {
+    const map = raw[field];
+    if (!isRecord(map) || config[field] === undefined) continue;
+    const copy: Record<string, string> = Object.create(null);
+    for (const [key, value] of Object.entries(map)) {
+      if (typeof value !== 'string') {
+        error([field, key], 'expected a string');
+        return { diagnostics };
+      }
+      copy[key] = value;
+    }
+    config[field] = copy;
+  }
+  return { config: config as ServerConfig, diagnostics };
 }
 
 function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic[]): Candidate[] {

@@ -77,7 +77,6 @@ export {
   type Scope,
   type ServerOrigin,
   type ServerStatus,
-  validateServerEntry,
 } from './resolve.js';
 export {
   type HttpServerConfig,
@@ -124,6 +123,7 @@ export {
   urlMatches,
   urlParts,
 } from './url-rules.js';
+export { validateServerEntry } from './validate-entry.js';
 export {
   addServer,
   ConfigWriteError,

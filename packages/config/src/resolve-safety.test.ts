@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from './diagnostics.js';
-import { resolveConfig, validateServerEntry } from './resolve.js';
+import { resolveConfig } from './resolve.js';
+import { validateServerEntry } from './validate-entry.js';
 
 describe('user-keyed names (issue #10 finding 10)', () => {
   it('a server named __proto__, constructor or prototype gets a diagnostic instead of vanishing', () => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import {
+  type ApprovalRecord,
   addServer,
   approve,
   approveAll,
@@ -12,6 +13,7 @@ import {
   type ResolvedServer,
   readConfigFile,
   redactServerConfig,
+  redactUrl,
   reject,
   removeServer,
   resetApprovals,
@@ -69,8 +71,13 @@ export async function listCommand(
   const secrets = showSecrets ? [] : secretsOf(result);
   const out = (text: string) => io.stdout(scrubSecrets(text, secrets));
   const err = (text: string) => io.stderr(scrubSecrets(text, secrets));
-  const shown = <T extends { config: ServerConfig }>(s: T): T =>
-    showSecrets ? s : { ...s, config: redactServerConfig(s.config) };
+  const shown = <T extends { config: ServerConfig; approval?: ApprovalRecord }>(s: T): T => {
+    if (showSecrets) return s;
+    const approval = s.approval?.url
+      ? { approval: { ...s.approval, url: redactUrl(s.approval.url) } }
+      : {};
+    return { ...s, config: redactServerConfig(s.config), ...approval };
+  };
   if (json) {
     out(
       `${JSON.stringify(

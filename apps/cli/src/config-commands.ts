@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  type ApprovalRecord,
   addServer,
   approve,
   approveAll,
@@ -8,10 +8,18 @@ import {
   IMPORT_SOURCES,
   type ImportSource,
   importServers,
+  type LoadResult,
   nodeFs,
+  type ResolvedServer,
+  readConfigFile,
+  redactServerConfig,
+  redactUrl,
   reject,
   removeServer,
   resetApprovals,
+  type ServerConfig,
+  scrubSecrets,
+  secretValues,
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
@@ -37,20 +45,45 @@ function writeOptions(ctx: CliContext) {
   return { cwd: ctx.cwd, home: ctx.home, env: ctx.env };
 }
 
-/** `mcpkit list`: every server, where it comes from, and whether it will start (and why not). */
+export interface ListOptions {
+  json: boolean;
+  /** Print header and env values, URL passwords and query values as they are. */
+  showSecrets?: boolean;
+}
+
+/** Every secret value of the resolved entries, for scrubbing printed text. */
+export function secretsOf(result: LoadResult): string[] {
+  return [...result.servers, ...result.dropped].flatMap((s) => secretValues(s.config));
+}
+
+/**
+ * `mcpkit list`: every server, where it comes from, and whether it will start (and why not).
+ * Secrets are hidden unless `showSecrets` is set. (A bare boolean is the old `json` argument.)
+ */
 export async function listCommand(
   io: Io,
   ctx: CliContext,
   selection: ServerSelection,
-  json: boolean,
+  options: ListOptions | boolean,
 ): Promise<number> {
+  const { json, showSecrets = false } = typeof options === 'boolean' ? { json: options } : options;
   const result = await resolveServers(ctx, selection);
+  const secrets = showSecrets ? [] : secretsOf(result);
+  const out = (text: string) => io.stdout(scrubSecrets(text, secrets));
+  const err = (text: string) => io.stderr(scrubSecrets(text, secrets));
+  const shown = <T extends { config: ServerConfig; approval?: ApprovalRecord }>(s: T): T => {
+    if (showSecrets) return s;
+    const approval = s.approval?.url
+      ? { approval: { ...s.approval, url: redactUrl(s.approval.url) } }
+      : {};
+    return { ...s, config: redactServerConfig(s.config), ...approval };
+  };
   if (json) {
-    io.stdout(
+    out(
       `${JSON.stringify(
         {
-          servers: result.servers,
-          dropped: result.dropped,
+          servers: result.servers.map(shown),
+          dropped: result.dropped.map(shown),
           errors: result.errors,
           warnings: result.warnings,
         },
@@ -65,21 +98,32 @@ export async function listCommand(
       ? `; missing variables: ${s.missingVariables.join(', ')}`
       : '';
     const status = s.status === 'enabled' ? 'enabled' : s.reason;
-    return [s.name, `${s.scope.padEnd(8)} ${status}${missing}  (${s.source})`];
+    const reads =
+      s.scope === 'project' && s.referencedVariables?.length
+        ? `; reads ${(s.referencedVariables ?? []).map((v) => `\${${v}}`).join(', ')}`
+        : '';
+    const replaces = (s.replaces ?? [])
+      .map((r) => `; replaces your ${r.scope} entry in ${r.source}`)
+      .join('');
+    return [s.name, `${s.scope.padEnd(8)} ${status}${missing}${reads}${replaces}  (${s.source})`];
   });
   for (const d of result.dropped) {
     const why =
-      d.because === 'overridden' || d.because === 'duplicate'
-        ? `shadowed by "${d.by?.name}" (${d.by?.scope}, ${d.by?.source})${d.because === 'duplicate' ? ': same server' : ''}`
-        : d.because === 'strict'
-          ? 'ignored: --strict-config'
-          : 'ignored: a managed config is in force';
+      d.because === 'overridden' &&
+      d.by?.scope === 'project' &&
+      (d.scope === 'user' || d.scope === 'plugin')
+        ? `replaced by the project entry in ${d.by.source}`
+        : d.because === 'overridden' || d.because === 'duplicate'
+          ? `shadowed by "${d.by?.name}" (${d.by?.scope}, ${d.by?.source})${d.because === 'duplicate' ? ': same server' : ''}`
+          : d.because === 'strict'
+            ? 'ignored: --strict-config'
+            : 'ignored: a managed config is in force';
     rows.push([d.name, `${d.scope.padEnd(8)} ${why}  (${d.source})`]);
   }
-  io.stdout(
+  out(
     rows.length ? `${table(rows, '', Number.POSITIVE_INFINITY)}\n` : 'no MCP servers configured\n',
   );
-  for (const line of problems(result)) io.stderr(`mcpkit: ${line}\n`);
+  for (const line of problems(result)) err(`mcpkit: ${line}\n`);
   return result.errors.length > 0 ? 1 : 0;
 }
 
@@ -175,9 +219,9 @@ export async function approvalCommand(
   all: boolean,
 ): Promise<number> {
   const result = await resolveServers(ctx, selection);
-  const projectServers = new Set(
-    result.servers.filter((s) => s.scope === 'project').map((s) => s.name),
-  );
+  const secrets = secretsOf(result);
+  const project = result.servers.filter((s) => s.scope === 'project');
+  const projectServers = new Set(project.map((s) => s.name));
   for (const name of names) {
     if (!projectServers.has(name)) {
       throw new UsageError(
@@ -190,23 +234,43 @@ export async function approvalCommand(
       `usage: mcpkit ${command} <name...>${command === 'approve' ? ' | --all' : ''}`,
     );
   }
+  // `--all` approves the entries that exist now, each bound to its file and signature.
+  const chosen = all ? project : project.filter((s) => names.includes(s.name));
   const change =
     command === 'reset-project-choices'
       ? resetApprovals
-      : all
-        ? approveAll
-        : command === 'approve'
-          ? approve(names)
-          : reject(names);
+      : command === 'approve'
+        ? (all ? approveAll : approve)(chosen)
+        : reject(all ? chosen.map((s) => s.name) : names);
+  if (command === 'approve') {
+    // Said before recording, so the user sees what the approval covers.
+    for (const s of chosen) {
+      for (const line of approvalNotes(s)) io.stderr(scrubSecrets(`mcpkit: ${line}\n`, secrets));
+    }
+  }
   await updateApprovals(nodeFs, result.localStateFile, result.project, change);
   const what =
     command === 'reset-project-choices'
       ? 'project server choices reset: every project server waits for approval again'
       : all
-        ? 'every project server approved'
+        ? `${command === 'approve' ? 'approved' : 'rejected'} the project servers that exist now: ${chosen.map((s) => s.name).join(', ') || '(none)'}`
         : `${command === 'approve' ? 'approved' : 'rejected'}: ${names.join(', ')}`;
   io.stdout(`${what} (for ${result.project})\n`);
   return 0;
+}
+
+/** What a user should know about a project server before it runs. */
+export function approvalNotes(s: ResolvedServer): string[] {
+  const notes: string[] = [];
+  if (s.referencedVariables?.length)
+    notes.push(
+      `"${s.name}" reads ${(s.referencedVariables ?? []).map((v) => `\${${v}}`).join(', ')}`,
+    );
+  for (const r of s.replaces ?? [])
+    notes.push(
+      `warning: the project entry "${s.name}" (${s.source}) replaces your ${r.scope} entry "${r.name}" in ${r.source}`,
+    );
+  return notes;
 }
 
 /** `mcpkit import --from <host> [file] [--scope s]` */
@@ -231,10 +295,15 @@ export async function importCommand(
           ? path.join(ctx.home, location[platform]!)
           : undefined;
   if (!file) throw new UsageError(`give the ${host} config file to import`);
-  let text: string;
+  // Read like any config file: a regular file only, with a size bound.
+  let text: string | undefined;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
+    text = await readConfigFile(file);
+  } catch (error) {
+    io.stderr(`mcpkit: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (text === undefined) {
     io.stderr(`mcpkit: cannot read ${file}; give the file to import as an argument\n`);
     return 1;
   }

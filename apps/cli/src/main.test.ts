@@ -192,7 +192,7 @@ describe('mcpkit CLI', () => {
     expect(after.stdout).toMatch(/^ev \(\d+ tools\)/);
     // The approval lives in the user's private state, not in the repository.
     expect(readFileSync(path.join(ctx.home, '.config/mcpkit/projects.json'), 'utf8')).toContain(
-      '"approved"',
+      '"digest"',
     );
     await run('reject', 'ev');
     expect((await run('call', 'ev', 'echo', '{"message":"x"}')).stderr).toContain('was rejected');
@@ -228,7 +228,8 @@ describe('mcpkit CLI', () => {
     expect(json.servers.find((s: { name: string }) => s.name === 'api').config).toEqual({
       type: 'http',
       url: 'https://api.example/mcp',
-      headers: { Authorization: 'Bearer ${TOKEN}' },
+      // Header values are secrets: list hides them unless asked.
+      headers: { Authorization: '***' },
     });
     expect((await run('remove', 'fs')).stdout).toContain('removed server "fs"');
     expect((await run('list')).stdout).toMatch(/fs\s+user\s+enabled/);

@@ -1,6 +1,25 @@
+export {
+  approvalStatus,
+  legacyApprovals,
+  type ProjectApprovals,
+} from './approvals.js';
 export { type Diagnostic, formatDiagnostic, jsonPath } from './diagnostics.js';
-export { EXPANDED_FIELDS, type Expansion, expandServer, expandString } from './expand.js';
-export { type ConfigFs, nodeFs } from './fs.js';
+export {
+  EXPANDED_FIELDS,
+  type Expansion,
+  expandServer,
+  expandString,
+  referencedVariables,
+} from './expand.js';
+export {
+  CONFIG_READ_ERROR_CODES,
+  type ConfigFs,
+  ConfigReadError,
+  type ConfigReadErrorCode,
+  MAX_CONFIG_FILE_BYTES,
+  nodeFs,
+  readConfigFile,
+} from './fs.js';
 export {
   IMPORT_LOCATIONS,
   IMPORT_SOURCES,
@@ -20,8 +39,10 @@ export {
   withConnectors,
 } from './load.js';
 export {
+  type ApprovalTarget,
   approve,
   approveAll,
+  loadProjectState,
   type ProjectState,
   readProjectState,
   reject,
@@ -35,11 +56,19 @@ export {
   projectFileCandidates,
   userConfigDir,
 } from './paths.js';
-export { evaluatePolicy, type Policy, type PolicyDecision, urlMatches } from './policy.js';
+export { evaluatePolicy, type Policy, type PolicyDecision } from './policy.js';
+export { failClosedReason, type PolicyFileResult, parsePolicyFile } from './policy-file.js';
+export {
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  redactServerConfig,
+  redactUrl,
+  scrubSecrets,
+  secretValues,
+} from './redact.js';
 export {
   type ConfigSource,
   type DroppedServer,
-  type ProjectApprovals,
   type ResolvedServer,
   type ResolveInput,
   type ResolveResult,
@@ -48,7 +77,6 @@ export {
   type Scope,
   type ServerOrigin,
   type ServerStatus,
-  validateServerEntry,
 } from './resolve.js';
 export {
   type HttpServerConfig,
@@ -78,7 +106,24 @@ export {
   type WsServerConfig,
   WsServerSchema,
 } from './schemas.js';
-export { commandOf, serverSignature, unwrapProxyUrl, urlOf } from './signature.js';
+export {
+  type ApprovalRecord,
+  approvalChanges,
+  approvalRecord,
+  commandOf,
+  serverSignature,
+  unwrapProxyUrl,
+  urlOf,
+} from './signature.js';
+export {
+  parseUrlRule,
+  ruleMatches,
+  type UrlParts,
+  type UrlRule,
+  urlMatches,
+  urlParts,
+} from './url-rules.js';
+export { validateServerEntry } from './validate-entry.js';
 export {
   addServer,
   ConfigWriteError,

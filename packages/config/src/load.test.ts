@@ -7,6 +7,7 @@ import { formatDiagnostic } from './diagnostics.js';
 import { loadConfig, withConnectors } from './load.js';
 import { approve, approveAll, reject, resetApprovals, updateApprovals } from './local-state.js';
 import { configPaths } from './paths.js';
+import { approvalRecord } from './signature.js';
 
 const trees: string[] = [];
 afterEach(() => {
@@ -69,7 +70,21 @@ describe('loadConfig over a temporary tree', () => {
     });
     m.write(m.paths.localState, {
       projects: {
-        [m.cwd]: { mcpServers: { l: { command: 'local' } }, approvals: { enableAll: true } },
+        [m.cwd]: {
+          mcpServers: { l: { command: 'local' } },
+          approvals: {
+            servers: {
+              p: approvalRecord(
+                { type: 'stdio', command: 'project' },
+                path.join(m.repo, '.mcp.json'),
+              ),
+              both: approvalRecord(
+                { type: 'stdio', command: 'project' },
+                path.join(m.repo, '.mcp.json'),
+              ),
+            },
+          },
+        },
       },
     });
     m.write(path.join(m.root, 'dyn.json'), {
@@ -137,9 +152,10 @@ describe('loadConfig over a temporary tree', () => {
     });
     m.write(m.paths.userSettings, { deniedMcpServers: [{ serverColor: 'red' }] });
     const r = await m.load();
-    expect(r.servers.map((s) => s.name)).toEqual(['ok']);
+    // The broken settings file fails closed: the good server is listed but blocked.
+    expect(r.servers.map((s) => `${s.name}:${s.status}`)).toEqual(['ok:blocked']);
     expect(r.errors.map(formatDiagnostic)).toEqual([
-      `${m.paths.userSettings}: deniedMcpServers[0]: expected { "serverName" }, { "serverCommand": [...] } or { "serverUrl" }`,
+      `${m.paths.userSettings}: deniedMcpServers[0]: expected exactly one of { "serverName": "…" }, { "serverCommand": ["…"] } or { "serverUrl": "…" }; until this is fixed no server starts`,
       `${m.paths.userServers}:1:45: not valid JSON: expected "}"`,
       `${path.join(m.cwd, '.mcp.json')}: mcpServers.gh.url: expected an http(s) URL`,
     ]);
@@ -178,10 +194,11 @@ describe('approvals', () => {
     const { readText, writeTextAtomic } = (await import('./fs.js')).nodeFs;
     const fs = { readText, writeTextAtomic };
     expect(await status()).toEqual(['a:pending-approval', 'b:pending-approval']);
-    await updateApprovals(fs, localState, m.cwd, approve(['a']));
+    const servers = (await m.load()).servers;
+    await updateApprovals(fs, localState, m.cwd, approve(servers.filter((s) => s.name === 'a')));
     await updateApprovals(fs, localState, m.cwd, reject(['b']));
     expect(await status()).toEqual(['a:enabled', 'b:rejected']);
-    await updateApprovals(fs, localState, m.cwd, approveAll);
+    await updateApprovals(fs, localState, m.cwd, approveAll(servers));
     expect(await status()).toEqual(['a:enabled', 'b:enabled']);
     await updateApprovals(fs, localState, m.cwd, resetApprovals);
     expect(await status()).toEqual(['a:pending-approval', 'b:pending-approval']);

@@ -1,7 +1,10 @@
 import { applyEdits, modify } from 'jsonc-parser';
-import type { ConfigFs } from './fs.js';
+import type { ProjectApprovals } from './approvals.js';
+import type { Diagnostic } from './diagnostics.js';
+import { type ConfigFs, readProblem } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
-import type { ProjectApprovals } from './resolve.js';
+import type { ApprovalRecord } from './signature.js';
+import { ConfigWriteError } from './writers.js';
 
 /**
  * Private per-project state, kept in the user's config folder (never in the repository):
@@ -15,20 +18,62 @@ export interface ProjectState {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * One project's state. A state file that cannot be read or parsed is a warning, never a
+ * failure: approvals it would have held count as not given, so nothing starts by mistake.
+ */
+export async function loadProjectState(
+  fs: ConfigFs,
+  stateFile: string,
+  project: string,
+): Promise<{ state: ProjectState; warnings: Diagnostic[] }> {
+  const warn = (message: string, at?: { line?: number; column?: number }) => ({
+    state: {},
+    warnings: [
+      {
+        severity: 'warning' as const,
+        source: stateFile,
+        path: '',
+        message: `${message}; its local servers are not loaded and its approvals count as not given: fix or remove the file, then approve again`,
+        ...(at?.line === undefined ? {} : { line: at.line, column: at.column ?? 1 }),
+      },
+    ],
+  });
+  let text: string | undefined;
+  try {
+    text = await fs.readText(stateFile);
+  } catch (error) {
+    return warn(readProblem(error));
+  }
+  if (text === undefined) return { state: {}, warnings: [] };
+  const r = projectStateIn(text, stateFile, project);
+  return r.error ? warn(r.error.message, r.error) : { state: r.state, warnings: [] };
+}
+
+/** One project's state; `{}` when the file is missing, unreadable or malformed. */
 export async function readProjectState(
   fs: ConfigFs,
   stateFile: string,
   project: string,
 ): Promise<ProjectState> {
-  const text = await fs.readText(stateFile);
-  return text === undefined ? {} : projectStateIn(text, stateFile, project);
+  return (await loadProjectState(fs, stateFile, project)).state;
 }
 
-function projectStateIn(text: string, stateFile: string, project: string): ProjectState {
+function projectStateIn(
+  text: string,
+  stateFile: string,
+  project: string,
+): { state: ProjectState; error?: Diagnostic } {
   const parsed = parseJsoncText(text, stateFile);
-  if (parsed.error || !isRecord(parsed.value) || !isRecord(parsed.value.projects)) return {};
+  if (parsed.error) return { state: {}, error: parsed.error };
+  if (!isRecord(parsed.value))
+    return {
+      state: {},
+      error: { severity: 'error', source: stateFile, path: '', message: 'expected a JSON object' },
+    };
+  if (!isRecord(parsed.value.projects)) return { state: {} };
   const entry = parsed.value.projects[project];
-  return isRecord(entry) ? (entry as ProjectState) : {};
+  return { state: isRecord(entry) ? (entry as ProjectState) : {} };
 }
 
 /** Changes one project's approvals, keeping the rest of the file as it was. */
@@ -38,12 +83,29 @@ export async function updateApprovals(
   project: string,
   change: (current: ProjectApprovals) => ProjectApprovals,
 ): Promise<ProjectApprovals> {
-  const text = (await fs.readText(stateFile)) ?? '{}\n';
-  const current = projectStateIn(text, stateFile, project).approvals ?? {};
+  let text: string;
+  try {
+    text = (await fs.readText(stateFile)) ?? '{}\n';
+  } catch (error) {
+    throw new ConfigWriteError(`cannot record approvals: ${(error as Error).message}`);
+  }
+  const read = projectStateIn(text, stateFile, project);
+  if (read.error)
+    throw new ConfigWriteError(
+      `cannot record approvals: ${stateFile}: ${read.error.message}${read.error.line ? ` (line ${read.error.line})` : ''}; fix or remove the file, then approve again`,
+    );
+  const current = read.state.approvals ?? {};
   const next = change({ ...current });
   const clean: ProjectApprovals = {};
-  if (next.enableAll) clean.enableAll = true;
-  if (next.approved?.length) clean.approved = [...new Set(next.approved)].sort();
+  // Old name-only approvals are dropped on any change: they no longer count anyway.
+  const servers = next.servers ?? {};
+  const names = Object.keys(servers).sort();
+  if (names.length) {
+    const sorted: Record<string, ApprovalRecord> = {};
+    for (const name of names)
+      Object.defineProperty(sorted, name, { value: servers[name], enumerable: true });
+    clean.servers = sorted;
+  }
   if (next.rejected?.length) clean.rejected = [...new Set(next.rejected)].sort();
   const edits = modify(
     text,
@@ -57,26 +119,41 @@ export async function updateApprovals(
   return clean;
 }
 
-export const approve =
-  (names: readonly string[]) =>
-  (a: ProjectApprovals): ProjectApprovals => ({
-    ...a,
-    approved: [...(a.approved ?? []), ...names],
-    rejected: (a.rejected ?? []).filter((n) => !names.includes(n)),
-  });
+/** What an approval needs of a resolved server: its name and its record. */
+export interface ApprovalTarget {
+  name: string;
+  /** `ResolvedServer.approval`: a server without one (not from a project file) is skipped. */
+  approval?: ApprovalRecord;
+}
 
-export const approveAll = (a: ProjectApprovals): ProjectApprovals => ({
-  ...a,
-  enableAll: true,
-  rejected: [],
-});
+/**
+ * Approves these entries as they are now (file and signature): if an entry changes later,
+ * or another file brings a server of that name, it waits for approval again.
+ */
+export const approve =
+  (servers: readonly ApprovalTarget[]) =>
+  (a: ProjectApprovals): ProjectApprovals => {
+    const next: Record<string, ApprovalRecord> = Object.create(null);
+    for (const [name, record] of Object.entries(a.servers ?? {})) next[name] = record;
+    const approved = servers.filter((s) => s.approval);
+    for (const s of approved) next[s.name] = s.approval!;
+    const names = approved.map((s) => s.name);
+    return {
+      servers: next,
+      rejected: (a.rejected ?? []).filter((n) => !names.includes(n)),
+    };
+  };
+
+/** `approve --all`: every project server that exists now (never files added later). */
+export const approveAll = (servers: readonly ApprovalTarget[]) => approve(servers);
 
 export const reject =
   (names: readonly string[]) =>
-  (a: ProjectApprovals): ProjectApprovals => ({
-    ...a,
-    rejected: [...(a.rejected ?? []), ...names],
-    approved: (a.approved ?? []).filter((n) => !names.includes(n)),
-  });
+  (a: ProjectApprovals): ProjectApprovals => {
+    const next: Record<string, ApprovalRecord> = Object.create(null);
+    for (const [name, record] of Object.entries(a.servers ?? {}))
+      if (!names.includes(name)) next[name] = record;
+    return { servers: next, rejected: [...(a.rejected ?? []), ...names] };
+  };
 
 export const resetApprovals = (): ProjectApprovals => ({});

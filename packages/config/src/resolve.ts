@@ -1,14 +1,11 @@
+import { approvalStatus, type ProjectApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
-import { expandServer } from './expand.js';
+import { expandServer, referencedVariables } from './expand.js';
 import { parseJsoncText } from './jsonc.js';
 import { evaluatePolicy, type Policy, type PolicyDecision } from './policy.js';
-import {
-  SERVER_NAME_PATTERN,
-  SERVER_TYPES,
-  type ServerConfig,
-  serverSchemasByType,
-} from './schemas.js';
-import { serverSignature } from './signature.js';
+import type { ServerConfig } from './schemas.js';
+import { type ApprovalRecord, approvalRecord, serverSignature } from './signature.js';
+import { validateServerEntry } from './validate-entry.js';
 
 /**
  * Where a server entry came from. `enterprise` is an alias of `managed`; `connector`
@@ -46,6 +43,9 @@ const MANUAL: ReadonlySet<Scope> = new Set([
   'enterprise',
 ]);
 
+/** Scopes the user wrote themselves (or chose to install): a project entry replacing one is news. */
+const OWN: ReadonlySet<Scope> = new Set(['user', 'plugin']);
+
 export interface ConfigSource {
   scope: Scope;
   /** The file path, or a label such as `--config argument 1`. */
@@ -60,13 +60,6 @@ export interface ConfigSource {
   depth?: number;
   /** Among sources of the same scope and depth, a higher `order` wins (dynamic: later arguments). */
   order?: number;
-}
-
-export interface ProjectApprovals {
-  /** Every project server is approved. */
-  enableAll?: boolean;
-  approved?: readonly string[];
-  rejected?: readonly string[];
 }
 
 export interface ResolveInput {
@@ -96,6 +89,19 @@ export interface ResolvedServer extends ServerOrigin {
   policy: PolicyDecision;
   /** Variables referenced without a value or default (left as written). */
   missingVariables: string[];
+  /**
+   * Every variable the entry reads, set or not (`${HOME}`, `${API_KEY:-x}` → `HOME`,
+   * `API_KEY`). Always set by `resolveConfig`; optional so that hosts that build a
+   * `ResolvedServer` by hand need not.
+   */
+  referencedVariables?: string[];
+  /** Project servers: the record an approval of this entry stores (the entry as written). */
+  approval?: ApprovalRecord;
+  /**
+   * Entries of the user's own scopes (user, plugin) with the same name that this project
+   * entry replaces: the user may think their own server runs.
+   */
+  replaces?: ServerOrigin[];
 }
 
 export interface DroppedServer extends ServerOrigin {
@@ -124,74 +130,6 @@ interface Candidate extends ServerOrigin {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Validates one entry: picks its schema by `type`, reports every problem with its path. */
-export function validateServerEntry(
-  name: string,
-  raw: unknown,
-  source: string,
-  at: ReadonlyArray<string | number>,
-): { config?: ServerConfig; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = [];
-  const error = (path: ReadonlyArray<string | number>, message: string) =>
-    diagnostics.push({ severity: 'error', source, path: jsonPath([...at, ...path]), message });
-  if (!SERVER_NAME_PATTERN.test(name)) {
-    error([], 'server names may contain only letters, digits, "-" and "_"');
-    return { diagnostics };
-  }
-  if (!isRecord(raw)) {
-    error([], 'expected an object');
-    return { diagnostics };
-  }
-  let type = raw.type;
-  if (type === undefined) {
-    if (raw.url !== undefined) {
-      error(['type'], 'a server with a "url" needs a "type": add "type": "http" (or "sse", "ws")');
-      return { diagnostics };
-    }
-    type = 'stdio';
-  }
-  if (typeof type !== 'string' || !(SERVER_TYPES as string[]).includes(type)) {
-    error(
-      ['type'],
-      `unknown type ${JSON.stringify(type)}; expected one of ${SERVER_TYPES.join(', ')}`,
-    );
-    return { diagnostics };
-  }
-  const schema = serverSchemasByType[type as keyof typeof serverSchemasByType];
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      let at: unknown = raw;
-      for (const key of issue.path)
-        at =
-          isRecord(at) || Array.isArray(at)
-            ? (at as Record<PropertyKey, unknown>)[key as PropertyKey]
-            : undefined;
-      const message =
-        at === undefined
-          ? 'is required'
-          : issue.path.at(-1) === 'url' && issue.code === 'invalid_type'
-            ? 'expected a URL'
-            : issue.message.replace(/^Invalid input: /, '');
-      error(issue.path as Array<string | number>, message);
-    }
-    return { diagnostics };
-  }
-  const known = new Set(Object.keys(schema.shape));
-  for (const key of Object.keys(raw)) {
-    if (!known.has(key)) {
-      diagnostics.push({
-        severity: 'warning',
-        source,
-        path: jsonPath([...at, key]),
-        message: `unknown field for a "${type}" server; ignored`,
-      });
-    }
-  }
-  const config = { ...parsed.data, type } as ServerConfig;
-  return { config, diagnostics };
-}
-
 function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic[]): Candidate[] {
   const candidates: Candidate[] = [];
   input.sources.forEach((src, index) => {
@@ -202,6 +140,7 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
         errors.push(parsed.error);
         return;
       }
+      warnings.push(...parsed.duplicates);
       value = parsed.value;
     }
     if (value === undefined) return;
@@ -291,10 +230,13 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
   );
   const winners = new Map<string, Candidate>();
   for (const c of candidates) winners.set(c.name, c);
+  const replaced = new Map<Candidate, ServerOrigin[]>();
   for (const c of candidates) {
     const winner = winners.get(c.name)!;
-    if (winner !== c)
-      dropped.push({ ...origin(c), config: c.config, because: 'overridden', by: origin(winner) });
+    if (winner === c) continue;
+    dropped.push({ ...origin(c), config: c.config, because: 'overridden', by: origin(winner) });
+    if (winner.scope === 'project' && OWN.has(c.scope))
+      replaced.set(winner, [...(replaced.get(winner) ?? []), origin(c)]);
   }
 
   const expanded = [...winners.values()].map((c) => {
@@ -340,6 +282,8 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
     const c = e.candidate;
     if (!survivors.has(c)) continue;
     const policy = evaluatePolicy(c.name, e.config, input.policy);
+    // Approval is of the entry as written, so that expansion differences never re-prompt.
+    const approval = c.scope === 'project' ? approvalRecord(c.config, c.source) : undefined;
     let status: ServerStatus = 'enabled';
     let reason = 'enabled';
     if (!policy.allowed) {
@@ -349,19 +293,9 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       status = 'disabled';
       reason = `disabled in ${c.source}`;
     } else if (c.scope === 'project') {
-      const a = input.approvals ?? {};
-      if (a.rejected?.includes(c.name)) {
-        status = 'rejected';
-        reason = 'project server rejected by the user';
-      } else if (a.enableAll || a.approved?.includes(c.name)) {
-        reason = a.enableAll
-          ? 'project server approved (all project servers)'
-          : 'project server approved';
-      } else {
-        status = 'pending-approval';
-        reason = `project server from ${c.source} waits for approval; it is not started until approved`;
-      }
+      ({ status, reason } = approvalStatus(c.name, c.source, approval!, input.approvals));
     }
+    const replaces = c.scope === 'project' ? replaced.get(c) : undefined;
     servers.push({
       ...origin(c),
       config: e.config,
@@ -369,6 +303,9 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       reason,
       policy,
       missingVariables: e.missing,
+      referencedVariables: referencedVariables(c.config as Record<string, unknown>),
+      ...(approval ? { approval } : {}),
+      ...(replaces?.length ? { replaces } : {}),
     });
   }
   servers.sort((a, b) => a.name.localeCompare(b.name));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { JsonRpcPeer, RpcError } from '@mcpkit/jsonrpc';
 import { createInProcessPair } from '@mcpkit/transport-in-process';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   InvalidResultError,
@@ -195,6 +196,33 @@ describe('skills (SEP-2640): enumeration', () => {
     const error = await s.client.getSkill(SKILL).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidResultError);
     expect((error as Error).message).toContain(`asked for ${SKILL}, answered with ${other.uri}`);
+  });
+});
+
+describe('skills (SEP-2640) on a handshake-era server', () => {
+  it('lists and verifies the same way after initialize', async () => {
+    const [clientEnd, serverEnd] = createInProcessPair();
+    const server = new JsonRpcPeer(serverEnd);
+    server.setRequestHandler('initialize', (p: { protocolVersion: string }) => ({
+      protocolVersion: p.protocolVersion,
+      capabilities: { resources: {}, extensions: { [skillsExtensionId]: {} } },
+      serverInfo: { name: 'legacy-skills', version: '1.0.0' },
+    }));
+    server.setRequestHandler('skills/list', () => ({ skills: [entryFor()] }));
+    server.setRequestHandler('resources/read', (p: { uri: string }) => ({
+      contents: [{ uri: p.uri, text: p.uri === SKILL ? SKILL_MD : 'tampered' }],
+    }));
+    await server.start();
+    const client = new McpClient({ name: 'legacy', era: 'legacy' });
+    await client.connect(clientEnd);
+    expect(client.era).toBe('legacy');
+    const [entry] = await client.listSkills();
+    const skill = await client.readSkill(entry!);
+    expect(skill.body).toBe('\nSkill body.\n');
+    const error = await refusal(client.readSkillFile(skill, FORMS));
+    expect(error.code).toBe(SkillErrorCode.SizeMismatch);
+    await client.close();
+    await server.close();
   });
 });
 
@@ -419,6 +447,22 @@ describe('utf8Length', () => {
         new TextEncoder().encode(text).length,
       );
     }
+  });
+
+  it('matches TextEncoder for any string, lone surrogates included (property)', () => {
+    fc.assert(
+      fc.property(
+        // Any UTF-16 code units: pairs, lone halves, and everything between.
+        fc
+          .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 })
+          .map((units) => String.fromCharCode(...units)),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        (a, b) =>
+          [a, b, a + b].every(
+            (text) => utf8Length(text, 1e9) === new TextEncoder().encode(text).length,
+          ),
+      ),
+    );
   });
 
   it('stops counting one byte past the limit', () => {

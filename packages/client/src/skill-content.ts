@@ -80,7 +80,10 @@ export async function verifiedContent(
       ids,
     );
   };
-  const matching = (result.contents as unknown[]).filter((c) => isRecord(c) && c.uri === file);
+  // Checked here even when the client's result validation is off: this is the trust boundary.
+  const contents: unknown = isRecord(result) ? result.contents : undefined;
+  if (!Array.isArray(contents)) return invalid('returned no "contents" array');
+  const matching = contents.filter((c) => isRecord(c) && c.uri === file);
   if (matching.length !== 1)
     return invalid(
       matching.length === 0 ? `returned no content for ${file}` : `returned ${file} twice`,

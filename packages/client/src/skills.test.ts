@@ -437,6 +437,19 @@ describe('skills (SEP-2640): reading and verification', () => {
       const error = await refusal(s.client.readSkill(SKILL));
       expect(error.code).toBe(SkillErrorCode.InvalidContent);
     }
+    // With result validation off the client still checks what it verifies.
+    for (const answer of [{}, { contents: 'nope' }]) {
+      await using s = await serveSkills(
+        [[entryFor()]],
+        {},
+        {
+          client: { validateResults: false },
+          override: (server) => server.setRequestHandler('resources/read', () => answer),
+        },
+      );
+      const error = await refusal(s.client.readSkill(SKILL));
+      expect(error.code).toBe(SkillErrorCode.InvalidContent);
+    }
   });
 });
 

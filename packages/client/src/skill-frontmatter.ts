@@ -19,23 +19,28 @@ export interface ParsedSkillMd {
 
 /**
  * Splits a SKILL.md into its YAML front matter and body. Returns a reason string when the
- * front matter is missing, is not valid YAML (1.2 core schema, unique keys, few aliases),
+ * front matter is missing, is not valid YAML (1.2 core schema, unique keys, few aliases, no
+ * warnings),
  * or is not a mapping with a `name` and a `description`.
  */
 export async function parseSkillMd(text: string): Promise<ParsedSkillMd | string> {
   const match = BLOCK.exec(text);
   if (!match) return 'it does not begin with a "---" delimited YAML front matter block';
-  const { parse } = await loadYaml();
+  const { parseDocument } = await loadYaml();
   let frontmatter: unknown;
   try {
-    // The core schema gives plain JSON types (no timestamps, no custom tags); few aliases
-    // keep an alias bomb from growing the parse.
-    frontmatter = parse(match[1] ?? '', {
+    // The core schema gives plain JSON types (no timestamps, no custom tags). A warning (an
+    // unknown tag, say) refuses the file like an error: nothing the listing could match.
+    const doc = parseDocument(match[1] ?? '', {
       schema: 'core',
       uniqueKeys: true,
-      maxAliasCount: 16,
       prettyErrors: false,
+      logLevel: 'silent',
     });
+    const problem = doc.errors[0] ?? doc.warnings[0];
+    if (problem) throw problem;
+    // Few aliases keep an alias bomb from growing the parse.
+    frontmatter = doc.toJS({ maxAliasCount: 16 });
   } catch (error) {
     return `its front matter is not valid YAML (${(error as Error).message.split('\n')[0]})`;
   }

@@ -323,6 +323,15 @@ describe('skills (SEP-2640): reading and verification', () => {
       [SKILL_MD.replace('---\n\n', 'name: again\n---\n\n'), SkillErrorCode.FrontmatterInvalid],
       [SKILL_MD.replace('---\n\n', 'x: [unclosed\n---\n\n'), SkillErrorCode.FrontmatterInvalid],
       ['---\n- a list\n---\n', SkillErrorCode.FrontmatterInvalid],
+      [SKILL_MD.replace('---\n\n', 'x: !custom tag\n---\n\n'), SkillErrorCode.FrontmatterInvalid],
+      [
+        // An alias bomb: each level doubles what the aliases expand to.
+        SKILL_MD.replace(
+          '---\n\n',
+          `a: &a [x, x]\n${Array.from({ length: 20 }, (_, i) => `b${i}: &b${i} [${i ? `*b${i - 1}` : '*a'}, ${i ? `*b${i - 1}` : '*a'}]`).join('\n')}\n---\n\n`,
+        ),
+        SkillErrorCode.FrontmatterInvalid,
+      ],
     ];
     for (const [served, code] of cases) {
       await using s = await serveSkills([[entryFor(served)]], { [SKILL]: { text: served } });

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +20,13 @@ const runnerOf = (pkg: string) =>
 const driver = path.join(here, 'driver.mjs');
 
 /** Every client scenario of each runner that this project covers (see the README). */
-const suites = [
+const suites: Array<{
+  runner: string;
+  spec: string | undefined;
+  scenarios: string[];
+  /** What the driver must have said (its log), beyond the runner's verdict. */
+  said?: Record<string, RegExp>;
+}> = [
   {
     runner: '@modelcontextprotocol/conformance',
     spec: undefined,
@@ -86,6 +94,24 @@ const suites = [
     ],
   },
   {
+    // The skills extension (SEP-2640). The runner only sees which files were read; the
+    // driver's log shows the skill was listed, and refused by the check the scenario breaks.
+    runner: 'conformance-next',
+    spec: 'extension',
+    scenarios: [
+      'sep-2640-client-no-prefetch',
+      'sep-2640-client-verify-digest',
+      'sep-2640-client-verify-size',
+      'sep-2640-client-verify-frontmatter',
+    ],
+    said: {
+      'sep-2640-client-no-prefetch': /^skills listed: skill:\/\/pdf-processing\/SKILL\.md$/m,
+      'sep-2640-client-verify-digest': /^skill refused: MCPKIT_SKILL_DIGEST_MISMATCH: /m,
+      'sep-2640-client-verify-size': /^skill refused: MCPKIT_SKILL_SIZE_MISMATCH: /m,
+      'sep-2640-client-verify-frontmatter': /^skill refused: MCPKIT_SKILL_FRONTMATTER_MISMATCH: /m,
+    },
+  },
+  {
     runner: 'conformance-next',
     spec: '2026-07-28',
     scenarios: [
@@ -104,6 +130,8 @@ const suites = [
 for (const suite of suites) {
   describe(`official client conformance scenarios, ${suite.runner}${suite.spec ? ` for ${suite.spec}` : ''}`, () => {
     it.each(suite.scenarios)('%s', (scenario) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-conformance-'));
+      const log = path.join(dir, 'driver.log');
       const r = spawnSync(
         node22,
         [
@@ -122,10 +150,25 @@ for (const suite of suites) {
         {
           encoding: 'utf8',
           timeout: 120_000,
-          env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            NO_COLOR: '1',
+            MCPKIT_DRIVER_LOG: log,
+          },
         },
       );
+      let said = '';
+      try {
+        said = readFileSync(log, 'utf8');
+      } catch {
+        // Scenarios outside the skills extension write no log.
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
       const output = `${r.stdout}\n${r.stderr}`;
+      const expected = suite.said?.[scenario];
+      if (expected) expect(said, `${said}\n${output}`).toMatch(expected);
       expect(output, output).toMatch(/OVERALL: PASSED/);
       // Every check passed, none was only a warning, and at least one ran.
       const m = /Passed: (\d+)\/(\d+), 0 failed, 0 warnings/.exec(output);

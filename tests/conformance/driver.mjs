@@ -3,8 +3,9 @@
 // scenario's work with @mcpkit/client and exits 0. The client negotiates the era itself
 // (server/discover, else initialize), as a host's would. Uses the built packages
 // ("pnpm test" builds first).
+import { appendFileSync } from 'node:fs';
 import { ClientCredentialsProvider, EnterpriseAuthProvider, OAuthProvider } from '@mcpkit/auth';
-import { McpClient } from '@mcpkit/client';
+import { McpClient, SkillVerificationError } from '@mcpkit/client';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 
 const url = process.argv[2];
@@ -77,6 +78,39 @@ async function exercise() {
     const args = {};
     for (const a of prompt.arguments ?? []) if (a.required) args[a.name] = 'test';
     await client.getPrompt(prompt.name, args);
+  }
+}
+
+/**
+ * A line for the test: the runner shows a passing client's output nowhere, so it also goes
+ * to the file MCPKIT_DRIVER_LOG names, when set.
+ */
+function say(line) {
+  console.error(line);
+  if (process.env.MCPKIT_DRIVER_LOG) appendFileSync(process.env.MCPKIT_DRIVER_LOG, `${line}\n`);
+}
+
+/**
+ * What a host does with skills (SEP-2640): list them (no file is fetched), then, when it
+ * loads one, read its SKILL.md (verified) and only then its other files (each verified). A
+ * skill that fails verification is refused and the host goes on; the refusal is printed so
+ * the test can check which check refused it.
+ */
+async function loadSkills(load) {
+  const skills = await client.listSkills();
+  say(`skills listed: ${skills.map((s) => s.uri).join(', ') || 'none'}`);
+  if (!load) return;
+  for (const entry of skills) {
+    try {
+      const skill = await client.readSkill(entry);
+      if (entry.resources === 'dynamic') continue;
+      for (const file of entry.resources)
+        if (file.uri !== entry.uri) await client.readSkillFile(skill, file.uri);
+      say(`skill loaded: ${entry.uri}`);
+    } catch (error) {
+      if (!SkillVerificationError.isInstance(error)) throw error;
+      say(`skill refused: ${error.code}: ${error.message}`);
+    }
   }
 }
 
@@ -174,6 +208,14 @@ try {
     }
     case 'json-schema-ref-no-deref':
       await client.listTools();
+      break;
+    case 'sep-2640-client-no-prefetch':
+      await loadSkills(false);
+      break;
+    case 'sep-2640-client-verify-digest':
+    case 'sep-2640-client-verify-size':
+    case 'sep-2640-client-verify-frontmatter':
+      await loadSkills(true);
       break;
     case 'request-metadata':
     case 'sep-2322-client-request-state':

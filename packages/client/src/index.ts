@@ -16,3 +16,11 @@ export {
   type Subscription,
 } from './options.js';
 export { OutputSchemaError } from './output-schema.js';
+export {
+  type SkillEntry,
+  type SkillFrontmatter,
+  type SkillResource,
+  skillsExtensionId,
+} from './skill-entry.js';
+export { SkillError, SkillErrorCode, SkillVerificationError } from './skill-errors.js';
+export { type Skill, type SkillFile, type SkillOptions, skillDefaults } from './skills.js';

@@ -43,6 +43,8 @@ import {
 } from './options.js';
 import { RequestPipeline } from './request-pipeline.js';
 import { fastEmptyResult } from './result-checks.js';
+import type { SkillEntry } from './skill-entry.js';
+import { type Skill, type SkillFile, Skills } from './skills.js';
 import { Subscriptions } from './subscriptions.js';
 import { serverRunsToolTasks, Tasks } from './tasks.js';
 
@@ -67,6 +69,7 @@ export class McpClient {
   private readonly lists: ServerLists;
   private readonly subscriptions: Subscriptions;
   private readonly tasks: Tasks;
+  private readonly skills: Skills;
 
   constructor(options: McpClientOptions = {}) {
     this.options = checkClientOptions(options);
@@ -76,6 +79,7 @@ export class McpClient {
     this.lists = new ServerLists(this.conn, this.pipeline, report);
     this.subscriptions = new Subscriptions(this.conn, report);
     this.tasks = new Tasks(this.conn, this.pipeline);
+    this.skills = new Skills(this.conn, this.pipeline, report);
   }
 
   get isConnected(): boolean {
@@ -247,6 +251,41 @@ export class McpClient {
       undefined,
       options,
     ) as Promise<CompleteResult>;
+  }
+
+  // ---- skills (the io.modelcontextprotocol/skills extension, SEP-2640) -------------------
+
+  /** The server declared the skills extension (and the resources capability it needs). */
+  get supportsSkills(): boolean {
+    return this.skills.supported;
+  }
+
+  /**
+   * Every skill the server lists (`skills/list`, all pages), without fetching any of its
+   * files. `[]` when the server does not declare the extension; an entry that breaks the
+   * extension's rules is left out and reported through `onerror`.
+   */
+  listSkills(options?: CallOptions): Promise<SkillEntry[]> {
+    return this.skills.list(options);
+  }
+
+  /** `skills/get`: one skill's entry by its URI, without fetching its files. */
+  getSkill(uri: string, options?: CallOptions): Promise<SkillEntry> {
+    return this.skills.get(uri, options);
+  }
+
+  /**
+   * Loads a skill: reads its SKILL.md and verifies its size and SHA-256 digest against the
+   * listing, then its front matter field by field, before returning it. `skill` is an entry,
+   * a skill URI, or a name. Throws `SkillVerificationError` on any discrepancy.
+   */
+  readSkill(skill: string | SkillEntry, options?: CallOptions): Promise<Skill> {
+    return this.skills.read(skill, options);
+  }
+
+  /** One file of a skill, verified against the size and digest its entry declares. */
+  readSkillFile(skill: SkillEntry | Skill, uri: string, options?: CallOptions): Promise<SkillFile> {
+    return this.skills.readFile(skill, uri, options);
   }
 
   // ---- subscriptions, logging, liveness -------------------------------------------------

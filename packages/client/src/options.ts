@@ -9,6 +9,7 @@ import type {
 } from '@mcpkit/protocol';
 import type { ClientHandlers } from './client-handlers.js';
 import type { EraRecord } from './modern.js';
+import type { SkillOptions } from './skills.js';
 
 /** Defaults a host may read and override. */
 export const clientDefaults = Object.freeze({
@@ -66,6 +67,8 @@ export interface McpClientOptions {
   validateResults?: boolean;
   /** Check `structuredContent` against the tool's `outputSchema` (JSON Schema 2020-12). Default true. */
   validateOutputSchemas?: boolean;
+  /** Limits on what a skill (SEP-2640) may make the client read. Default `skillDefaults`. */
+  skills?: SkillOptions;
   /** Sampling, elicitation and roots: each handler given declares its capability. */
   handlers?: ClientHandlers;
   /** `notifications/message` from the server. */

@@ -12,7 +12,8 @@ export function checkCapabilities(
   if (!required) return;
   const missing: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(required)) {
-    if ((ctx.clientCapabilities as Record<string, unknown>)[key] === undefined) missing[key] = value;
+    if ((ctx.clientCapabilities as Record<string, unknown>)[key] === undefined)
+      missing[key] = value;
   }
   if (Object.keys(missing).length === 0) return;
   if (ctx.era === 'modern') {

@@ -1,16 +1,15 @@
 import { RpcError, RpcErrorCode, type Transport } from '@mcpkit/jsonrpc';
 import {
-  type ClientCapabilities,
   type Implementation,
   McpErrorCode,
   PROTOCOL_VERSIONS,
   type ProtocolVersion,
   type ServerCapabilities,
 } from '@mcpkit/protocol';
+import { checkCapabilities } from './check-capabilities.js';
 import { invalidParams, McpServerError, methodNotFound, ServerErrorCode } from './errors.js';
 import { DEFAULT_PAGE_SIZE, paginate } from './pagination.js';
 import { RequestStateSeal } from './request-state.js';
-import { checkCapabilities } from './check-capabilities.js';
 import { runWithInput } from './run-with-input.js';
 import { ServerSession, type ServerSessionOptions } from './server-session.js';
 import type {
@@ -140,7 +139,11 @@ export class McpServer {
     return this.add(this.prompts, name, { name, definition, handler }, 'prompts', 'prompt');
   }
 
-  registerResource(uri: string, definition: ResourceDefinition, read: ResourceReader): Registration {
+  registerResource(
+    uri: string,
+    definition: ResourceDefinition,
+    read: ResourceReader,
+  ): Registration {
     return this.add(this.resources, uri, { uri, definition, read }, 'resources', 'resource');
   }
 
@@ -202,7 +205,11 @@ export class McpServer {
   }
 
   /** @internal Answers one feature request (`tools/*`, `prompts/*`, `resources/*`, `completion/complete`). */
-  async dispatch(method: string, params: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
+  async dispatch(
+    method: string,
+    params: Record<string, unknown>,
+    ctx: HandlerContext,
+  ): Promise<unknown> {
     const caps = this.capabilities();
     switch (method) {
       case 'tools/list':
@@ -244,9 +251,16 @@ export class McpServer {
     throw methodNotFound(method);
   }
 
+  /** @internal A tool's input schema (the HTTP binding checks `Mcp-Param-*` headers against it). */
+  toolInputSchema(name: string): unknown {
+    return this.tools.get(name)?.definition.inputSchema;
+  }
+
   /** @internal Whether a resource URI exists (subscriptions refuse unknown ones). */
   hasResource(uri: string): boolean {
-    return this.resources.has(uri) || [...this.templates.values()].some((t) => t.template.match(uri));
+    return (
+      this.resources.has(uri) || [...this.templates.values()].some((t) => t.template.match(uri))
+    );
   }
 
   /** @internal */
@@ -329,7 +343,10 @@ export class McpServer {
     );
   }
 
-  private async readResource(params: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
+  private async readResource(
+    params: Record<string, unknown>,
+    ctx: HandlerContext,
+  ): Promise<unknown> {
     const uri = params.uri;
     if (typeof uri !== 'string') throw invalidParams('resources/read needs a "uri" string');
     const direct = this.resources.get(uri);
@@ -364,7 +381,9 @@ export class McpServer {
       throw invalidParams(`Unknown completion ref type ${JSON.stringify(ref.type)}`);
     }
     const context = (params.context as { arguments?: Record<string, string> } | undefined) ?? {};
-    const all = completer ? await completer(argument.value, { arguments: context.arguments ?? {} }) : [];
+    const all = completer
+      ? await completer(argument.value, { arguments: context.arguments ?? {} })
+      : [];
     // The spec caps a completion at 100 values.
     const values = all.slice(0, 100);
     return { completion: { values, total: all.length, hasMore: all.length > values.length } };

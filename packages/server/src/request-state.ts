@@ -57,7 +57,9 @@ export class RequestStateSeal {
     }
     const envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Envelope;
     if (envelope.m !== method || envelope.n !== name) {
-      throw invalidParams(`requestState was issued for another request (${envelope.m} ${envelope.n})`);
+      throw invalidParams(
+        `requestState was issued for another request (${envelope.m} ${envelope.n})`,
+      );
     }
     if (envelope.e < this.now()) {
       throw invalidParams('requestState has expired; retry the request without it');

@@ -1,6 +1,6 @@
 import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
-import { invalidParams } from './errors.js';
 import { checkCapabilities } from './check-capabilities.js';
+import { invalidParams } from './errors.js';
 import type { McpServer } from './mcp-server.js';
 import type { HandlerContext, InputRequest, InputRequiredReturn } from './types.js';
 
@@ -62,12 +62,16 @@ export async function runWithInput(
     const result = await invoke({ ...ctx, inputResponses, requestState });
     if (!isInputRequired(result)) return result;
     if (result.inputRequests === undefined && result.requestState === undefined) {
-      throw new Error(`${ctx.method} "${name}": an input_required result needs inputRequests or requestState`);
+      throw new Error(
+        `${ctx.method} "${name}": an input_required result needs inputRequests or requestState`,
+      );
     }
     for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
       const capability = CAPABILITY_OF[request?.method];
       if (!capability) {
-        throw new Error(`${ctx.method} "${name}": input request "${key}" has unknown method ${JSON.stringify(request?.method)}`);
+        throw new Error(
+          `${ctx.method} "${name}": input request "${key}" has unknown method ${JSON.stringify(request?.method)}`,
+        );
       }
       checkCapabilities({ [capability]: {} }, ctx, `${ctx.method} "${name}"`);
     }

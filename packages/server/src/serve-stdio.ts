@@ -1,6 +1,9 @@
 import type { McpServer } from './mcp-server.js';
 import type { ServerSession } from './server-session.js';
-import { StdioServerTransport, type StdioServerTransportOptions } from './stdio-server-transport.js';
+import {
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+} from './stdio-server-transport.js';
 
 /**
  * Serves `server` on this process's stdin/stdout. Resolves with the session once it

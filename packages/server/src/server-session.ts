@@ -11,7 +11,6 @@ import {
   type Era,
   type Implementation,
   isLegacyVersion,
-
   type LoggingLevel,
   MetaKey,
   MODERN_VERSIONS,
@@ -114,6 +113,8 @@ export class ServerSession {
   readonly peer: JsonRpcPeer;
   readonly sessionId: string | undefined;
   onclose: (() => void) | undefined;
+  /** Told the version an `initialize` settled on. */
+  onnegotiated: ((version: string) => void) | undefined;
   private legacy: LegacyState | undefined;
   private readonly listens = new Map<JsonRpcId, Listen>();
 
@@ -151,8 +152,12 @@ export class ServerSession {
 
   /** Ends open subscriptions gracefully, then closes the transport. */
   async close(): Promise<void> {
-    for (const listen of this.listens.values()) listen.end();
-    this.listens.clear();
+    if (this.listens.size > 0) {
+      for (const listen of this.listens.values()) listen.end();
+      this.listens.clear();
+      // Let the graceful listen results reach the transport before it closes.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     await this.peer.close();
   }
 
@@ -202,8 +207,13 @@ export class ServerSession {
     if (modern) {
       const m = this.readModernMeta(meta);
       if (REMOVED_IN_MODERN.has(method)) throw methodNotFound(method);
-      const ctx = this.context(rctx, 'modern', m.version, m.clientCapabilities, m.clientInfo, (l) =>
-        m.logLevel !== undefined && LEVELS.indexOf(l) >= LEVELS.indexOf(m.logLevel),
+      const ctx = this.context(
+        rctx,
+        'modern',
+        m.version,
+        m.clientCapabilities,
+        m.clientInfo,
+        (l) => m.logLevel !== undefined && LEVELS.indexOf(l) >= LEVELS.indexOf(m.logLevel),
       );
       const result = await this.modern(method, params, ctx, rctx);
       return complete(result);
@@ -211,14 +221,18 @@ export class ServerSession {
     if (method === 'initialize') return this.initialize(params);
     const legacy = this.legacy;
     if (!legacy) {
-      throw new RpcError(RpcErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+      throw new RpcError(
+        RpcErrorCode.InvalidRequest,
+        'Server not initialized: send initialize first',
+      );
     }
     switch (method) {
       case 'ping':
         return {};
       case 'logging/setLevel': {
         const level = params.level as LoggingLevel;
-        if (!LEVELS.includes(level)) throw invalidParams(`Unknown log level ${JSON.stringify(level)}`);
+        if (!LEVELS.includes(level))
+          throw invalidParams(`Unknown log level ${JSON.stringify(level)}`);
         legacy.logLevel = level;
         return {};
       }
@@ -280,7 +294,8 @@ export class ServerSession {
     // The acknowledgment names only what this server will deliver.
     const filter: Listen['filter'] = {};
     if (asked.toolsListChanged === true && caps.tools?.listChanged) filter.toolsListChanged = true;
-    if (asked.promptsListChanged === true && caps.prompts?.listChanged) filter.promptsListChanged = true;
+    if (asked.promptsListChanged === true && caps.prompts?.listChanged)
+      filter.promptsListChanged = true;
     if (asked.resourcesListChanged === true && caps.resources?.listChanged) {
       filter.resourcesListChanged = true;
     }
@@ -343,6 +358,7 @@ export class ServerSession {
       logLevel: undefined,
       subscriptions: new Set(),
     };
+    this.onnegotiated?.(version);
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: legacyCapabilities(this.server.capabilities(), version),
@@ -355,12 +371,19 @@ export class ServerSession {
   private readModernMeta(meta: Record<string, unknown> | undefined): ModernMeta {
     const version = meta?.[MetaKey.ProtocolVersion];
     const caps = meta?.[MetaKey.ClientCapabilities];
-    if (typeof version !== 'string' || typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
+    if (
+      typeof version !== 'string' ||
+      typeof caps !== 'object' ||
+      caps === null ||
+      Array.isArray(caps)
+    ) {
       throw invalidParams(
         `Invalid params: a request needs _meta with "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}" (2026-07-28), or an initialize handshake first (2025 revisions)`,
       );
     }
-    const modern = this.server.versions.filter((v) => (MODERN_VERSIONS as readonly string[]).includes(v));
+    const modern = this.server.versions.filter((v) =>
+      (MODERN_VERSIONS as readonly string[]).includes(v),
+    );
     if (!modern.includes(version as never)) throw unsupportedVersion(version, this.server.versions);
     const level = meta?.[MetaKey.LogLevel];
     return {
@@ -395,7 +418,10 @@ export class ServerSession {
       progress: (progress) => rctx.progress(progress),
       log: (level, data, logger) =>
         logs(level)
-          ? rctx.notify(Notification.Message, logger === undefined ? { level, data } : { level, data, logger })
+          ? rctx.notify(
+              Notification.Message,
+              logger === undefined ? { level, data } : { level, data, logger },
+            )
           : Promise.resolve(),
       request: async (method, params) => {
         if (era === 'modern') {
@@ -405,13 +431,19 @@ export class ServerSession {
           );
         }
         const capability = CLIENT_CAPABILITY_OF[method];
-        if (capability && (clientCapabilities as Record<string, unknown>)[capability] === undefined) {
+        if (
+          capability &&
+          (clientCapabilities as Record<string, unknown>)[capability] === undefined
+        ) {
           throw new McpServerError(
             ServerErrorCode.NotSupported,
             `${method}: the client did not declare the "${capability}" capability`,
           );
         }
-        return (await rctx.request(method, params, { signal: rctx.signal })) as Record<string, unknown>;
+        return (await rctx.request(method, params, { signal: rctx.signal })) as Record<
+          string,
+          unknown
+        >;
       },
       closeSseStream: () => closeSse?.(rctx.id),
     };
@@ -440,10 +472,12 @@ function complete(result: unknown): unknown {
 }
 
 /** Capabilities as a handshake-era revision knows them. */
-function legacyCapabilities(caps: Record<string, unknown>, version: string): Record<string, unknown> {
+function legacyCapabilities(
+  caps: Record<string, unknown>,
+  version: string,
+): Record<string, unknown> {
   const out = { ...caps };
   if (version < '2025-03-26') delete out.completions;
   delete out.extensions;
   return out;
 }
-

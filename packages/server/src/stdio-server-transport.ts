@@ -69,7 +69,9 @@ export class StdioServerTransport implements Transport {
     return new Promise((resolve, reject) => {
       // Back-pressure: resolve once the line is handed to the OS, not merely buffered.
       this.stdout.write(serializeNdjson(message), (error) =>
-        error ? reject(new TransportError(`stdout write failed: ${error.message}`, { cause: error })) : resolve(),
+        error
+          ? reject(new TransportError(`stdout write failed: ${error.message}`, { cause: error }))
+          : resolve(),
       );
     });
   }

@@ -14,7 +14,7 @@ export class UriTemplate {
     let source = '';
     let last = 0;
     for (const m of template.matchAll(/\{([+#?&]?)([^}]+)\}/g)) {
-      source += escape(template.slice(last, m.index));
+      source += escapeRegExp(template.slice(last, m.index));
       last = m.index + m[0].length;
       const [op, list] = [m[1], m[2]!.split(',').map((s) => s.trim())];
       if (op === '?' || op === '&') {
@@ -28,7 +28,7 @@ export class UriTemplate {
         source += op === '+' || op === '#' ? '(.*?)' : '([^/?#,]*)';
       }
     }
-    source += escape(template.slice(last));
+    source += escapeRegExp(template.slice(last));
     this.pattern = new RegExp(`^${source}$`);
   }
 
@@ -52,7 +52,7 @@ export class UriTemplate {
   }
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -113,6 +113,8 @@ export class ServerSession {
   readonly peer: JsonRpcPeer;
   readonly sessionId: string | undefined;
   onclose: (() => void) | undefined;
+  /** Resolves when the connection has closed. */
+  readonly closed: Promise<void>;
   /** Told the version an `initialize` settled on. */
   onnegotiated: ((version: string) => void) | undefined;
   private legacy: LegacyState | undefined;
@@ -130,7 +132,12 @@ export class ServerSession {
       // Requests to the client carry their own deadline; answers to it are not ours to time.
     });
     this.peer.onerror = (error) => server.reportError(error);
+    let closed!: () => void;
+    this.closed = new Promise((resolve) => {
+      closed = resolve;
+    });
     this.peer.onclose = () => {
+      closed();
       for (const listen of this.listens.values()) listen.end();
       this.listens.clear();
       this.onclose?.();

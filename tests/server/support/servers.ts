@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ListenOptions, listenStreamableHttp, type McpServer } from '@mcpkit/server';
-// @ts-expect-error: a plain ES module fixture without types.
 import { createConformanceServer } from '../../fixtures/conformance-server.mjs';
 
 /** The fixture server file: `node <fixture> stdio` serves it on stdin/stdout (built dist). */

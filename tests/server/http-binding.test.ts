@@ -133,6 +133,48 @@ describe('2025 sessions', () => {
     expect(unknown.json().error.code).toBe(-32001);
   });
 
+  it('does not keep a session whose initialize failed', async () => {
+    const closed: string[] = [];
+    fixture = await startHttpFixture({ onsessionclose: (id) => closed.push(id) });
+    const bad = await send(
+      fixture.url,
+      'POST',
+      legacyHeaders,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } }),
+    );
+    expect(bad.json().error.code).toBe(-32602);
+    const id = bad.headers['mcp-session-id'] as string;
+    expect(closed).toEqual([id]);
+    const later = await send(
+      fixture.url,
+      'POST',
+      { ...legacyHeaders, 'mcp-session-id': id },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    );
+    expect(later.status).toBe(404);
+  });
+
+  it('closes a session left idle for sessionIdleTimeoutMs', async () => {
+    let expired!: (id: string) => void;
+    const closed = new Promise<string>((resolve) => {
+      expired = resolve;
+    });
+    fixture = await startHttpFixture({
+      sessionIdleTimeoutMs: 20,
+      onsessionclose: (id) => expired(id),
+    });
+    const opened = await send(fixture.url, 'POST', legacyHeaders, initialize());
+    const id = opened.headers['mcp-session-id'];
+    expect(await closed).toBe(id);
+    const later = await send(
+      fixture.url,
+      'POST',
+      { ...legacyHeaders, 'mcp-session-id': id },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    );
+    expect([later.status, later.json().error.code]).toEqual([404, -32001]);
+  });
+
   it('refuses requests without a session, and GET without one with 405', async () => {
     fixture = await startHttpFixture();
     const noSession = await send(

@@ -18,6 +18,8 @@ export interface LegacySessionTransportOptions {
   retryMs: number;
   /** `auto`: JSON when the answer is all there is, SSE once anything else is sent first. */
   responseMode: 'auto' | 'sse' | 'json';
+  /** A session with no request and no open stream for this long is closed. */
+  idleTimeoutMs: number;
 }
 
 interface Stream {
@@ -63,6 +65,9 @@ export class LegacySessionTransport implements Transport {
   private nextStream = 1;
   private seq = 0;
   private closed = false;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The id of the `initialize` that opened the session: a failed one ends it. */
+  private initializeId: JsonRpcId | undefined;
 
   constructor(private readonly options: LegacySessionTransportOptions) {
     this.description = `HTTP session ${options.sessionId}`;
@@ -84,10 +89,16 @@ export class LegacySessionTransport implements Transport {
     return this.closed;
   }
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    this.touch();
+  }
 
   /** A POST of this session (the message is already validated). */
   handlePost(req: IncomingMessage, res: ServerResponse, message: JsonRpcMessage): void {
+    this.touch();
+    if ('method' in message && message.method === 'initialize' && 'id' in message) {
+      if (this.nextStream === 1) this.initializeId = message.id as JsonRpcId;
+    }
     if (isResponse(message) || !('id' in message)) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       this.onmessage?.(message);
@@ -119,6 +130,7 @@ export class LegacySessionTransport implements Transport {
 
   /** A GET of this session: the standalone stream, or the resumption of a broken one. */
   handleGet(req: IncomingMessage, res: ServerResponse): void {
+    this.touch();
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '') {
       this.resume(lastEventId, res);
@@ -158,6 +170,10 @@ export class LegacySessionTransport implements Transport {
         this.byRequest.delete(id);
         stream.pending.delete(id);
         this.write(stream, message, stream.pending.size === 0);
+        if (id === this.initializeId && 'error' in message) {
+          // A session whose initialize failed can never be used: do not keep it.
+          void this.close();
+        }
         return SENT;
       }
     }
@@ -177,6 +193,7 @@ export class LegacySessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const stream of this.streams.values()) stream.res?.end();
     this.streams.clear();
     this.byRequest.clear();
@@ -184,6 +201,22 @@ export class LegacySessionTransport implements Transport {
     this.standalone.res = undefined;
     this.buffer.length = 0;
     this.onclose?.();
+  }
+
+  /** Re-arms the idle timer: any request or stream keeps the session alive. */
+  private touch(): void {
+    if (this.closed) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      const busy =
+        this.standalone.res !== undefined ||
+        this.byRequest.size > 0 ||
+        [...this.streams.values()].some((s) => s.res !== undefined);
+      if (busy) this.touch();
+      else void this.close();
+    }, this.options.idleTimeoutMs);
+    // An idle session never keeps the process alive.
+    this.idleTimer.unref();
   }
 
   /** Priming events and resumption exist from 2025-11-25 (older clients do not expect them). */

@@ -30,6 +30,12 @@ export interface StreamableHttpOptions {
   retryMs?: number;
   /** How 2025-era requests are answered: `auto` picks JSON when nothing else is sent first. */
   responseMode?: 'auto' | 'sse' | 'json';
+  /** A 2025 session without requests or open streams for this long is closed (its id then gets 404). */
+  sessionIdleTimeoutMs?: number;
+  /** A 2025 session opened (after its `initialize` arrived). */
+  onsessionopen?: (sessionId: string) => void;
+  /** A 2025 session ended: DELETE, idle expiry, a failed `initialize`, or `close()`. */
+  onsessionclose?: (sessionId: string) => void;
   /** Session ids; random UUIDs by default. Must be visible ASCII. */
   generateSessionId?: () => string;
 }
@@ -41,6 +47,7 @@ export const streamableHttpDefaults = {
   maxBufferedEvents: 256,
   retryMs: 1000,
   responseMode: 'auto',
+  sessionIdleTimeoutMs: 30 * 60_000,
 } as const;
 
 /** A `node:http` request listener that serves an `McpServer`, plus what it holds open. */
@@ -251,6 +258,7 @@ export function createStreamableHttpHandler(
       maxBufferedEvents: options.maxBufferedEvents ?? streamableHttpDefaults.maxBufferedEvents,
       retryMs: options.retryMs ?? streamableHttpDefaults.retryMs,
       responseMode: options.responseMode ?? streamableHttpDefaults.responseMode,
+      idleTimeoutMs: options.sessionIdleTimeoutMs ?? streamableHttpDefaults.sessionIdleTimeoutMs,
     });
     sessions.set(sessionId, transport);
     const session = await server.connect(transport, {
@@ -266,7 +274,9 @@ export function createStreamableHttpHandler(
     session.onclose = () => {
       sessions.delete(sessionId);
       previous?.();
+      options.onsessionclose?.(sessionId);
     };
+    options.onsessionopen?.(sessionId);
     transport.handlePost(req, res, message);
   }
 

@@ -175,6 +175,47 @@ describe('2025 sessions', () => {
     expect([later.status, later.json().error.code]).toEqual([404, -32001]);
   });
 
+  it('refuses a second initialize and a request id that is still in progress', async () => {
+    fixture = await startHttpFixture();
+    const id = await openSession(fixture.url);
+    const headers = {
+      ...legacyHeaders,
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const again = await send(fixture.url, 'POST', headers, initialize());
+    expect(again.json().error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/already initialized/),
+    });
+    const waiting = await openSse(
+      fixture.url,
+      'POST',
+      headers,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 42,
+        method: 'tools/call',
+        params: {
+          name: 'test_wait_for_cancel',
+          arguments: { key: 'dup' },
+          _meta: { progressToken: 1 },
+        },
+      }),
+    );
+    const priming = await waiting.next();
+    expect(priming?.data).toBe('');
+    expect(JSON.parse((await waiting.next())!.data).method).toBe('notifications/progress');
+    const duplicate = await send(
+      fixture.url,
+      'POST',
+      headers,
+      JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'tools/list' }),
+    );
+    expect([duplicate.status, duplicate.json().error.code]).toEqual([409, -32600]);
+    waiting.destroy();
+  });
+
   it('refuses requests without a session, and GET without one with 405', async () => {
     fixture = await startHttpFixture();
     const noSession = await send(
@@ -313,6 +354,22 @@ describe('2026-07-28 stateless binding', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: modernMeta } }),
     );
     expect([ping.status, ping.json().error.code]).toEqual([404, -32601]);
+  });
+
+  it('refuses subscriptions/listen from a client that does not take an event stream', async () => {
+    fixture = await startHttpFixture();
+    const res = await send(
+      fixture.url,
+      'POST',
+      { ...modernHeaders('subscriptions/listen'), accept: 'application/json' },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'subscriptions/listen',
+        params: { _meta: modernMeta, notifications: { toolsListChanged: true } },
+      }),
+    );
+    expect([res.status, res.json().error.code]).toEqual([406, -32600]);
   });
 
   it('treats a closed response stream as cancellation of its request', async () => {

@@ -341,6 +341,12 @@ export class ServerSession {
   }
 
   private initialize(params: Record<string, unknown>): unknown {
+    if (this.legacy) {
+      throw new RpcError(
+        RpcErrorCode.InvalidRequest,
+        `Invalid Request: this connection is already initialized (${this.legacy.version})`,
+      );
+    }
     const requested = params.protocolVersion;
     if (typeof requested !== 'string') {
       throw invalidParams('initialize needs a "protocolVersion" string');

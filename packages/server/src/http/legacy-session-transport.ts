@@ -105,6 +105,17 @@ export class LegacySessionTransport implements Transport {
       return;
     }
     const requestId = message.id as JsonRpcId;
+    if (this.byRequest.has(requestId)) {
+      // Two live requests under one id could not be told apart.
+      sendJsonError(
+        res,
+        409,
+        -32600,
+        `Invalid Request: request id ${JSON.stringify(requestId)} is still in progress in this session`,
+        requestId,
+      );
+      return;
+    }
     const accept = String(req.headers.accept ?? '');
     const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
     const acceptsJson =
@@ -170,9 +181,10 @@ export class LegacySessionTransport implements Transport {
         this.byRequest.delete(id);
         stream.pending.delete(id);
         this.write(stream, message, stream.pending.size === 0);
-        if (id === this.initializeId && 'error' in message) {
+        if (id === this.initializeId) {
+          this.initializeId = undefined;
           // A session whose initialize failed can never be used: do not keep it.
-          void this.close();
+          if ('error' in message) void this.close();
         }
         return SENT;
       }

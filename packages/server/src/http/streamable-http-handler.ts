@@ -7,6 +7,7 @@ import {
   validateMessage,
 } from '@mcpkit/jsonrpc';
 import { isLegacyVersion, MetaKey } from '@mcpkit/protocol';
+import { McpServerError, ServerErrorCode } from '../errors.js';
 import type { McpServer } from '../mcp-server.js';
 import type { ServerSession } from '../server-session.js';
 import { LOOPBACK_HOSTS, refuseHostOrOrigin } from './host-check.js';
@@ -217,11 +218,18 @@ export function createStreamableHttpHandler(
       return;
     }
     const accept = String(req.headers.accept ?? '');
-    const transport = new ModernExchangeTransport(
-      res,
-      request,
-      accept.includes('text/event-stream') || accept.includes('*/*'),
-    );
+    const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
+    if (request.method === 'subscriptions/listen' && !acceptsSse) {
+      sendJsonError(
+        res,
+        406,
+        RpcErrorCode.InvalidRequest,
+        'Not Acceptable: subscriptions/listen answers with an event stream; accept text/event-stream',
+        request.id,
+      );
+      return;
+    }
+    const transport = new ModernExchangeTransport(res, request, acceptsSse);
     const session = await server.connect(transport, { era: 'modern', label: 'HTTP client' });
     exchanges.add(session);
     const previous = session.onclose;
@@ -325,6 +333,10 @@ export function createStreamableHttpHandler(
       }
       session.handleGet(req, res);
     } catch (error) {
+      if (McpServerError.isInstance(error) && error.code === ServerErrorCode.Closed) {
+        sendJsonError(res, 503, -32000, 'Service Unavailable: the server is shutting down');
+        return;
+      }
       server.reportError(error instanceof Error ? error : new Error(String(error)));
       sendJsonError(res, 500, RpcErrorCode.InternalError, 'Internal error');
     }

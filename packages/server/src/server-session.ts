@@ -13,9 +13,19 @@ import {
   isLegacyVersion,
   type LoggingLevel,
   MetaKey,
-  MODERN_VERSIONS,
   Notification,
 } from '@mcpkit/protocol';
+import {
+  CACHEABLE,
+  CLIENT_CAPABILITY_OF,
+  complete,
+  FEATURE_METHODS,
+  LEVELS,
+  legacyCapabilities,
+  REMOVED_IN_MODERN,
+  readModernMeta,
+  SESSION_METHODS,
+} from './era-rules.js';
 import {
   invalidParams,
   McpServerError,
@@ -37,46 +47,6 @@ export interface ServerSessionOptions {
   label?: string;
 }
 
-const LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
-
-/** Methods 2026-07-28 removed: a modern request for them is -32601. */
-const REMOVED_IN_MODERN = new Set([
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-]);
-
-const FEATURE_METHODS = [
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'completion/complete',
-];
-const SESSION_METHODS = [
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'server/discover',
-  'subscriptions/listen',
-];
-
 interface LegacyState {
   version: string;
   clientCapabilities: ClientCapabilities;
@@ -94,13 +64,6 @@ interface Listen {
     resourceSubscriptions?: string[];
   };
   end: () => void;
-}
-
-interface ModernMeta {
-  version: string;
-  clientCapabilities: ClientCapabilities;
-  clientInfo: Implementation | undefined;
-  logLevel: LoggingLevel | undefined;
 }
 
 /**
@@ -212,7 +175,7 @@ export class ServerSession {
         ((meta !== undefined && MetaKey.ProtocolVersion in meta) ||
           (this.legacy === undefined && method !== 'initialize')));
     if (modern) {
-      const m = this.readModernMeta(meta);
+      const m = readModernMeta(meta, this.server.versions);
       if (REMOVED_IN_MODERN.has(method)) throw methodNotFound(method);
       const ctx = this.context(
         rctx,
@@ -381,32 +344,6 @@ export class ServerSession {
     return result;
   }
 
-  private readModernMeta(meta: Record<string, unknown> | undefined): ModernMeta {
-    const version = meta?.[MetaKey.ProtocolVersion];
-    const caps = meta?.[MetaKey.ClientCapabilities];
-    if (
-      typeof version !== 'string' ||
-      typeof caps !== 'object' ||
-      caps === null ||
-      Array.isArray(caps)
-    ) {
-      throw invalidParams(
-        `Invalid params: a request needs _meta with "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}" (2026-07-28), or an initialize handshake first (2025 revisions)`,
-      );
-    }
-    const modern = this.server.versions.filter((v) =>
-      (MODERN_VERSIONS as readonly string[]).includes(v),
-    );
-    if (!modern.includes(version as never)) throw unsupportedVersion(version, this.server.versions);
-    const level = meta?.[MetaKey.LogLevel];
-    return {
-      version,
-      clientCapabilities: caps as ClientCapabilities,
-      clientInfo: meta?.[MetaKey.ClientInfo] as Implementation | undefined,
-      logLevel: LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : undefined,
-    };
-  }
-
   private context(
     rctx: RequestContext,
     era: Era,
@@ -461,36 +398,4 @@ export class ServerSession {
       closeSseStream: () => closeSse?.(rctx.id),
     };
   }
-}
-
-const CLIENT_CAPABILITY_OF: Record<string, string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
-
-/** Results that carry 2026-07-28 caching hints. */
-const CACHEABLE = new Set([
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
-
-/** Every 2026-07-28 result says what it is. */
-function complete(result: unknown): unknown {
-  const r = (result ?? {}) as Record<string, unknown>;
-  return r.resultType === undefined ? { resultType: 'complete', ...r } : r;
-}
-
-/** Capabilities as a handshake-era revision knows them. */
-function legacyCapabilities(
-  caps: Record<string, unknown>,
-  version: string,
-): Record<string, unknown> {
-  const out = { ...caps };
-  if (version < '2025-03-26') delete out.completions;
-  delete out.extensions;
-  return out;
 }

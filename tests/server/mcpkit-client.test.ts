@@ -194,4 +194,45 @@ describe.each([
     await subscription?.close();
     expect(check.problems()).toEqual([]);
   });
+
+  it('tells a subscribed client that a resource changed', async () => {
+    let updated!: (uri: string) => void;
+    const arrived = new Promise<string>((resolve) => {
+      updated = resolve;
+    });
+    const { client, check } = await open(binding, era, {
+      onresourceupdated: (uri) => updated(uri),
+    });
+    const uri = 'test://watched-resource';
+    const subscription =
+      era === 'modern' ? await client.listen({ resourceSubscriptions: [uri] }) : undefined;
+    if (era === 'legacy') await client.subscribeResource(uri);
+    await client.callTool({ name: 'test_touch_watched_resource' });
+    expect(await arrived).toBe(uri);
+    await subscription?.close();
+    expect(check.problems()).toEqual([]);
+  });
+
+  it('sends log messages only at or above the level the client chose', async () => {
+    const levels: string[] = [];
+    const { client, check } = await open(binding, era, { onlog: (log) => levels.push(log.level) });
+    if (era === 'legacy') {
+      // 2025: every message until the client sets a level.
+      await client.callTool({ name: 'test_tool_with_logging' });
+      expect(levels).toEqual(['info', 'info', 'info']);
+      await client.setLoggingLevel('warning');
+    } else {
+      // 2026-07-28: none without a level on the request, then as asked.
+      await client.callTool({ name: 'test_tool_with_logging' });
+      expect(levels).toEqual([]);
+      await client.callTool({ name: 'test_tool_with_logging' }, { logLevel: 'info' });
+      expect(levels).toEqual(['info', 'info', 'info']);
+    }
+    await client.callTool(
+      { name: 'test_tool_with_logging' },
+      era === 'modern' ? { logLevel: 'warning' } : {},
+    );
+    expect(levels).toHaveLength(3);
+    expect(check.problems()).toEqual([]);
+  });
 });

@@ -164,7 +164,7 @@ describe('2025 sessions', () => {
       onsessionclose: (id) => expired(id),
     });
     const opened = await send(fixture.url, 'POST', legacyHeaders, initialize());
-    const id = opened.headers['mcp-session-id'];
+    const id = opened.headers['mcp-session-id'] as string;
     expect(await closed).toBe(id);
     const later = await send(
       fixture.url,

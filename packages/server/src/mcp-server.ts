@@ -106,6 +106,7 @@ export class McpServer {
   private readonly sessions = new Set<ServerSession>();
   private readonly changed = new Set<ListKind>();
   private closed = false;
+  private derivedCapabilities: ServerCapabilities | undefined;
 
   constructor(options: McpServerOptions) {
     if (!options?.info?.name || !options.info.version) {
@@ -163,6 +164,7 @@ export class McpServer {
 
   /** Tells clients a list changed (registrations do this themselves). */
   listChanged(kind: ListKind): void {
+    this.derivedCapabilities = undefined;
     if (this.changed.size === 0) {
       // Coalesce the registrations of one tick into one notification per list.
       queueMicrotask(() => {
@@ -194,6 +196,12 @@ export class McpServer {
   /** The capabilities declared now. */
   capabilities(): ServerCapabilities {
     if (this.explicitCapabilities) return this.explicitCapabilities;
+    // Asked on every request: computed once per change of the registry.
+    this.derivedCapabilities ??= this.deriveCapabilities();
+    return this.derivedCapabilities;
+  }
+
+  private deriveCapabilities(): ServerCapabilities {
     const caps: ServerCapabilities = { logging: {} };
     if (this.tools.size > 0) caps.tools = { listChanged: true };
     if (this.prompts.size > 0) caps.prompts = { listChanged: true };

@@ -11,11 +11,17 @@ const peers: Record<string, () => Promise<Peer>> = {
   stdio: async () => ({ server: everythingStdio('everything'), close: async () => {} }),
   'streamable HTTP': async () => {
     const http = await startEverythingHttp('streamableHttp');
-    return { server: resolved('everything', { type: 'http', url: `${http.base}/mcp` }), close: () => http.close() };
+    return {
+      server: resolved('everything', { type: 'http', url: `${http.base}/mcp` }),
+      close: () => http.close(),
+    };
   },
   SSE: async () => {
     const http = await startEverythingHttp('sse');
-    return { server: resolved('everything', { type: 'sse', url: `${http.base}/sse` }), close: () => http.close() };
+    return {
+      server: resolved('everything', { type: 'sse', url: `${http.base}/sse` }),
+      close: () => http.close(),
+    };
   },
 };
 
@@ -33,8 +39,14 @@ describe.each(Object.keys(peers))('server-everything over %s through the manager
       <K extends keyof ManagerEvents>(type: K, describe: (e: ManagerEvents[K]) => string) =>
       (e: ManagerEvents[K]) =>
         events.push(`${type}:${describe(e)}`);
-    manager.on('statechange', record('statechange', (e) => e.state.state));
-    manager.on('toolschange', record('toolschange', (e) => `+${e.added.length}`));
+    manager.on(
+      'statechange',
+      record('statechange', (e) => e.state.state),
+    );
+    manager.on(
+      'toolschange',
+      record('toolschange', (e) => `+${e.added.length}`),
+    );
     let files: string[] = [];
     try {
       const snapshot = await manager.connectAll();
@@ -46,7 +58,11 @@ describe.each(Object.keys(peers))('server-everything over %s through the manager
       expect(state.protocolVersion).toMatch(/^20\d\d-\d\d-\d\d$/);
       expect(state.connectMs).toBeGreaterThanOrEqual(0);
       // Events in order: added (pending) → pending (connecting) → connected → tools added.
-      expect(events.slice(0, 3)).toEqual(['statechange:pending', 'statechange:pending', 'statechange:connected']);
+      expect(events.slice(0, 3)).toEqual([
+        'statechange:pending',
+        'statechange:pending',
+        'statechange:connected',
+      ]);
       expect(events[3]).toMatch(/^toolschange:\+\d+$/);
 
       const tools = await manager.tools();
@@ -77,7 +93,10 @@ describe.each(Object.keys(peers))('server-everything over %s through the manager
       const args = commands.find((c) => c.prompt === 'args-prompt')!;
       expect(args.name).toBe('mcp__everything__args-prompt');
       const messages = await args.run('Lisbon Lisboa');
-      expect(messages[0]!.content).toEqual({ type: 'text', text: "What's weather in Lisbon, Lisboa?" });
+      expect(messages[0]!.content).toEqual({
+        type: 'text',
+        text: "What's weather in Lisbon, Lisboa?",
+      });
 
       const resources = await manager.listResources();
       expect(resources.length).toBeGreaterThan(0);
@@ -85,7 +104,9 @@ describe.each(Object.keys(peers))('server-everything over %s through the manager
       const doc = resources.find((r) => r.uri.startsWith('demo://resource/static/document/'))!;
       const read = await manager.readResource('everything', doc.uri);
       expect(read.contents[0]!.uri).toBe(doc.uri);
-      expect((await manager.listResourceTemplates('everything')).every((t) => t.server === 'everything')).toBe(true);
+      expect(
+        (await manager.listResourceTemplates('everything')).every((t) => t.server === 'everything'),
+      ).toBe(true);
     } finally {
       await manager.close();
     }

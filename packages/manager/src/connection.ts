@@ -50,6 +50,7 @@ export class ServerConnection {
   private retryTimer: unknown;
   private resetTimer: unknown;
   private inflight: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
   private generation = 0;
   private closed = false;
   private startedAt = 0;
@@ -223,8 +224,22 @@ export class ServerConnection {
   async stop(state: ServerState, reason: string): Promise<void> {
     this.generation++;
     this.clearRetry();
-    await this.drop();
+    // A second stop while the first still tears the process down waits for it, so that the
+    // new state is never published while the old process lives.
+    const previous = this.stopping;
+    const task = (async () => {
+      await previous;
+      await this.drop();
+    })();
+    this.stopping = task;
+    await task;
+    if (this.stopping === task) this.stopping = undefined;
     this.set(state, reason);
+  }
+
+  /** A stop is under way. */
+  get isStopping(): boolean {
+    return this.stopping !== undefined;
   }
 
   async close(): Promise<void> {

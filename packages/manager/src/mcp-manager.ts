@@ -240,9 +240,14 @@ export class McpManager implements ManagerView {
     connections: readonly ServerConnection[],
     signal?: AbortSignal,
   ): Promise<void> {
-    const pending = connections.filter(
-      (c) => c.state.state === 'pending' && !this.cachedNeedsAuth(c),
-    );
+    const pending: ServerConnection[] = [];
+    for (const c of connections) {
+      if (c.state.state !== 'pending') continue;
+      // A recent needs-auth verdict: shown again without asking the server.
+      const cached = this.cachedNeedsAuth(c);
+      if (cached) await c.stop(cached, 'needs-auth (cached verdict)');
+      else pending.push(c);
+    }
     const startable = this.options.lazyStart ? await this.parkWarm(pending) : pending;
     const run = (c: ServerConnection) => c.connect('connect').catch(() => {});
     const local = startable.filter((c) => isLocal(c.server));
@@ -329,10 +334,6 @@ export class McpManager implements ManagerView {
   ): Promise<ManagerSnapshot> {
     this.assertOpen();
     const added = this.add(await this.serversFromOptions());
-    for (const c of added) {
-      const cached = this.cachedNeedsAuth(c);
-      if (cached) this.track(c.stop(cached, 'needs-auth (cached verdict)'));
-    }
     // Not tracked with the list fetches: connectAll must not wait for the late source.
     if (options.late) {
       void options.late

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { McpManager, type ServerState } from '@mcpkit/manager';
+import { type ManagerEvents, McpManager, type ServerState } from '@mcpkit/manager';
 import { expect, test } from 'vitest';
 import { nextEvent, resolved } from './helpers.js';
 
@@ -69,7 +69,7 @@ test('SDK v1 Streamable HTTP server killed and restarted on the same port: back 
       (l) => manager.on('statechange', l),
       (e) => e.state.state === 'connected',
     );
-    const fresh = nextEvent<{ added: Array<{ tool: string }> }>(
+    const fresh = nextEvent<ManagerEvents['toolschange']>(
       (l) => manager.on('toolschange', l),
       (e) => e.added.some((t) => t.tool === 'gen_2'),
     );

@@ -98,7 +98,8 @@ export class HostSurface {
   }
 
   /** Every tool of every connected server (and warm-cached lazy ones), named for a host. */
-  async tools(_options: { signal?: AbortSignal } = {}): Promise<HostTool[]> {
+  async tools(options: { signal?: AbortSignal } = {}): Promise<HostTool[]> {
+    options.signal?.throwIfAborted();
     const pairs: Array<{ server: string; tool: Tool }> = [];
     const auth: Array<{ server: string; url: string }> = [];
     await Promise.all(
@@ -159,7 +160,8 @@ export class HostSurface {
   }
 
   /** Every prompt of every connected server as a host command. */
-  async commands(_options: { signal?: AbortSignal } = {}): Promise<HostCommand[]> {
+  async commands(options: { signal?: AbortSignal } = {}): Promise<HostCommand[]> {
+    options.signal?.throwIfAborted();
     const pairs: Array<{ server: string; prompt: Prompt }> = [];
     await Promise.all(
       [...this.host.connections.values()].map(async (c) => {
@@ -188,8 +190,9 @@ export class HostSurface {
 
   async listResources(
     server?: string,
-    _options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal } = {},
   ): Promise<HostResource[]> {
+    options.signal?.throwIfAborted();
     const out: HostResource[] = [];
     for (const c of this.connectedOnes(server))
       for (const r of await this.host.catalog.ensure(c.name, c.client, 'resources'))
@@ -199,8 +202,9 @@ export class HostSurface {
 
   async listResourceTemplates(
     server?: string,
-    _options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal } = {},
   ): Promise<HostResourceTemplate[]> {
+    options.signal?.throwIfAborted();
     const out: HostResourceTemplate[] = [];
     for (const c of this.connectedOnes(server))
       for (const t of await this.host.catalog.ensure(c.name, c.client, 'templates'))

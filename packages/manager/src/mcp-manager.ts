@@ -167,11 +167,13 @@ export class McpManager implements ManagerView {
   }
 
   private makeClient(server: ResolvedServer): McpClient {
-    const { urlElicitation: _, ...handlers } = this.handlersFor(server.name) ?? {};
+    const { urlElicitation, ...handlers } = this.handlersFor(server.name) ?? {};
     const client: McpClient = new McpClient({
       name: server.name,
       clientInfo: this.options.clientInfo ?? { name: 'mcpkit-manager', version: '0.1.0' },
       handlers,
+      // A host that handles -32042 can complete URL-mode elicitations: say so.
+      ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
       onlog: (params) => this.events.emit('log', { server: server.name, params }),
       onlistchanged: (list) =>
@@ -441,7 +443,8 @@ export class McpManager implements ManagerView {
    * Runs the interactive sign-in for a server (needs `auth.interactive`), then reconnects
    * it. Resolves with its new state.
    */
-  async authenticate(name: string, _options: { signal?: AbortSignal } = {}): Promise<ServerState> {
+  async authenticate(name: string, options: { signal?: AbortSignal } = {}): Promise<ServerState> {
+    options.signal?.throwIfAborted();
     const connection = this.connection(name);
     const interactive = this.auth.interactive;
     if (!interactive) {

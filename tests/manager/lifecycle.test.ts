@@ -174,3 +174,14 @@ test('regression: a second stop while the first is still killing the process wai
   await first;
   expect(stateOf(manager, 'a')).toBe('disabled');
 });
+
+test('enable() on a connected server keeps its one connection (no second process)', async () => {
+  using tmp = tempDir();
+  const log = tmp.file('a.log');
+  await using manager = new McpManager({ servers: [fault('a', 'ok', log)] });
+  await manager.connectAll();
+  const before = manager.state('a');
+  await manager.enable('a');
+  expect(manager.state('a')).toBe(before);
+  expect(startedPids(log)).toHaveLength(1);
+});

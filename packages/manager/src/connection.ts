@@ -87,6 +87,8 @@ export class ServerConnection {
   /** The first connect (or a manual one): a failure leaves the server `failed` or `needs-auth`. */
   connect(reason = 'connect'): Promise<void> {
     if (this.closed) return Promise.reject(new ManagerClosedError(this.name));
+    // Already up: a second client would leave the first one's process running.
+    if (this.isUp()) return Promise.resolve();
     this.inflight ??= this.run('initial', reason).finally(() => {
       this.inflight = undefined;
     });

@@ -69,3 +69,17 @@ describe('reload diff', () => {
     expect(diff).toEqual({ unchanged: ['a'], changed: ['b'], added: ['d'], removed: ['c'] });
   });
 });
+
+describe('warning rate limit (fake clock)', () => {
+  test('20 a minute per server pass, the 21st is reported as the first dropped, the rest are dropped until the window ends', async () => {
+    const { RateLimit } = await import('./rate-limit.js');
+    let now = 0;
+    const limit = new RateLimit({ now: () => now });
+    const verdicts = Array.from({ length: 23 }, () => limit.allow('noisy'));
+    expect(verdicts.filter((v) => v === 'pass')).toHaveLength(20);
+    expect(verdicts.slice(20)).toEqual(['first-dropped', 'drop', 'drop']);
+    expect(limit.allow('quiet')).toBe('pass');
+    now += 60_000;
+    expect(limit.allow('noisy')).toBe('pass');
+  });
+});

@@ -26,6 +26,7 @@ import { type ManagerLimits, resolveLimits } from './limits.js';
 import { FileSink, type HostToolResult } from './normalize-result.js';
 import type { ManagerHandlers, ManagerView, McpManagerOptions } from './options.js';
 import { Pool } from './pool.js';
+import { RateLimit } from './rate-limit.js';
 import { diffServers, type ReloadResult } from './reload.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import { ManagerScope, scopeEntries } from './scope.js';
@@ -60,6 +61,7 @@ export class McpManager implements ManagerView {
   private cachedSnapshot: ManagerSnapshot | undefined;
   private closed = false;
   private sweepTimer: unknown;
+  private readonly warnings: RateLimit;
 
   constructor(options: McpManagerOptions = {}) {
     this.options = options;
@@ -81,6 +83,7 @@ export class McpManager implements ManagerView {
       remote: new Pool(this.limits.remoteConcurrency),
     };
     this.files = new FileSink(options.tempDir);
+    this.warnings = new RateLimit(this.clock);
     this.catalog = new Catalog({
       limits: this.limits,
       clock: this.clock,
@@ -156,9 +159,22 @@ export class McpManager implements ManagerView {
       inProcess: this.options.inProcess ?? {},
       httpFallback: this.options.httpFallback ?? true,
       onstderr: (text) => this.events.emit('stderr', { server: name, text }),
-      onwarning: (error) => this.events.emit('warning', { server: name, error }),
+      onwarning: (error) => this.warn(name, error),
       onstreamlost: (reason) => this.connections.get(name)?.noteStreamLost(reason),
     };
+  }
+
+  /** Transport warnings, at most 20 a minute per server (then one note that more were dropped). */
+  private warn(server: string, error: Error): void {
+    const verdict = this.warnings.allow(server);
+    if (verdict === 'pass') this.events.emit('warning', { server, error });
+    else if (verdict === 'first-dropped')
+      this.events.emit('warning', {
+        server,
+        error: new Error(
+          `server "${server}": more warnings than 20 a minute; further ones are dropped until the minute is over (the last: ${error.message})`,
+        ),
+      });
   }
 
   private handlersFor(name: string): ManagerHandlers | undefined {

@@ -1,5 +1,5 @@
 import type { McpClient } from '@mcpkit/client';
-import type { ResolvedServer } from '@mcpkit/config';
+import { type ResolvedServer, urlOf } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import {
   CrashLoopBreaker,
@@ -16,6 +16,7 @@ import {
   ServerUnavailableError,
 } from './errors.js';
 import type { ManagerLimits } from './limits.js';
+import { endpointOf, tcpReachable } from './reachability.js';
 import type { ServerState } from './state.js';
 import { cut } from './text.js';
 
@@ -48,6 +49,7 @@ export class ServerConnection {
   private transport: Transport | undefined;
   private attempt = 0;
   private retryTimer: unknown;
+  private probeTimer: unknown;
   private resetTimer: unknown;
   private inflight: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
@@ -256,6 +258,8 @@ export class ServerConnection {
   private clearRetry(): void {
     if (this.retryTimer !== undefined) this.host.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    if (this.probeTimer !== undefined) this.host.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
   }
 
   private async drop(): Promise<void> {
@@ -389,7 +393,7 @@ export class ServerConnection {
       this.set(verdict, 'connect failed');
       return;
     }
-    this.schedule(error.message);
+    this.schedule(error.message, error);
   }
 
   private trip(exitCode: number | undefined, stderrTail: string | undefined): void {
@@ -432,10 +436,10 @@ export class ServerConnection {
         return;
       }
     }
-    this.schedule(cause?.message ?? 'the connection closed');
+    this.schedule(cause?.message ?? 'the connection closed', cause);
   }
 
-  private schedule(reason: string): void {
+  private schedule(reason: string, cause?: unknown): void {
     if (this.closed) return;
     this.attempt++;
     const delayMs = reconnectDelay(this.attempt, this.host.reconnect, this.host.clock.random);
@@ -459,6 +463,41 @@ export class ServerConnection {
       },
       `reconnecting in ${delayMs} ms`,
     );
+    this.watchReachability(cause ?? new Error(reason));
+  }
+
+  /**
+   * While a remote server refuses connections (fast phase only), a TCP check every 250 ms
+   * starts the next attempt as soon as its port accepts again: a restarted server is back
+   * in moments rather than at the next backoff slot. Only a refused or unreachable failure
+   * arms it, so a server that accepts TCP but fails MCP gets no more attempts than the
+   * backoff allows.
+   */
+  private watchReachability(cause: unknown): void {
+    const intervalMs = this.host.reconnect.reachabilityProbeMs;
+    const endpoint = endpointOf(urlOf(this.server.config));
+    if (!endpoint || intervalMs <= 0 || this.attempt > this.host.reconnect.fastAttempts) return;
+    if (!isTerminal(cause)) return;
+    const generation = this.generation;
+    const waiting = () =>
+      !this.closed &&
+      generation === this.generation &&
+      this.retryTimer !== undefined &&
+      !this.inflight;
+    const tick = () => {
+      this.probeTimer = this.host.clock.setTimeout(async () => {
+        this.probeTimer = undefined;
+        if (!waiting()) return;
+        const open = await tcpReachable(endpoint);
+        if (!waiting()) return;
+        if (!open) return tick();
+        this.clearRetry();
+        this.inflight = this.run('retry', 'the server accepts connections again').finally(() => {
+          this.inflight = undefined;
+        });
+      }, intervalMs);
+    };
+    tick();
   }
 }
 

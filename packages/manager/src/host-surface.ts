@@ -47,7 +47,9 @@ export class HostSurface {
     options: HostToolCallOptions = {},
   ): Promise<HostToolResult> {
     const connection = this.host.connection(server);
-    const timeoutMs = options.timeoutMs ?? this.host.limits.toolTimeoutMs;
+    // The call's own, else the entry's `timeout`, else MCP_TOOL_TIMEOUT.
+    const timeoutMs =
+      options.timeoutMs ?? connection.server.config.timeout ?? this.host.limits.toolTimeoutMs;
     const client = await connection.ready({
       ...(options.signal ? { signal: options.signal } : {}),
       timeoutMs,

@@ -1,10 +1,12 @@
 import type { McpClient, UrlElicitation } from '@mcpkit/client';
+import { ErrorCode } from '@mcpkit/jsonrpc';
 import type { GetPromptResult, Prompt, ReadResourceResult, Tool } from '@mcpkit/protocol';
 import type { Catalog } from './catalog.js';
+import { isTerminal } from './classify.js';
 import type { HostCommand } from './commands.js';
 import type { ServerConnection } from './connection.js';
 import type { Emitter } from './emitter.js';
-import { UnknownToolError } from './errors.js';
+import { ServerUnavailableError, UnknownToolError } from './errors.js';
 import { type HostTool, type HostToolCallOptions, makeAuthenticateTool } from './host-tool.js';
 import type { ManagerLimits } from './limits.js';
 import { NameRegistry } from './names.js';
@@ -23,6 +25,25 @@ export interface SurfaceHost {
   connection(name: string): ServerConnection;
   handlersFor(name: string): ManagerHandlers | undefined;
   authenticate(name: string): Promise<ServerState>;
+}
+
+/**
+ * A call that failed because the connection went away gets a next step: the manager
+ * reconnects on its own, so the caller may retry. Other errors (the server's own answer,
+ * a timeout) pass unchanged.
+ */
+function lostConnection(server: string, error: unknown): unknown {
+  const code = (error as { code?: unknown })?.code;
+  if (code !== ErrorCode.ConnectionClosed && code !== ErrorCode.ProcessExited && !isTerminal(error))
+    return error;
+  const prefix = `server "${server}": `;
+  const text = String((error as Error).message ?? error);
+  return new ServerUnavailableError(
+    server,
+    'disconnected',
+    `${text.startsWith(prefix) ? text.slice(prefix.length) : text}; the manager reconnects it on its own — retry the call`,
+    { cause: error },
+  );
 }
 
 const byName = <T extends { name: string }>(a: T, b: T) =>
@@ -78,7 +99,7 @@ export class HostSurface {
       });
     } catch (error) {
       connection.noteCallError(error);
-      throw error;
+      throw lostConnection(server, error);
     }
     connection.noteCallSuccess();
     return normalizeResult(result, {

@@ -1,7 +1,8 @@
-// @mcpkit/transport-streamable-http, with @mcpkit/transport-sse's fallback for old servers:
+// @mcpkit/transport-streamable-http, with the HTTP-first fallback to legacy HTTP+SSE for old
+// servers (@mcpkit/manager/http-fallback, which composes both transports):
 // connect to an MCP server by URL and list its tools.
 import { McpClient } from '@mcpkit/client';
-import { HttpFallbackTransport } from '@mcpkit/transport-sse';
+import { HttpFallbackTransport } from '@mcpkit/manager/http-fallback';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 
 export async function main(url: string, options: { fallback?: boolean } = {}): Promise<string> {

@@ -1,3 +1,5 @@
 import { packageBuild } from '../../tsup.package.js';
 
-export default packageBuild();
+// The HTTP-first fallback is its own entry: the manager loads it (and both HTTP transports)
+// only when an `http` entry needs it.
+export default packageBuild(['src/index.ts', 'src/http-fallback.ts']);

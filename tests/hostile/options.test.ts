@@ -1,5 +1,6 @@
 import { JsonRpcPeer, NdjsonFramer } from '@mcpkit/jsonrpc';
-import { HttpFallbackTransport, SseTransport } from '@mcpkit/transport-sse';
+import { HttpFallbackTransport } from '@mcpkit/manager/http-fallback';
+import { SseTransport } from '@mcpkit/transport-sse';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import {
   reconnectDefaults,

@@ -88,7 +88,7 @@ export const createTransport: TransportFactory = async (server, context) => {
         ...streamHooks(context),
       };
       if (context.httpFallback && c.type === 'http') {
-        const { HttpFallbackTransport } = await import('@mcpkit/transport-sse');
+        const { HttpFallbackTransport } = await import('./http-fallback.js');
         return new HttpFallbackTransport(options);
       }
       const { StreamableHttpTransport } = await import('@mcpkit/transport-streamable-http');

@@ -1,4 +1,3 @@
-export { type HttpFallbackOptions, HttpFallbackTransport } from './fallback.js';
 export {
   checkSseTransportOptions,
   type SseReconnectPolicy,

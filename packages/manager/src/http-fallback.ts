@@ -6,14 +6,14 @@ import {
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
 import {
-  StreamableHttpTransport,
-  type StreamableHttpTransportOptions,
-} from '@mcpkit/transport-streamable-http';
-import {
   checkSseTransportOptions,
   SseTransport,
   type SseTransportOptions,
-} from './sse-transport.js';
+} from '@mcpkit/transport-sse';
+import {
+  StreamableHttpTransport,
+  type StreamableHttpTransportOptions,
+} from '@mcpkit/transport-streamable-http';
 
 export interface HttpFallbackOptions extends StreamableHttpTransportOptions {
   /** Options for the legacy transport, if it is chosen (url, headers, auth, name and maxMessageBytes default to the above). */

@@ -60,9 +60,9 @@ describe('neutralize', () => {
     expect(neutralize('\x1b]0;pwned\x1b\\')).toBe('\\x1b]0;pwned\\x1b\\');
     expect(neutralize('\x1b[2Jclear')).toBe('\\x1b[2Jclear');
     expect(neutralize('safe\rEVIL')).toBe('safe\\rEVIL');
-    expect(neutralize('\u009b31m')).toBe('\\x9b31m');
+    expect(neutralize('\u009b31m')).toBe('\\u009b31m');
     expect(neutralize('abc\u202edcba')).toBe('abc\\u202edcba');
-    expect(neutralize('\x7f')).toBe('\\x7f');
+    expect(neutralize('\x7f')).toBe('\\u007f');
   });
 
   it('keeps newlines and tabs only where asked; CRLF becomes a newline in blocks', () => {
@@ -73,6 +73,11 @@ describe('neutralize', () => {
 });
 
 describe('terminalSafeJson', () => {
+  it('neutralizing JSON text gives JSON with the same value', () => {
+    const doc = JSON.stringify({ a: 'x\u007f\u009b\u202e\\', '\u0085': [1] });
+    expect(JSON.parse(neutralize(doc))).toEqual(JSON.parse(doc));
+  });
+
   it('property: parses back to the same value and holds no control character but newlines (10,000 runs)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), hostile, (value, text) => {

@@ -3,8 +3,10 @@
  * results, error messages and stderr can carry escape sequences that a terminal acts on:
  * OSC 52 writes the clipboard, OSC 0 sets the window title, `ESC[2J` clears the screen,
  * a bare CR overwrites what was printed, bidi overrides reorder what the user reads.
- * Each such character is shown escaped (`\x1b`, `\r`, `\u202e`) rather than dropped, so
- * the user sees that the server sent it.
+ * Each such character is shown escaped (`\x1b`, `\r`, `\u009b`, `\u202e`) rather than
+ * dropped, so the user sees that the server sent it. DEL, C1 and bidi controls are written
+ * as `\uXXXX`: a raw one can only sit inside a string of a JSON document, where that escape
+ * decodes to the same character, so neutralizing JSON text keeps it valid and exact.
  */
 
 export interface NeutralizeOptions {
@@ -29,7 +31,7 @@ function escapeOne(ch: string): string {
   const named = NAMED[ch];
   if (named) return named;
   const code = ch.charCodeAt(0);
-  return code <= 0xff
+  return code < 0x20
     ? `\\x${code.toString(16).padStart(2, '0')}`
     : `\\u${code.toString(16).padStart(4, '0')}`;
 }
@@ -55,16 +57,12 @@ export function neutralize(text: string, options: NeutralizeOptions = {}): strin
 export const neutralizeBlock = (text: string): string =>
   neutralize(text, { newlines: true, tabs: true });
 
-// Inside a JSON document these may appear raw in strings; as `\uXXXX` escapes the
-// document decodes to the very same value.
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
 /**
  * `JSON.stringify(value, null, 2)` whose text holds no character a terminal acts on, while
  * `JSON.parse` still gives back exactly `value`: JSON.stringify already escapes C0
  * controls; DEL, C1 and bidi controls are escaped here as `\uXXXX`.
  */
 export function terminalSafeJson(value: unknown): string {
-  const text = JSON.stringify(value, null, 2) ?? 'null';
-  return text.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // JSON.stringify leaves no raw C0 control, so only `\uXXXX` escapes are made here.
+  return neutralize(JSON.stringify(value, null, 2) ?? 'null', { newlines: true });
 }

@@ -1,0 +1,99 @@
+import { LoopbackAuthorization } from '@mcpkit/auth';
+import type { LoadResult } from '@mcpkit/config';
+import { TimeoutError } from '@mcpkit/jsonrpc';
+import { type Io, UsageError } from './config-commands.js';
+import { oauthFor } from './connect.js';
+import { assertMayContact } from './gate.js';
+import type { CliContext } from './servers.js';
+import type { Shutdown } from './signals.js';
+
+export const loginDefaults = Object.freeze({
+  /** The whole of `mcpkit login`: discovery, registration, the browser, the token. */
+  loginTimeoutMs: 300_000,
+});
+
+export interface AuthCommandOptions {
+  noBrowser: boolean;
+  /** The overall deadline of `login`. */
+  loginTimeoutMs: number;
+  shutdown: Shutdown;
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function abortion(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
+  let dispose = () => {};
+  const promise = new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    dispose = () => signal.removeEventListener('abort', onAbort);
+  });
+  // Nobody may be listening when the work finishes first.
+  promise.catch(() => {});
+  return { promise, dispose };
+}
+
+/**
+ * `mcpkit login <server>` and `mcpkit logout <server>`. Login is bounded as a whole: every
+ * HTTP request it makes carries the deadline's signal, the wait for the browser ends with
+ * it, and the loopback listener is closed on every path out (a failed registration used to
+ * leave it open and the process alive forever).
+ */
+export async function authCommand(
+  io: Io,
+  ctx: CliContext,
+  resolved: LoadResult,
+  command: 'login' | 'logout',
+  rest: string[],
+  options: AuthCommandOptions,
+): Promise<number> {
+  if (rest.length !== 1) throw new UsageError(`usage: mcpkit ${command} <server>`);
+  const name = rest[0]!;
+  const server = resolved.servers.find((s) => s.name === name);
+  if (!server)
+    throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
+  assertMayContact(server);
+  const config = server.config;
+  if (
+    !('url' in config) ||
+    config.type === 'ws' ||
+    config.type === 'ws-ide' ||
+    config.type === 'sse-ide'
+  )
+    throw new UsageError(`server "${name}" is not an HTTP server; only those sign in with OAuth`);
+  if (command === 'logout') {
+    await oauthFor(server, ctx).logout();
+    io.stdout(`Logged out of ${name}: its tokens and registration are forgotten.\n`);
+    return 0;
+  }
+  const deadline = AbortSignal.timeout(options.loginTimeoutMs);
+  const signal = AbortSignal.any([deadline, options.shutdown.signal]);
+  const oauth = 'oauth' in config ? config.oauth : undefined;
+  const loopback = new LoopbackAuthorization({
+    ...(oauth?.callbackPort ? { port: oauth.callbackPort } : {}),
+    open: !options.noBrowser,
+    print: (line) => io.stderr(`${line}\n`),
+    timeoutMs: options.loginTimeoutMs,
+  });
+  const untrack = options.shutdown.track({ close: () => loopback.close() });
+  const bounded: typeof fetch = (input, init) =>
+    fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+  const aborted = abortion(signal);
+  try {
+    await Promise.race([oauthFor(server, ctx, loopback, bounded).login(), aborted.promise]);
+  } catch (error) {
+    if (deadline.aborted)
+      throw new TimeoutError(
+        `server "${name}": login did not finish within ${options.loginTimeoutMs / 1000} s; run "mcpkit login ${name}" again (--login-timeout <ms> allows longer)`,
+        options.loginTimeoutMs,
+        { cause: error },
+      );
+    throw error;
+  } finally {
+    aborted.dispose();
+    await loopback.close();
+    untrack();
+  }
+  io.stdout(`Logged in to ${name}.\n`);
+  return 0;
+}

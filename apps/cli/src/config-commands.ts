@@ -8,10 +8,15 @@ import {
   IMPORT_SOURCES,
   type ImportSource,
   importServers,
+  type LoadResult,
   nodeFs,
+  redactServerConfig,
   reject,
   removeServer,
   resetApprovals,
+  type ServerConfig,
+  scrubSecrets,
+  secretValues,
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
@@ -37,20 +42,40 @@ function writeOptions(ctx: CliContext) {
   return { cwd: ctx.cwd, home: ctx.home, env: ctx.env };
 }
 
-/** `mcpkit list`: every server, where it comes from, and whether it will start (and why not). */
+export interface ListOptions {
+  json: boolean;
+  /** Print header and env values, URL passwords and query values as they are. */
+  showSecrets?: boolean;
+}
+
+/** Every secret value of the resolved entries, for scrubbing printed text. */
+export function secretsOf(result: LoadResult): string[] {
+  return [...result.servers, ...result.dropped].flatMap((s) => secretValues(s.config));
+}
+
+/**
+ * `mcpkit list`: every server, where it comes from, and whether it will start (and why not).
+ * Secrets are hidden unless `showSecrets` is set. (A bare boolean is the old `json` argument.)
+ */
 export async function listCommand(
   io: Io,
   ctx: CliContext,
   selection: ServerSelection,
-  json: boolean,
+  options: ListOptions | boolean,
 ): Promise<number> {
+  const { json, showSecrets = false } = typeof options === 'boolean' ? { json: options } : options;
   const result = await resolveServers(ctx, selection);
+  const secrets = showSecrets ? [] : secretsOf(result);
+  const out = (text: string) => io.stdout(scrubSecrets(text, secrets));
+  const err = (text: string) => io.stderr(scrubSecrets(text, secrets));
+  const shown = <T extends { config: ServerConfig }>(s: T): T =>
+    showSecrets ? s : { ...s, config: redactServerConfig(s.config) };
   if (json) {
-    io.stdout(
+    out(
       `${JSON.stringify(
         {
-          servers: result.servers,
-          dropped: result.dropped,
+          servers: result.servers.map(shown),
+          dropped: result.dropped.map(shown),
           errors: result.errors,
           warnings: result.warnings,
         },
@@ -76,10 +101,10 @@ export async function listCommand(
           : 'ignored: a managed config is in force';
     rows.push([d.name, `${d.scope.padEnd(8)} ${why}  (${d.source})`]);
   }
-  io.stdout(
+  out(
     rows.length ? `${table(rows, '', Number.POSITIVE_INFINITY)}\n` : 'no MCP servers configured\n',
   );
-  for (const line of problems(result)) io.stderr(`mcpkit: ${line}\n`);
+  for (const line of problems(result)) err(`mcpkit: ${line}\n`);
   return result.errors.length > 0 ? 1 : 0;
 }
 

@@ -17,7 +17,9 @@ export function expandString(
     const sep = body.indexOf(':-');
     const name = sep === -1 ? body : body.slice(0, sep);
     const fallback = sep === -1 ? undefined : body.slice(sep + 2);
-    const found = env[name];
+    // Own properties only: `${constructor}` or `${__proto__}` must never read what an
+    // object inherits.
+    const found = Object.hasOwn(env, name) ? env[name] : undefined;
     if (found !== undefined && !(fallback !== undefined && found === '')) return found;
     if (fallback !== undefined) return fallback;
     missing.push(name);
@@ -52,12 +54,11 @@ export function expandServer<T extends Record<string, unknown>>(
   for (const field of ['env', 'headers'] as const) {
     const map = entry[field];
     if (map && typeof map === 'object' && !Array.isArray(map)) {
-      out[field] = Object.fromEntries(
-        Object.entries(map as Record<string, unknown>).map(([k, v]) => [
-          k,
-          typeof v === 'string' ? one(v, [field, k]) : v,
-        ]),
-      );
+      // A null prototype: keys are the user's, and `__proto__` is just a name here.
+      const copy: Record<string, unknown> = Object.create(null);
+      for (const [k, v] of Object.entries(map as Record<string, unknown>))
+        copy[k] = typeof v === 'string' ? one(v, [field, k]) : v;
+      out[field] = copy;
     }
   }
   return { entry: out as T, missing };

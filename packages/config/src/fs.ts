@@ -1,24 +1,131 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The file operations config needs; tests and hosts may supply their own. */
 export interface ConfigFs {
-  /** The file's text, or `undefined` when it does not exist. */
+  /**
+   * The file's text, or `undefined` when it does not exist. Throws a `ConfigReadError` when
+   * it exists but is not a regular file, is too large or cannot be read.
+   */
   readText(file: string): Promise<string | undefined>;
   /** Replaces the file atomically (temporary file, then rename), creating folders. */
   writeTextAtomic(file: string, text: string, options?: { mode?: number }): Promise<void>;
 }
 
-export const nodeFs: ConfigFs = {
-  async readText(file) {
-    try {
-      return await readFile(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      throw error;
+/** No config file is read past this size (10 MiB): a real one is a few kilobytes. */
+export const MAX_CONFIG_FILE_BYTES = 10 * 1024 * 1024;
+
+export const CONFIG_READ_ERROR_CODES = {
+  /** A FIFO, a device (`/dev/stdin`, `/dev/zero`), a socket or a folder. */
+  notAFile: 'CONFIG_NOT_A_FILE',
+  tooLarge: 'CONFIG_TOO_LARGE',
+  /** Permissions, a symlink loop, an I/O error. */
+  unreadable: 'CONFIG_UNREADABLE',
+} as const;
+export type ConfigReadErrorCode =
+  (typeof CONFIG_READ_ERROR_CODES)[keyof typeof CONFIG_READ_ERROR_CODES];
+
+/** A config file that exists but cannot be used; the message names the file and the fix. */
+export class ConfigReadError extends Error {
+  override readonly name = 'ConfigReadError';
+  constructor(
+    readonly code: ConfigReadErrorCode,
+    readonly file: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+function kindOf(stats: import('node:fs').Stats): string {
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+const tooLarge = (file: string, limit: number) =>
+  new ConfigReadError(
+    CONFIG_READ_ERROR_CODES.tooLarge,
+    file,
+    `${file} is larger than ${limit} bytes, the limit for a config file; it was not read: replace it with a real config file`,
+  );
+
+/**
+ * Reads a config file safely: only a regular file (a symlink is followed, but what it
+ * points at must be a regular file too), never more than `limit + 1` bytes.
+ */
+export async function readConfigFile(
+  file: string,
+  limit = MAX_CONFIG_FILE_BYTES,
+): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+    // O_NOCTTY: a terminal device must never become our controlling terminal.
+    handle = await open(
+      file,
+      constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0),
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new ConfigReadError(
+      code === 'EISDIR' ? CONFIG_READ_ERROR_CODES.notAFile : CONFIG_READ_ERROR_CODES.unreadable,
+      file,
+      code === 'EISDIR'
+        ? `${file} is a folder, not a config file: remove it or replace it with a file`
+        : `cannot read ${file} (${code ?? (error as Error).message}): fix its permissions or remove it`,
+      { cause: error },
+    );
+  }
+  try {
+    // Checked on the open handle, not the path: the file cannot be swapped in between.
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new ConfigReadError(
+        CONFIG_READ_ERROR_CODES.notAFile,
+        file,
+        `${file} is ${kindOf(stats)}, not a regular file; it was not read: replace it with a regular file or remove it`,
+      );
     }
-  },
+    if (stats.size > limit) throw tooLarge(file, limit);
+    // The size can change while reading (or be wrong, as in /proc): the bound is the read.
+    const buffer = Buffer.alloc(Math.min(limit + 1, Math.max(stats.size + 1, 64 * 1024)));
+    let chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const want = Math.min(buffer.length, limit + 1 - total);
+      if (want <= 0) break;
+      const { bytesRead } = await handle.read(buffer, 0, want, null);
+      if (bytesRead === 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, bytesRead)));
+      total += bytesRead;
+    }
+    if (total > limit) throw tooLarge(file, limit);
+    const bytes = Buffer.concat(chunks, total);
+    chunks = [];
+    return bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof ConfigReadError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigReadError(
+      CONFIG_READ_ERROR_CODES.unreadable,
+      file,
+      `cannot read ${file} (${code ?? (error as Error).message}): fix it or remove it`,
+      { cause: error },
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
+export const nodeFs: ConfigFs = {
+  readText: (file) => readConfigFile(file),
   async writeTextAtomic(file, text, options) {
     await mkdir(path.dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;

@@ -37,6 +37,14 @@ export {
 } from './paths.js';
 export { evaluatePolicy, type Policy, type PolicyDecision, urlMatches } from './policy.js';
 export {
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  redactServerConfig,
+  redactUrl,
+  scrubSecrets,
+  secretValues,
+} from './redact.js';
+export {
   type ConfigSource,
   type DroppedServer,
   type ProjectApprovals,

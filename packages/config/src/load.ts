@@ -2,16 +2,16 @@ import path from 'node:path';
 import type { Diagnostic } from './diagnostics.js';
 import { type ConfigFs, nodeFs } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
-import { readProjectState } from './local-state.js';
+import { loadProjectState } from './local-state.js';
 import { configPaths, projectFileCandidates } from './paths.js';
 import type { Policy } from './policy.js';
+import { failClosedReason, parsePolicyFile } from './policy-file.js';
 import {
   type ConfigSource,
   type ResolveInput,
   type ResolveResult,
   resolveConfig,
 } from './resolve.js';
-import { PolicyEntrySchema } from './schemas.js';
 
 export interface DynamicConfig {
   /** A file in `.mcp.json` format… */
@@ -55,54 +55,13 @@ export interface LoadResult extends ResolveResult {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function readPolicy(
-  text: string | undefined,
-  source: string,
-  diagnostics: Diagnostic[],
-): Policy | undefined {
-  if (text === undefined) return undefined;
-  const parsed = parseJsoncText(text, source);
-  if (parsed.error) {
-    diagnostics.push(parsed.error);
-    return undefined;
-  }
-  if (!isRecord(parsed.value)) return undefined;
-  const policy: Policy = { source };
-  for (const key of ['allowedMcpServers', 'deniedMcpServers'] as const) {
-    const list = parsed.value[key];
-    if (list === undefined) continue;
-    if (!Array.isArray(list)) {
-      diagnostics.push({
-        severity: 'error',
-        source,
-        path: key,
-        message: 'expected an array of entries',
-      });
-      continue;
-    }
-    const entries = [];
-    for (let i = 0; i < list.length; i++) {
-      const r = PolicyEntrySchema.safeParse(list[i]);
-      if (r.success) entries.push(r.data);
-      else
-        diagnostics.push({
-          severity: 'error',
-          source,
-          path: `${key}[${i}]`,
-          message: 'expected { "serverName" }, { "serverCommand": [...] } or { "serverUrl" }',
-        });
-    }
-    policy[key] = entries;
-  }
-  return policy;
-}
-
 /** Managed settings override the user's allow list; deny lists add up (deny always wins). */
 function combinePolicies(
   user: Policy | undefined,
   managed: Policy | undefined,
+  failClosed: string[],
 ): Policy | undefined {
-  if (!user && !managed) return undefined;
+  if (!user && !managed && failClosed.length === 0) return undefined;
   const denied = [...(managed?.deniedMcpServers ?? []), ...(user?.deniedMcpServers ?? [])];
   const allowed = managed?.allowedMcpServers ?? user?.allowedMcpServers;
   const sources = [managed?.source, user?.source].filter(Boolean).join(' and ');
@@ -111,8 +70,37 @@ function combinePolicies(
     ...(denied.length || managed?.deniedMcpServers || user?.deniedMcpServers
       ? { deniedMcpServers: denied }
       : {}),
+    ...(failClosed.length ? { failClosed } : {}),
     source: sources,
   };
+}
+
+/** Reads a policy file; one that exists but cannot be used adds a fail-closed reason. */
+async function readPolicyFile(
+  fs: ConfigFs,
+  file: string,
+  diagnostics: Diagnostic[],
+  failClosed: string[],
+): Promise<Policy | undefined> {
+  let text: string | undefined;
+  try {
+    text = await fs.readText(file);
+  } catch (error) {
+    const message = (error as Error).message;
+    diagnostics.push({
+      severity: 'error',
+      source: file,
+      path: '',
+      message: `${message}; until this is fixed no server starts`,
+    });
+    failClosed.push(failClosedReason(file, message));
+    return undefined;
+  }
+  if (text === undefined) return undefined;
+  const r = parsePolicyFile(text, file);
+  diagnostics.push(...r.diagnostics);
+  if (r.unusable) failClosed.push(r.unusable);
+  return r.policy;
 }
 
 /**
@@ -126,6 +114,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const paths = { ...configPaths({ home: options.home, env, platform }), ...options.paths };
   const project = (platform === 'win32' ? path.win32 : path.posix).resolve(options.cwd);
   const extra: Diagnostic[] = [];
+  const failClosed: string[] = [];
   const files: LoadedFile[] = [];
   const sources: ConfigSource[] = [];
 
@@ -145,12 +134,10 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     try {
       text = await fs.readText(file);
     } catch (error) {
-      entry.problems.push({
-        severity: 'error',
-        source: file,
-        path: '',
-        message: `cannot read: ${(error as Error).message}`,
-      });
+      const message = (error as Error).message;
+      entry.problems.push({ severity: 'error', source: file, path: '', message });
+      // Without the managed file we cannot know which servers it allows: none may run.
+      if (scope === 'managed') failClosed.push(failClosedReason(file, message));
     }
     entry.file = { scope, file, found: text !== undefined };
     if (text !== undefined) entry.source = { scope, source: file, text, ...more };
@@ -163,10 +150,11 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   const projectFiles = projectFileCandidates(project, platform);
   const dynamic = options.dynamic ?? [];
   let slot = 0;
-  const [managedSettings, userSettings, state] = await Promise.all([
-    fs.readText(paths.managedSettings).catch(() => undefined),
-    fs.readText(paths.userSettings).catch(() => undefined),
-    readProjectState(fs, paths.localState, project),
+  const policyProblems: Diagnostic[][] = [[], []];
+  const [managedPolicy, userPolicy, loadedState] = await Promise.all([
+    readPolicyFile(fs, paths.managedSettings, policyProblems[0]!, failClosed),
+    readPolicyFile(fs, paths.userSettings, policyProblems[1]!, failClosed),
+    loadProjectState(fs, paths.localState, project),
     read(slot++, 'managed', paths.managedServers),
     read(slot++, 'user', paths.userServers),
     ...projectFiles.map((c) => read(slot++, 'project', c.file, { depth: c.depth })),
@@ -186,6 +174,8 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
       return Promise.resolve();
     }),
   ]);
+  const state = loadedState.state;
+  extra.push(...policyProblems.flat(), ...loadedState.warnings);
   for (const entry of slots) {
     if (!entry) continue;
     if (entry.file) files.push(entry.file);
@@ -206,10 +196,8 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
       value: { mcpServers: plugin.mcpServers },
     });
   }
-  const policy = combinePolicies(
-    readPolicy(userSettings, paths.userSettings, extra),
-    readPolicy(managedSettings, paths.managedSettings, extra),
-  );
+  // Sorted: the reasons read the same whichever file was read first.
+  const policy = combinePolicies(userPolicy, managedPolicy, failClosed.sort());
   const input: ResolveInput = {
     sources,
     env,

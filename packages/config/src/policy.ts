@@ -7,6 +7,11 @@ export interface Policy {
   deniedMcpServers?: PolicyEntry[];
   /** Where the lists came from, for explanations. */
   source?: string;
+  /**
+   * Why no server may run: a policy or managed file exists but cannot be used. When this
+   * has an entry, every server is blocked with it as the reason (fail closed).
+   */
+  failClosed?: string[];
 }
 
 export interface PolicyDecision {
@@ -68,6 +73,7 @@ export function evaluatePolicy(
   policy: Policy | undefined,
 ): PolicyDecision {
   const from = policy?.source ? ` in ${policy.source}` : '';
+  if (policy?.failClosed?.length) return { allowed: false, reason: policy.failClosed.join('; ') };
   const denied = policy?.deniedMcpServers ?? [];
   for (let i = 0; i < denied.length; i++) {
     if (matches(denied[i]!, name, config)) {

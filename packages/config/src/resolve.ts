@@ -202,6 +202,7 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
         errors.push(parsed.error);
         return;
       }
+      warnings.push(...parsed.duplicates);
       value = parsed.value;
     }
     if (value === undefined) return;
@@ -228,6 +229,15 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
       return;
     }
     for (const [name, raw] of Object.entries(servers)) {
+      if (RESERVED_NAMES.has(name)) {
+        errors.push({
+          severity: 'error',
+          source: src.source,
+          path: jsonPath([...at, name]),
+          message: `"${name}" is a reserved name and cannot be a server name; rename the server`,
+        });
+        continue;
+      }
       const { config, diagnostics } = validateServerEntry(name, raw, src.source, [...at, name]);
       for (const d of diagnostics) (d.severity === 'error' ? errors : warnings).push(d);
       if (!config) continue;
@@ -245,6 +255,9 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
   });
   return candidates;
 }
+
+/** Names that mean something to JavaScript objects: never server names. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const origin = (c: ServerOrigin): ServerOrigin => ({
   name: c.name,

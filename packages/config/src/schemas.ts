@@ -128,10 +128,11 @@ export const McpJsonFileSchema = z
   })
   .describe('MCP servers file (.mcp.json)');
 
+/** Strict: an entry with a misspelt or extra key is an error, never a narrower rule. */
 export const PolicyEntrySchema = z.union([
-  z.object({ serverName: z.string().min(1) }),
-  z.object({ serverCommand: z.array(z.string()).min(1) }),
-  z.object({ serverUrl: z.string().min(1) }),
+  z.strictObject({ serverName: z.string().min(1) }),
+  z.strictObject({ serverCommand: z.array(z.string()).min(1) }),
+  z.strictObject({ serverUrl: z.string().min(1) }),
 ]);
 
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;

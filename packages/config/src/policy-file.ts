@@ -1,0 +1,94 @@
+import { type Diagnostic, jsonPath } from './diagnostics.js';
+import { parseJsoncText } from './jsonc.js';
+import type { Policy } from './policy.js';
+import { type PolicyEntry, PolicyEntrySchema } from './schemas.js';
+
+const LISTS = ['allowedMcpServers', 'deniedMcpServers'] as const;
+
+// A key that is not ours but looks like a policy list is most likely a misspelt one: the
+// rule it was meant to add must not silently vanish.
+const LOOKS_LIKE_POLICY = /mcp|allow|den(y|ied)|server/i;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface PolicyFileResult {
+  /** The policy, when the whole file could be used. */
+  policy?: Policy;
+  /**
+   * Set when the file exists but cannot be used (unreadable, malformed, wrong shapes):
+   * the reason, naming the file and the fix. Such a file fails closed.
+   */
+  unusable?: string;
+  diagnostics: Diagnostic[];
+}
+
+/** The reason every server is blocked while `file` cannot be used. */
+export function failClosedReason(file: string, problem: string): string {
+  return `${file} cannot be used (${problem}), so no server may start: fix the file or remove it`;
+}
+
+/**
+ * Reads a settings file's `allowedMcpServers` / `deniedMcpServers`. Any problem that could
+ * change what is allowed (bad JSON, a list that is not an array, an entry with a wrong or
+ * misspelt key, a repeated key, a misspelt list name) makes the whole file unusable:
+ * the caller must then block every server rather than guess.
+ */
+export function parsePolicyFile(text: string, source: string): PolicyFileResult {
+  const diagnostics: Diagnostic[] = [];
+  const fail = (
+    path: string,
+    message: string,
+    line?: number,
+    column?: number,
+  ): PolicyFileResult => {
+    diagnostics.push({
+      severity: 'error',
+      source,
+      path,
+      message: `${message}; until this is fixed no server starts`,
+      ...(line === undefined ? {} : { line, column: column ?? 1 }),
+    });
+    return {
+      diagnostics,
+      unusable: failClosedReason(source, path ? `${path}: ${message}` : message),
+    };
+  };
+  const parsed = parseJsoncText(text, source);
+  if (parsed.error) return fail('', parsed.error.message, parsed.error.line, parsed.error.column);
+  const dup = parsed.duplicates[0];
+  if (dup) return fail(dup.path, dup.message, dup.line, dup.column);
+  if (!isRecord(parsed.value)) return fail('', 'expected a JSON object');
+  const policy: Policy = { source };
+  for (const key of Object.keys(parsed.value)) {
+    if ((LISTS as readonly string[]).includes(key) || key === '$schema') continue;
+    if (LOOKS_LIKE_POLICY.test(key))
+      return fail(
+        jsonPath([key]),
+        `unknown key; did you mean ${LISTS.map((k) => `"${k}"`).join(' or ')}?`,
+      );
+    diagnostics.push({
+      severity: 'warning',
+      source,
+      path: jsonPath([key]),
+      message: 'unknown setting; ignored',
+    });
+  }
+  for (const key of LISTS) {
+    const list = parsed.value[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) return fail(key, 'expected an array of entries');
+    const entries: PolicyEntry[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const r = PolicyEntrySchema.safeParse(list[i]);
+      if (!r.success)
+        return fail(
+          `${key}[${i}]`,
+          'expected exactly one of { "serverName": "…" }, { "serverCommand": ["…"] } or { "serverUrl": "…" }',
+        );
+      entries.push(r.data);
+    }
+    policy[key] = entries;
+  }
+  return { policy, diagnostics };
+}

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,8 +7,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processTable } from '../support/process-table.js';
 
-/** The built CLI (`pnpm turbo run build --filter mcpkit...` first). */
-export const bin = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
+/**
+ * The built CLI (`pnpm turbo run build --filter mcpkit...` first). MCPKIT_TEST_CLI_BIN
+ * points the suite at another build, e.g. an older one, to see these tests fail there.
+ */
+export const bin =
+  process.env.MCPKIT_TEST_CLI_BIN ??
+  fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
 export const serversDir = fileURLToPath(new URL('./servers/', import.meta.url));
 
 /** A fresh home and project folder: the machine's own config is never read. */
@@ -62,7 +67,11 @@ export interface CliRun {
 export function startCli(
   args: string[],
   options: { env: NodeJS.ProcessEnv; cwd: string },
-): { child: ChildProcess; done: Promise<CliRun>; output: () => { stdout: string; stderr: string } } {
+): {
+  child: ChildProcess;
+  done: Promise<CliRun>;
+  output: () => { stdout: string; stderr: string };
+} {
   const child = spawn(process.execPath, [bin, ...args], {
     env: options.env,
     cwd: options.cwd,
@@ -118,11 +127,14 @@ export function killLeftovers(marker: string): void {
 
 /**
  * A real pseudo-terminal: a private tmux server (Debian's /usr/bin/tmux) running one
- * command in a pane that stays after the command exits, so its exit status can be read.
+ * command in a pane. tmux's own `pane_dead_status` is sometimes never filled in when the
+ * pane's terminal closes before the child is reaped, so bash (which carries on after a
+ * child that handled SIGINT itself) writes the exit status to a file.
  */
 export class Tmux {
   private readonly socket: string;
   private readonly conf: string;
+  private readonly statusFile: string;
 
   constructor(
     private readonly box: Sandbox,
@@ -130,6 +142,7 @@ export class Tmux {
   ) {
     this.socket = path.join(box.dir, 'tmux.sock');
     this.conf = box.file('tmux.conf', 'set -g remain-on-exit on\nset -g history-limit 5000\n');
+    this.statusFile = path.join(box.dir, 'tmux-exit-status');
   }
 
   private tmux(...args: string[]): string {
@@ -142,9 +155,11 @@ export class Tmux {
     return r.stdout;
   }
 
-  /** Runs `command` (a shell command line) in a new 200x50 session. */
-  start(command: string): void {
-    this.tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50', command);
+  /** Runs `argv` (no shell quoting needed) in a new 200x50 session. */
+  start(argv: readonly string[]): void {
+    const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    const script = `${quoted}; echo $? > '${this.statusFile}'`;
+    this.tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50', 'bash', '-c', script);
   }
 
   /** Keys as tmux names them, e.g. `C-c`. */
@@ -154,10 +169,9 @@ export class Tmux {
 
   /** The exit status once the command has exited, else undefined. */
   exitStatus(): number | undefined {
-    const [dead, status] = this.tmux('display', '-p', '-t', 'cli', '#{pane_dead} #{pane_dead_status}')
-      .trim()
-      .split(' ');
-    return dead === '1' ? Number(status) : undefined;
+    if (!existsSync(this.statusFile)) return undefined;
+    const text = readFileSync(this.statusFile, 'utf8');
+    return text.endsWith('\n') ? Number(text.trim()) : undefined;
   }
 
   /** What the pane shows (with scrollback). */
@@ -178,7 +192,12 @@ export class Tmux {
 export interface RecordingServer {
   url: string;
   port: number;
-  requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }>;
+  requests: Array<{
+    method: string;
+    url: string;
+    headers: IncomingMessage['headers'];
+    body: string;
+  }>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -28,7 +28,8 @@ let tmux: Tmux | undefined;
 let http: RecordingServer | undefined;
 let marker = '';
 
-afterEach(async () => {
+afterEach(async (context) => {
+  if (context.task.result?.state === 'fail' && tmux) console.log(tmux.screen());
   tmux?.close();
   tmux = undefined;
   await http?.close();
@@ -42,17 +43,20 @@ function setup(count: number, mode: 'no-init' | 'hang-call') {
   box = sandbox();
   // The sleep's duration is the marker: `sleep 120.NNNNNN` is unique to this test.
   const sleep = `120.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
-  marker = box.dir;
+  // Every server's command line names its log in here (the tmux server's names box.dir).
+  const logDir = path.join(box.dir, 'logs');
+  mkdirSync(logDir);
+  marker = logDir;
   const mcpServers: Record<string, unknown> = {};
   for (let i = 1; i <= count; i++) {
-    const log = path.join(box.dir, `s${i}.log`);
+    const log = path.join(logDir, `s${i}.log`);
     mcpServers[`s${i}`] = {
       command: 'sh',
       args: ['-c', `sleep ${sleep} & exec node ${tiny} ${mode} ${log}`],
     };
   }
   const config = box.file('servers.json', { mcpServers });
-  const logs = Array.from({ length: count }, (_, i) => path.join(box.dir, `s${i + 1}.log`));
+  const logs = Array.from({ length: count }, (_, i) => path.join(logDir, `s${i + 1}.log`));
   const sleeps = () => processesWith(`sleep ${sleep}`);
   const everything = () => [...sleeps(), ...processesWith(marker)];
   return { config, logs, sleeps, everything };
@@ -66,17 +70,17 @@ const logOf = (file: string): Array<Record<string, unknown>> =>
         .map((l) => JSON.parse(l))
     : [];
 
-const cli = (args: string) => `exec ${process.execPath} ${bin} ${args}`;
+const cli = (...args: string[]) => [process.execPath, bin, ...args];
 
 describe('mcpkit on SIGINT, SIGTERM and SIGHUP: no server is orphaned', () => {
   it('Ctrl-C in a terminal while 5 servers are connecting closes every server and its children, exit 130', async () => {
     const { config, logs, sleeps, everything } = setup(5, 'no-init');
     tmux = new Tmux(box, box.env);
-    tmux.start(cli(`--strict-config -c ${config} tools`));
-    // Connecting: every server was sent initialize (and never answers it).
+    tmux.start(cli('--strict-config', '-c', config, 'tools'));
+    // Connecting: every server got the first request of the handshake (and never answers).
     await waitFor(
-      () => logs.every((l) => logOf(l).some((m) => m.method === 'initialize')),
-      'initialize on all 5 servers',
+      () => logs.every((l) => logOf(l).some((m) => m.method)),
+      'a request on all 5 servers',
     );
     expect(sleeps()).toHaveLength(5);
     tmux.sendKeys('C-c');
@@ -89,7 +93,7 @@ describe('mcpkit on SIGINT, SIGTERM and SIGHUP: no server is orphaned', () => {
   it('Ctrl-C in a terminal during a hanging tools/call cancels the request, closes the server, exit 130', async () => {
     const { config, logs, sleeps, everything } = setup(1, 'hang-call');
     tmux = new Tmux(box, box.env);
-    tmux.start(cli(`--strict-config -c ${config} call s1 hang`));
+    tmux.start(cli('--strict-config', '-c', config, 'call', 's1', 'hang'));
     const call = await waitFor(
       () => logOf(logs[0]!).find((m) => m.method === 'tools/call'),
       'the tools/call',
@@ -105,27 +109,31 @@ describe('mcpkit on SIGINT, SIGTERM and SIGHUP: no server is orphaned', () => {
   it.each([
     ['SIGTERM', 143],
     ['SIGHUP', 129],
-  ] as const)('%s while 5 servers are connecting closes every server and its children, exit %d', async (signal, code) => {
-    const { config, logs, sleeps, everything } = setup(5, 'no-init');
-    const run = startCli(['--strict-config', '-c', config, 'servers'], {
-      env: box.env,
-      cwd: box.cwd,
-    });
-    await waitFor(
-      () => logs.every((l) => logOf(l).some((m) => m.method === 'initialize')),
-      'initialize on all 5 servers',
-    );
-    expect(sleeps()).toHaveLength(5);
-    run.child.kill(signal);
-    const result = await run.done;
-    expect(result.code).toBe(code);
-    expect(result.stderr).toContain(`${signal}: closing 5 connections`);
-    expect(everything()).toEqual([]);
-  });
+  ] as const)(
+    '%s while 5 servers are connecting closes every server and its children, exit %d',
+    async (signal, code) => {
+      const { config, logs, sleeps, everything } = setup(5, 'no-init');
+      const run = startCli(['--strict-config', '-c', config, 'servers'], {
+        env: box.env,
+        cwd: box.cwd,
+      });
+      await waitFor(
+        () => logs.every((l) => logOf(l).some((m) => m.method)),
+        'a request on all 5 servers',
+      );
+      expect(sleeps()).toHaveLength(5);
+      run.child.kill(signal);
+      const result = await run.done;
+      expect(result.code).toBe(code);
+      expect(result.stderr).toContain(`${signal}: closing 5 connections`);
+      expect(everything()).toEqual([]);
+    },
+  );
 
   it('a second Ctrl-C kills at once while a close hangs (an HTTP server that never answers its session DELETE), exit 130', async () => {
     const { config: stdioConfig, logs, sleeps, everything } = setup(2, 'no-init');
-    // A Streamable HTTP server that opens a session, then never answers tools/list or DELETE.
+    // A Streamable HTTP server that opens a session, then never answers tools/list or DELETE;
+    // the stdio servers hang in connect.
     http = await recordingServer((req, res, body) => {
       const message = body ? JSON.parse(body) : undefined;
       if (req.method === 'POST' && message?.method === 'initialize') {
@@ -142,19 +150,29 @@ describe('mcpkit on SIGINT, SIGTERM and SIGHUP: no server is orphaned', () => {
           }),
         );
       } else if (req.method === 'POST' && message?.id === undefined) res.writeHead(202).end();
-      else if (req.method === 'GET') res.writeHead(405).end();
+      else if (req.method === 'POST' && message?.method !== 'tools/list') {
+        // server/discover and the rest: a server of the initialize era.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message?.id ?? null,
+            error: { code: -32601, message: 'Method not found' },
+          }),
+        );
+      } else if (req.method === 'GET') res.writeHead(405).end();
       // tools/list and DELETE: no answer, ever.
     });
     const servers = JSON.parse(readFileSync(stdioConfig, 'utf8')).mcpServers;
     servers.web = { type: 'http', url: `${http.url}/mcp` };
     const config = box.file('mixed.json', { mcpServers: servers });
     tmux = new Tmux(box, box.env);
-    tmux.start(cli(`--strict-config -c ${config} tools`));
+    tmux.start(cli('--strict-config', '-c', config, 'tools'));
     await waitFor(
       () =>
-        logs.every((l) => logOf(l).some((m) => m.method === 'initialize')) &&
-        http!.requests.some((r) => r.body.includes('"tools/list"')),
-      'initialize on the stdio servers and tools/list on the HTTP one',
+        logs.every((l) => logOf(l).some((m) => m.method)) &&
+        http!.requests.some((r) => r.body.includes('notifications/initialized')),
+      'a request on the stdio servers and a session with the HTTP one',
     );
     expect(sleeps()).toHaveLength(2);
     tmux.sendKeys('C-c');

@@ -3,7 +3,9 @@ import { Shutdown } from './signals.js';
 import { neutralizeBlock } from './terminal.js';
 
 // Installed before anything starts: a Ctrl-C at any point closes what was opened.
-const shutdown = new Shutdown({ log: (line) => process.stderr.write(`${neutralizeBlock(line)}\n`) });
+const shutdown = new Shutdown({
+  log: (line) => process.stderr.write(`${neutralizeBlock(line)}\n`),
+});
 shutdown.install();
 const code = await main(
   process.argv.slice(2),

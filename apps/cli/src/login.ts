@@ -77,7 +77,10 @@ export async function authCommand(
   });
   const untrack = options.shutdown.track({ close: () => loopback.close() });
   const bounded: typeof fetch = (input, init) =>
-    fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+    fetch(input, {
+      ...init,
+      signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+    });
   const aborted = abortion(signal);
   try {
     await Promise.race([oauthFor(server, ctx, loopback, bounded).login(), aborted.promise]);

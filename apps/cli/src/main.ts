@@ -17,7 +17,7 @@ import { parseMsFlag } from './numbers.js';
 import { Output } from './output.js';
 import { Runner } from './runner.js';
 import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
-import { InterruptedError, Shutdown } from './signals.js';
+import { type InterruptedError, Shutdown } from './signals.js';
 
 export type { Io } from './config-commands.js';
 
@@ -178,15 +178,8 @@ export async function main(
   try {
     switch (command) {
       case 'list':
-      case 'approve':
-      case 'reject':
-      case 'reset-project-choices':
-        // These print entries (and problems quoting them): know their secrets first.
-        out.scrubber.addServers(secretHolders(await resolveServers(ctx, selection)));
-    }
-    switch (command) {
-      case 'list':
-        return await listCommand(out, ctx, selection, values.json ?? false);
+        // It redacts the entries it prints and scrubs its own lines.
+        return await listCommand(out, ctx, selection, { json: values.json ?? false, showSecrets });
       case 'add':
         return await addCommand(out, ctx, rest, values);
       case 'add-json':
@@ -291,11 +284,9 @@ export async function main(
             throw new UsageError(`prompt argument "${k}" must be a string`);
         }
         return await run.one(server, async (client) => {
-          const result = await client.getPrompt(
-            name,
-            args as Record<string, string> | undefined,
-            { signal },
-          );
+          const result = await client.getPrompt(name, args as Record<string, string> | undefined, {
+            signal,
+          });
           return { output: result, text: formatPrompt(result), failed: false };
         });
       }

@@ -1,7 +1,4 @@
-import { type ResolvedServer, redactUrl, secretValues } from '@mcpkit/config';
-
-/** What a hidden value is shown as. */
-const HIDDEN = '***';
+import { type ResolvedServer, redactUrl, scrubSecrets, secretValues } from '@mcpkit/config';
 
 // A URL inside free text (an error message, a stderr line): scheme, `://`, then up to
 // the first character that cannot be part of it in a message.
@@ -26,19 +23,17 @@ export class SecretScrubber {
   }
 
   add(values: readonly string[]): void {
-    const all = new Set([...this.secrets, ...values.filter((v) => v.length > 0)]);
-    // Longest first: a secret that contains another is hidden whole.
-    this.secrets = [...all].sort((a, b) => b.length - a.length);
+    this.secrets = [...new Set([...this.secrets, ...values])];
   }
 
   /** `text` with URLs redacted and every known secret replaced with `***`. */
   text(text: string): string {
-    let out = text.replace(URL_IN_TEXT, (url) => {
+    const urls = text.replace(URL_IN_TEXT, (url) => {
       const tail = TRAILING.exec(url)?.[0] ?? '';
       return redactUrl(url.slice(0, url.length - tail.length)) + tail;
     });
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
-    return out;
+    // Longest secrets first, too short ones skipped: @mcpkit/config's rule.
+    return scrubSecrets(urls, this.secrets);
   }
 
   /** A copy of a JSON value with `text()` applied to every string in it (keys included). */

@@ -31,7 +31,8 @@ export class Runner {
 
   private async connect(names: readonly string[]) {
     const servers = this.resolved.servers.filter((s) => names.includes(s.name));
-    for (const s of servers) if (s.status !== 'enabled') this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
+    for (const s of servers)
+      if (s.status !== 'enabled') this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
     const forwarders = new Map<string, LineForwarder>();
     return connectServers(
       servers.filter((s) => s.status === 'enabled'),

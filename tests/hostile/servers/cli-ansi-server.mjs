@@ -3,6 +3,7 @@
 // with them in a JSON-RPC error; "crash" writes them to stderr, then exits with code 3.
 import { createInterface } from 'node:readline';
 import { PAYLOAD } from './cli-ansi-payload.mjs';
+
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
 createInterface({ input: process.stdin }).on('line', (line) => {
@@ -18,7 +19,11 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     case 'tools/list':
       return reply({
         tools: [
-          { name: `echo${PAYLOAD}`, description: `desc${PAYLOAD}`, inputSchema: { type: 'object' } },
+          {
+            name: `echo${PAYLOAD}`,
+            description: `desc${PAYLOAD}`,
+            inputSchema: { type: 'object' },
+          },
           { name: 'crash', description: 'dies', inputSchema: { type: 'object' } },
           { name: 'fail', description: 'errs', inputSchema: { type: 'object' } },
         ],

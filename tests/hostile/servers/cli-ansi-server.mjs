@@ -42,5 +42,13 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return reply({ content: [{ type: 'text', text: `result${PAYLOAD}` }] });
     case 'ping':
       return reply({});
+    default:
+      // server/discover and the rest: a server of the initialize era.
+      if (message.id !== undefined)
+        send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: -32601, message: 'Method not found' },
+        });
   }
 });

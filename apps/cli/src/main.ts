@@ -113,9 +113,9 @@ export interface MainOptions {
   stdoutIsTTY?: boolean;
 }
 
-/** A usage error: one line, and where to read more. */
+/** A usage error: one line (node:util's parser writes several), and where to read more. */
 function usageLine(message: string): string {
-  return `mcpkit: ${message} (see "mcpkit --help")\n`;
+  return `mcpkit: ${message.replace(/\s*\n\s*/g, ' ')} (see "mcpkit --help")\n`;
 }
 
 /** Runs the CLI; resolves with the exit code. */

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write ${VAR} templates into config files
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './config-sandbox.js';

@@ -18,7 +18,18 @@ export interface Sandbox extends AsyncDisposable {
   /** Writes a file (a string as is, anything else as JSON), creating folders. */
   write(file: string, content: unknown): string;
   /** Runs the built CLI in `cwd` (default: the repository) and waits for it to exit. */
-  cli(args: string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<CliRun>;
+  cli(args: string[], options?: CliOptions): Promise<CliRun>;
+  /** A stdio server entry that creates `marker` when it is started. */
+  markerServer(marker: string): { command: string; args: string[] };
+}
+
+export interface CliOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Keep the CLI's stdin an open pipe that is never written (a terminal left alone). */
+  openStdin?: boolean;
+  /** Run as this user id (and group), e.g. 65534 (nobody), through setpriv. */
+  uid?: number;
 }
 
 export interface CliRun {
@@ -51,19 +62,33 @@ export function sandbox(): Sandbox {
     writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
     return file;
   };
-  const cli = (args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
+  const cli = (args: string[], options: CliOptions = {}) =>
     new Promise<CliRun>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
+      const argv = [process.execPath, CLI, ...args];
+      const [file, ...rest] =
+        options.uid === undefined
+          ? argv
+          : [
+              'setpriv',
+              `--reuid=${options.uid}`,
+              `--regid=${options.uid}`,
+              '--clear-groups',
+              ...argv,
+            ];
+      const child = spawn(file!, rest, {
         cwd: options.cwd ?? repo,
         env: { ...env, ...options.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: [options.openStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
       let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
-      child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+      child.stdout!.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+      child.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
       child.on('error', reject);
-      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      child.on('close', (code, signal) => {
+        child.stdin?.destroy();
+        resolve({ code, signal, stdout, stderr });
+      });
     });
   return {
     root,
@@ -73,6 +98,10 @@ export function sandbox(): Sandbox {
     env,
     write,
     cli,
+    markerServer: (marker) => ({
+      command: process.execPath,
+      args: ['-e', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'started')`],
+    }),
     async [Symbol.asyncDispose]() {
       rmSync(root, { recursive: true, force: true });
     },

@@ -10,6 +10,7 @@ import {
   importServers,
   type LoadResult,
   nodeFs,
+  type ResolvedServer,
   redactServerConfig,
   reject,
   removeServer,
@@ -90,15 +91,26 @@ export async function listCommand(
       ? `; missing variables: ${s.missingVariables.join(', ')}`
       : '';
     const status = s.status === 'enabled' ? 'enabled' : s.reason;
-    return [s.name, `${s.scope.padEnd(8)} ${status}${missing}  (${s.source})`];
+    const reads =
+      s.scope === 'project' && s.referencedVariables?.length
+        ? `; reads ${(s.referencedVariables ?? []).map((v) => `\${${v}}`).join(', ')}`
+        : '';
+    const replaces = (s.replaces ?? [])
+      .map((r) => `; replaces your ${r.scope} entry in ${r.source}`)
+      .join('');
+    return [s.name, `${s.scope.padEnd(8)} ${status}${missing}${reads}${replaces}  (${s.source})`];
   });
   for (const d of result.dropped) {
     const why =
-      d.because === 'overridden' || d.because === 'duplicate'
-        ? `shadowed by "${d.by?.name}" (${d.by?.scope}, ${d.by?.source})${d.because === 'duplicate' ? ': same server' : ''}`
-        : d.because === 'strict'
-          ? 'ignored: --strict-config'
-          : 'ignored: a managed config is in force';
+      d.because === 'overridden' &&
+      d.by?.scope === 'project' &&
+      (d.scope === 'user' || d.scope === 'plugin')
+        ? `replaced by the project entry in ${d.by.source}`
+        : d.because === 'overridden' || d.because === 'duplicate'
+          ? `shadowed by "${d.by?.name}" (${d.by?.scope}, ${d.by?.source})${d.because === 'duplicate' ? ': same server' : ''}`
+          : d.because === 'strict'
+            ? 'ignored: --strict-config'
+            : 'ignored: a managed config is in force';
     rows.push([d.name, `${d.scope.padEnd(8)} ${why}  (${d.source})`]);
   }
   out(
@@ -200,9 +212,9 @@ export async function approvalCommand(
   all: boolean,
 ): Promise<number> {
   const result = await resolveServers(ctx, selection);
-  const projectServers = new Set(
-    result.servers.filter((s) => s.scope === 'project').map((s) => s.name),
-  );
+  const secrets = secretsOf(result);
+  const project = result.servers.filter((s) => s.scope === 'project');
+  const projectServers = new Set(project.map((s) => s.name));
   for (const name of names) {
     if (!projectServers.has(name)) {
       throw new UsageError(
@@ -215,23 +227,43 @@ export async function approvalCommand(
       `usage: mcpkit ${command} <name...>${command === 'approve' ? ' | --all' : ''}`,
     );
   }
+  // `--all` approves the entries that exist now, each bound to its file and signature.
+  const chosen = all ? project : project.filter((s) => names.includes(s.name));
   const change =
     command === 'reset-project-choices'
       ? resetApprovals
-      : all
-        ? approveAll
-        : command === 'approve'
-          ? approve(names)
-          : reject(names);
+      : command === 'approve'
+        ? (all ? approveAll : approve)(chosen)
+        : reject(all ? chosen.map((s) => s.name) : names);
+  if (command === 'approve') {
+    // Said before recording, so the user sees what the approval covers.
+    for (const s of chosen) {
+      for (const line of approvalNotes(s)) io.stderr(scrubSecrets(`mcpkit: ${line}\n`, secrets));
+    }
+  }
   await updateApprovals(nodeFs, result.localStateFile, result.project, change);
   const what =
     command === 'reset-project-choices'
       ? 'project server choices reset: every project server waits for approval again'
       : all
-        ? 'every project server approved'
+        ? `${command === 'approve' ? 'approved' : 'rejected'} the project servers that exist now: ${chosen.map((s) => s.name).join(', ') || '(none)'}`
         : `${command === 'approve' ? 'approved' : 'rejected'}: ${names.join(', ')}`;
   io.stdout(`${what} (for ${result.project})\n`);
   return 0;
+}
+
+/** What a user should know about a project server before it runs. */
+export function approvalNotes(s: ResolvedServer): string[] {
+  const notes: string[] = [];
+  if (s.referencedVariables?.length)
+    notes.push(
+      `"${s.name}" reads ${(s.referencedVariables ?? []).map((v) => `\${${v}}`).join(', ')}`,
+    );
+  for (const r of s.replaces ?? [])
+    notes.push(
+      `warning: the project entry "${s.name}" (${s.source}) replaces your ${r.scope} entry "${r.name}" in ${r.source}`,
+    );
+  return notes;
 }
 
 /** `mcpkit import --from <host> [file] [--scope s]` */

@@ -192,7 +192,7 @@ describe('mcpkit CLI', () => {
     expect(after.stdout).toMatch(/^ev \(\d+ tools\)/);
     // The approval lives in the user's private state, not in the repository.
     expect(readFileSync(path.join(ctx.home, '.config/mcpkit/projects.json'), 'utf8')).toContain(
-      '"approved"',
+      '"digest"',
     );
     await run('reject', 'ev');
     expect((await run('call', 'ev', 'echo', '{"message":"x"}')).stderr).toContain('was rejected');

@@ -49,8 +49,15 @@ export function problems(result: LoadResult): string[] {
 /** Why a configured server will not be started, with what to do about it. */
 export function notStartedHint(server: ResolvedServer): string {
   switch (server.status) {
-    case 'pending-approval':
+    case 'pending-approval': {
+      const mine = server.replaces?.[0];
+      if (mine)
+        return `the project entry "${server.name}" (${server.source}, pending approval) replaces your ${mine.scope} entry in ${mine.source}, so neither runs: run "mcpkit approve ${server.name}" or rename one of them`;
+      // A reason that already says what to run (a changed entry, an old approval) is enough.
+      if (server.reason.includes('mcpkit approve'))
+        return `server "${server.name}": ${server.reason}`;
       return `server "${server.name}" (${server.source}) waits for approval: run "mcpkit approve ${server.name}"`;
+    }
     case 'rejected':
       return `server "${server.name}" was rejected: run "mcpkit approve ${server.name}" to allow it`;
     case 'blocked':

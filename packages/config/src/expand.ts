@@ -63,3 +63,29 @@ export function expandServer<T extends Record<string, unknown>>(
   }
   return { entry: out as T, missing };
 }
+
+/** The name in `${NAME}` or `${NAME:-default}`. */
+const variableName = (body: string) => {
+  const sep = body.indexOf(':-');
+  return sep === -1 ? body : body.slice(0, sep);
+};
+
+/**
+ * Every variable an entry reads (in `command`, `args`, `env`, `url` and `headers`), set or
+ * not, in order of first use: what a user should see before approving it.
+ */
+export function referencedVariables(entry: Record<string, unknown>): string[] {
+  const found = new Set<string>();
+  const scan = (value: unknown) => {
+    if (typeof value !== 'string') return;
+    for (const m of value.matchAll(PATTERN)) found.add(variableName(m[1]!));
+  };
+  scan(entry.command);
+  scan(entry.url);
+  if (Array.isArray(entry.args)) entry.args.forEach(scan);
+  for (const field of ['env', 'headers'] as const) {
+    const map = entry[field];
+    if (map && typeof map === 'object' && !Array.isArray(map)) Object.values(map).forEach(scan);
+  }
+  return [...found];
+}

@@ -32,12 +32,17 @@ export class ConfigReadError extends Error {
   constructor(
     readonly code: ConfigReadErrorCode,
     readonly file: string,
-    message: string,
+    /** The message without the file name: `is a FIFO, not a regular file; …`. */
+    readonly problem: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(`${file} ${problem}`, options);
   }
 }
+
+/** What to say about a read failure where the file is already named (a diagnostic). */
+export const readProblem = (error: unknown): string =>
+  error instanceof ConfigReadError ? error.problem : (error as Error).message;
 
 function kindOf(stats: import('node:fs').Stats): string {
   if (stats.isDirectory()) return 'a folder';
@@ -52,7 +57,7 @@ const tooLarge = (file: string, limit: number) =>
   new ConfigReadError(
     CONFIG_READ_ERROR_CODES.tooLarge,
     file,
-    `${file} is larger than ${limit} bytes, the limit for a config file; it was not read: replace it with a real config file`,
+    `is larger than ${limit} bytes, the limit for a config file; it was not read: replace it with a real config file`,
   );
 
 /**
@@ -74,12 +79,19 @@ export async function readConfigFile(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    // EISDIR: a folder; ENXIO/ENODEV: a socket or a device (say, /dev/stdin of a process
+    // whose stdin is a socket) that cannot even be opened.
+    if (code === 'EISDIR' || code === 'ENXIO' || code === 'ENODEV')
+      throw new ConfigReadError(
+        CONFIG_READ_ERROR_CODES.notAFile,
+        file,
+        `is ${code === 'EISDIR' ? 'a folder' : 'a socket or device'}, not a regular file; it was not read: replace it with a regular file or remove it`,
+        { cause: error },
+      );
     throw new ConfigReadError(
-      code === 'EISDIR' ? CONFIG_READ_ERROR_CODES.notAFile : CONFIG_READ_ERROR_CODES.unreadable,
+      CONFIG_READ_ERROR_CODES.unreadable,
       file,
-      code === 'EISDIR'
-        ? `${file} is a folder, not a config file: remove it or replace it with a file`
-        : `cannot read ${file} (${code ?? (error as Error).message}): fix its permissions or remove it`,
+      `cannot be read (${code ?? (error as Error).message}): fix its permissions or remove it`,
       { cause: error },
     );
   }
@@ -90,7 +102,7 @@ export async function readConfigFile(
       throw new ConfigReadError(
         CONFIG_READ_ERROR_CODES.notAFile,
         file,
-        `${file} is ${kindOf(stats)}, not a regular file; it was not read: replace it with a regular file or remove it`,
+        `is ${kindOf(stats)}, not a regular file; it was not read: replace it with a regular file or remove it`,
       );
     }
     if (stats.size > limit) throw tooLarge(file, limit);
@@ -116,7 +128,7 @@ export async function readConfigFile(
     throw new ConfigReadError(
       CONFIG_READ_ERROR_CODES.unreadable,
       file,
-      `cannot read ${file} (${code ?? (error as Error).message}): fix it or remove it`,
+      `cannot be read (${code ?? (error as Error).message}): fix it or remove it`,
       { cause: error },
     );
   } finally {

@@ -1,6 +1,20 @@
 export { type Diagnostic, formatDiagnostic, jsonPath } from './diagnostics.js';
-export { EXPANDED_FIELDS, type Expansion, expandServer, expandString } from './expand.js';
-export { type ConfigFs, nodeFs } from './fs.js';
+export {
+  EXPANDED_FIELDS,
+  type Expansion,
+  expandServer,
+  expandString,
+  referencedVariables,
+} from './expand.js';
+export {
+  CONFIG_READ_ERROR_CODES,
+  type ConfigFs,
+  ConfigReadError,
+  type ConfigReadErrorCode,
+  MAX_CONFIG_FILE_BYTES,
+  nodeFs,
+  readConfigFile,
+} from './fs.js';
 export {
   IMPORT_LOCATIONS,
   IMPORT_SOURCES,
@@ -20,8 +34,10 @@ export {
   withConnectors,
 } from './load.js';
 export {
+  type ApprovalTarget,
   approve,
   approveAll,
+  loadProjectState,
   type ProjectState,
   readProjectState,
   reject,
@@ -35,7 +51,8 @@ export {
   projectFileCandidates,
   userConfigDir,
 } from './paths.js';
-export { evaluatePolicy, type Policy, type PolicyDecision, urlMatches } from './policy.js';
+export { evaluatePolicy, type Policy, type PolicyDecision } from './policy.js';
+export { failClosedReason, type PolicyFileResult, parsePolicyFile } from './policy-file.js';
 export {
   MIN_SECRET_LENGTH,
   REDACTED,
@@ -47,6 +64,7 @@ export {
 export {
   type ConfigSource,
   type DroppedServer,
+  legacyApprovals,
   type ProjectApprovals,
   type ResolvedServer,
   type ResolveInput,
@@ -86,7 +104,23 @@ export {
   type WsServerConfig,
   WsServerSchema,
 } from './schemas.js';
-export { commandOf, serverSignature, unwrapProxyUrl, urlOf } from './signature.js';
+export {
+  type ApprovalRecord,
+  approvalChanges,
+  approvalRecord,
+  commandOf,
+  serverSignature,
+  unwrapProxyUrl,
+  urlOf,
+} from './signature.js';
+export {
+  parseUrlRule,
+  ruleMatches,
+  type UrlParts,
+  type UrlRule,
+  urlMatches,
+  urlParts,
+} from './url-rules.js';
 export {
   addServer,
   ConfigWriteError,

@@ -7,6 +7,7 @@ import { formatDiagnostic } from './diagnostics.js';
 import { loadConfig, withConnectors } from './load.js';
 import { approve, approveAll, reject, resetApprovals, updateApprovals } from './local-state.js';
 import { configPaths } from './paths.js';
+import { approvalRecord } from './signature.js';
 
 const trees: string[] = [];
 afterEach(() => {
@@ -69,7 +70,21 @@ describe('loadConfig over a temporary tree', () => {
     });
     m.write(m.paths.localState, {
       projects: {
-        [m.cwd]: { mcpServers: { l: { command: 'local' } }, approvals: { enableAll: true } },
+        [m.cwd]: {
+          mcpServers: { l: { command: 'local' } },
+          approvals: {
+            servers: {
+              p: approvalRecord(
+                { type: 'stdio', command: 'project' },
+                path.join(m.repo, '.mcp.json'),
+              ),
+              both: approvalRecord(
+                { type: 'stdio', command: 'project' },
+                path.join(m.repo, '.mcp.json'),
+              ),
+            },
+          },
+        },
       },
     });
     m.write(path.join(m.root, 'dyn.json'), {
@@ -179,10 +194,11 @@ describe('approvals', () => {
     const { readText, writeTextAtomic } = (await import('./fs.js')).nodeFs;
     const fs = { readText, writeTextAtomic };
     expect(await status()).toEqual(['a:pending-approval', 'b:pending-approval']);
-    await updateApprovals(fs, localState, m.cwd, approve(['a']));
+    const servers = (await m.load()).servers;
+    await updateApprovals(fs, localState, m.cwd, approve(servers.filter((s) => s.name === 'a')));
     await updateApprovals(fs, localState, m.cwd, reject(['b']));
     expect(await status()).toEqual(['a:enabled', 'b:rejected']);
-    await updateApprovals(fs, localState, m.cwd, approveAll);
+    await updateApprovals(fs, localState, m.cwd, approveAll(servers));
     expect(await status()).toEqual(['a:enabled', 'b:enabled']);
     await updateApprovals(fs, localState, m.cwd, resetApprovals);
     expect(await status()).toEqual(['a:pending-approval', 'b:pending-approval']);

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import type { Diagnostic } from './diagnostics.js';
-import { type ConfigFs, nodeFs } from './fs.js';
-import { parseJsoncText } from './jsonc.js';
+import { type Diagnostic, jsonPath } from './diagnostics.js';
+import { type ConfigFs, nodeFs, readProblem } from './fs.js';
 import { loadProjectState } from './local-state.js';
 import { configPaths, projectFileCandidates } from './paths.js';
 import type { Policy } from './policy.js';
 import { failClosedReason, parsePolicyFile } from './policy-file.js';
 import {
   type ConfigSource,
+  legacyApprovals,
   type ResolveInput,
   type ResolveResult,
   resolveConfig,
@@ -86,7 +86,7 @@ async function readPolicyFile(
   try {
     text = await fs.readText(file);
   } catch (error) {
-    const message = (error as Error).message;
+    const message = readProblem(error);
     diagnostics.push({
       severity: 'error',
       source: file,
@@ -134,7 +134,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     try {
       text = await fs.readText(file);
     } catch (error) {
-      const message = (error as Error).message;
+      const message = readProblem(error);
       entry.problems.push({ severity: 'error', source: file, path: '', message });
       // Without the managed file we cannot know which servers it allows: none may run.
       if (scope === 'managed') failClosed.push(failClosedReason(file, message));
@@ -176,6 +176,15 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
   ]);
   const state = loadedState.state;
   extra.push(...policyProblems.flat(), ...loadedState.warnings);
+  if (legacyApprovals(state.approvals)) {
+    extra.push({
+      severity: 'warning',
+      source: paths.localState,
+      path: jsonPath(['projects', project, 'approvals']),
+      message:
+        'approvals in the old name-only format no longer count (an approval now records the entry it approved): check the project servers and run "mcpkit approve" again',
+    });
+  }
   for (const entry of slots) {
     if (!entry) continue;
     if (entry.file) files.push(entry.file);

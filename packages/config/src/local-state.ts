@@ -1,8 +1,9 @@
 import { applyEdits, modify } from 'jsonc-parser';
 import type { Diagnostic } from './diagnostics.js';
-import type { ConfigFs } from './fs.js';
+import { type ConfigFs, readProblem } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
 import type { ProjectApprovals } from './resolve.js';
+import type { ApprovalRecord } from './signature.js';
 import { ConfigWriteError } from './writers.js';
 
 /**
@@ -42,7 +43,7 @@ export async function loadProjectState(
   try {
     text = await fs.readText(stateFile);
   } catch (error) {
-    return warn((error as Error).message);
+    return warn(readProblem(error));
   }
   if (text === undefined) return { state: {}, warnings: [] };
   const r = projectStateIn(text, stateFile, project);
@@ -96,8 +97,15 @@ export async function updateApprovals(
   const current = read.state.approvals ?? {};
   const next = change({ ...current });
   const clean: ProjectApprovals = {};
-  if (next.enableAll) clean.enableAll = true;
-  if (next.approved?.length) clean.approved = [...new Set(next.approved)].sort();
+  // Old name-only approvals are dropped on any change: they no longer count anyway.
+  const servers = next.servers ?? {};
+  const names = Object.keys(servers).sort();
+  if (names.length) {
+    const sorted: Record<string, ApprovalRecord> = {};
+    for (const name of names)
+      Object.defineProperty(sorted, name, { value: servers[name], enumerable: true });
+    clean.servers = sorted;
+  }
   if (next.rejected?.length) clean.rejected = [...new Set(next.rejected)].sort();
   const edits = modify(
     text,
@@ -111,26 +119,41 @@ export async function updateApprovals(
   return clean;
 }
 
-export const approve =
-  (names: readonly string[]) =>
-  (a: ProjectApprovals): ProjectApprovals => ({
-    ...a,
-    approved: [...(a.approved ?? []), ...names],
-    rejected: (a.rejected ?? []).filter((n) => !names.includes(n)),
-  });
+/** What an approval needs of a resolved server: its name and its record. */
+export interface ApprovalTarget {
+  name: string;
+  /** `ResolvedServer.approval`: a server without one (not from a project file) is skipped. */
+  approval?: ApprovalRecord;
+}
 
-export const approveAll = (a: ProjectApprovals): ProjectApprovals => ({
-  ...a,
-  enableAll: true,
-  rejected: [],
-});
+/**
+ * Approves these entries as they are now (file and signature): if an entry changes later,
+ * or another file brings a server of that name, it waits for approval again.
+ */
+export const approve =
+  (servers: readonly ApprovalTarget[]) =>
+  (a: ProjectApprovals): ProjectApprovals => {
+    const next: Record<string, ApprovalRecord> = Object.create(null);
+    for (const [name, record] of Object.entries(a.servers ?? {})) next[name] = record;
+    const approved = servers.filter((s) => s.approval);
+    for (const s of approved) next[s.name] = s.approval!;
+    const names = approved.map((s) => s.name);
+    return {
+      servers: next,
+      rejected: (a.rejected ?? []).filter((n) => !names.includes(n)),
+    };
+  };
+
+/** `approve --all`: every project server that exists now (never files added later). */
+export const approveAll = (servers: readonly ApprovalTarget[]) => approve(servers);
 
 export const reject =
   (names: readonly string[]) =>
-  (a: ProjectApprovals): ProjectApprovals => ({
-    ...a,
-    rejected: [...(a.rejected ?? []), ...names],
-    approved: (a.approved ?? []).filter((n) => !names.includes(n)),
-  });
+  (a: ProjectApprovals): ProjectApprovals => {
+    const next: Record<string, ApprovalRecord> = Object.create(null);
+    for (const [name, record] of Object.entries(a.servers ?? {}))
+      if (!names.includes(name)) next[name] = record;
+    return { servers: next, rejected: [...(a.rejected ?? []), ...names] };
+  };
 
 export const resetApprovals = (): ProjectApprovals => ({});

@@ -2,6 +2,7 @@ import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { parseJsoncText } from './jsonc.js';
 import type { Policy } from './policy.js';
 import { type PolicyEntry, PolicyEntrySchema } from './schemas.js';
+import { parseUrlRule } from './url-rules.js';
 
 const LISTS = ['allowedMcpServers', 'deniedMcpServers'] as const;
 
@@ -86,6 +87,10 @@ export function parsePolicyFile(text: string, source: string): PolicyFileResult 
           `${key}[${i}]`,
           'expected exactly one of { "serverName": "…" }, { "serverCommand": ["…"] } or { "serverUrl": "…" }',
         );
+      if ('serverUrl' in r.data) {
+        const rule = parseUrlRule(r.data.serverUrl);
+        if ('error' in rule) return fail(`${key}[${i}].serverUrl`, rule.error);
+      }
       entries.push(r.data);
     }
     policy[key] = entries;

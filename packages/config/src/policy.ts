@@ -1,5 +1,7 @@
+import { redactUrl } from './redact.js';
 import type { PolicyEntry, ServerConfig } from './schemas.js';
 import { commandOf, urlOf } from './signature.js';
+import { parseUrlRule, ruleMatches, urlParts } from './url-rules.js';
 
 export interface Policy {
   /** Absent: everything is allowed. Empty: nothing is. */
@@ -23,28 +25,7 @@ export interface PolicyDecision {
 function describeEntry(entry: PolicyEntry): string {
   if ('serverName' in entry) return `serverName "${entry.serverName}"`;
   if ('serverCommand' in entry) return `serverCommand ${JSON.stringify(entry.serverCommand)}`;
-  return `serverUrl "${entry.serverUrl}"`;
-}
-
-function globToRegExp(glob: string, flags = ''): RegExp {
-  const body = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  return new RegExp(`^${body}$`, flags);
-}
-
-/**
- * `*` matches any run of characters; the scheme and host compare case-insensitively;
- * a pattern without a path matches every path on that host.
- */
-export function urlMatches(pattern: string, url: string): boolean {
-  const split = (u: string) => {
-    const m = /^([a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)([^?#]*)?(.*)$/i.exec(u);
-    return { origin: `${m?.[1] ?? ''}${m?.[2] ?? ''}`, path: m?.[3] ?? '', rest: m?.[4] ?? '' };
-  };
-  const p = split(pattern);
-  const u = split(url);
-  if (!globToRegExp(p.origin, 'i').test(u.origin)) return false;
-  if (p.path === '' || p.path === '/') return p.rest === '' || globToRegExp(p.rest).test(u.rest);
-  return globToRegExp(p.path + p.rest).test(u.path + u.rest);
+  return `serverUrl "${redactUrl(entry.serverUrl)}"`;
 }
 
 function matches(entry: PolicyEntry, name: string, config: ServerConfig): boolean {
@@ -58,7 +39,9 @@ function matches(entry: PolicyEntry, name: string, config: ServerConfig): boolea
     );
   }
   const url = urlOf(config);
-  return url !== undefined && urlMatches(entry.serverUrl, url);
+  const parts = url === undefined ? undefined : urlParts(url);
+  const rule = parseUrlRule(entry.serverUrl);
+  return parts !== undefined && !('error' in rule) && ruleMatches(rule, parts);
 }
 
 /**
@@ -74,9 +57,20 @@ export function evaluatePolicy(
 ): PolicyDecision {
   const from = policy?.source ? ` in ${policy.source}` : '';
   if (policy?.failClosed?.length) return { allowed: false, reason: policy.failClosed.join('; ') };
+  const url = urlOf(config);
+  if (url !== undefined && urlParts(url)?.hasUserInfo) {
+    return {
+      allowed: false,
+      reason: `its URL "${redactUrl(url)}" has user info (name@ or name:password@), which is refused: it can hide where the URL really goes; put credentials in "headers" instead`,
+    };
+  }
   const denied = policy?.deniedMcpServers ?? [];
   for (let i = 0; i < denied.length; i++) {
-    if (matches(denied[i]!, name, config)) {
+    const entry = denied[i]!;
+    // A deny rule that cannot be understood could be meant for any remote server.
+    const unusable =
+      'serverUrl' in entry && url !== undefined && 'error' in parseUrlRule(entry.serverUrl);
+    if (unusable || matches(entry, name, config)) {
       return {
         allowed: false,
         reason: `denied by deniedMcpServers[${i}] (${describeEntry(denied[i]!)})${from}`,
@@ -89,7 +83,6 @@ export function evaluatePolicy(
   if (allowed.length === 0)
     return { allowed: false, reason: `the allow list${from} is empty: no server is allowed` };
   const argv = commandOf(config);
-  const url = urlOf(config);
   const hasCommands = allowed.some((e) => 'serverCommand' in e);
   const hasUrls = allowed.some((e) => 'serverUrl' in e);
   const kind = argv ? 'command' : url ? 'url' : 'name';
@@ -105,7 +98,8 @@ export function evaluatePolicy(
     }
   }
   if (mustMatch) {
-    const what = kind === 'command' ? `its command ${JSON.stringify(argv)}` : `its URL "${url}"`;
+    const what =
+      kind === 'command' ? `its command ${JSON.stringify(argv)}` : `its URL "${redactUrl(url!)}"`;
     return {
       allowed: false,
       reason: `not in the allow list${from}: ${what} matches no ${kind === 'command' ? 'serverCommand' : 'serverUrl'} entry (a name entry is not enough when such entries exist)`,

@@ -146,7 +146,9 @@ export function secretValues(config: ServerConfig): string[] {
   if (oauth && typeof oauth === 'object' && !Array.isArray(oauth))
     for (const [k, v] of Object.entries(oauth))
       if (SECRET_KEY.test(k) && typeof v === 'string') found.push(v);
-  return [...new Set(found.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort(
+  // `${VAR}` left as written (not set) is a name, not a secret: only what remains counts.
+  const real = (s: string) => s.replace(/\$\{[^}]*\}/g, '').length >= MIN_SECRET_LENGTH;
+  return [...new Set(found.filter((s) => s.length >= MIN_SECRET_LENGTH && real(s)))].sort(
     (a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0),
   );
 }

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from './diagnostics.js';
 import { type ConfigSource, resolveConfig } from './resolve.js';
+import type { ServerConfig } from './schemas.js';
+import { approvalRecord } from './signature.js';
 
 const file = (
   scope: ConfigSource['scope'],
@@ -292,18 +294,42 @@ describe('resolveConfig: approvals and status', () => {
     resolveConfig({ sources, ...(approvals ? { approvals } : {}) }).servers.map(
       (s) => `${s.name}:${s.status}`,
     );
+  const record = (command: string, file = '/p/.mcp.json') =>
+    approvalRecord({ type: 'stdio', command } as ServerConfig, file);
   it('project servers are pending until approved; rejection sticks', () => {
     expect(status()).toEqual(['a:pending-approval', 'b:pending-approval', 'c:pending-approval']);
-    expect(status({ approved: ['a'], rejected: ['b'] })).toEqual([
+    expect(status({ servers: { a: record('a') }, rejected: ['b'] })).toEqual([
       'a:enabled',
       'b:rejected',
       'c:pending-approval',
     ]);
-    expect(status({ enableAll: true, rejected: ['c'] })).toEqual([
-      'a:enabled',
-      'b:enabled',
-      'c:rejected',
+    expect(
+      status({ servers: { a: record('a'), b: record('b'), c: record('c') }, rejected: ['c'] }),
+    ).toEqual(['a:enabled', 'b:enabled', 'c:rejected']);
+  });
+
+  it('an approval is bound to the entry: a changed command or another file is pending again, and says why', () => {
+    const r = resolveConfig({
+      sources,
+      approvals: {
+        servers: { a: record('a-old'), b: record('b', '/other/.mcp.json'), c: record('c') },
+      },
+    });
+    expect(r.servers.map((s) => [s.name, s.status, s.reason])).toEqual([
+      ['a', 'pending-approval', expect.stringContaining('changed since approved: command')],
+      ['b', 'pending-approval', expect.stringContaining('changed since approved: file')],
+      ['c', 'enabled', 'project server approved'],
     ]);
+  });
+
+  it('old name-only approvals (approved names, enableAll) no longer count', () => {
+    const r = resolveConfig({ sources, approvals: { approved: ['a'], enableAll: true } });
+    expect(r.servers.map((s) => s.status)).toEqual([
+      'pending-approval',
+      'pending-approval',
+      'pending-approval',
+    ]);
+    expect(r.servers[0]!.reason).toContain('approved by name only');
   });
 
   it('disabled entries are kept but disabled', () => {

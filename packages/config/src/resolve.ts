@@ -1,5 +1,5 @@
 import { type Diagnostic, jsonPath } from './diagnostics.js';
-import { expandServer } from './expand.js';
+import { expandServer, referencedVariables } from './expand.js';
 import { parseJsoncText } from './jsonc.js';
 import { evaluatePolicy, type Policy, type PolicyDecision } from './policy.js';
 import {
@@ -8,7 +8,12 @@ import {
   type ServerConfig,
   serverSchemasByType,
 } from './schemas.js';
-import { serverSignature } from './signature.js';
+import {
+  type ApprovalRecord,
+  approvalChanges,
+  approvalRecord,
+  serverSignature,
+} from './signature.js';
 
 /**
  * Where a server entry came from. `enterprise` is an alias of `managed`; `connector`
@@ -46,6 +51,9 @@ const MANUAL: ReadonlySet<Scope> = new Set([
   'enterprise',
 ]);
 
+/** Scopes the user wrote themselves (or chose to install): a project entry replacing one is news. */
+const OWN: ReadonlySet<Scope> = new Set(['user', 'plugin']);
+
 export interface ConfigSource {
   scope: Scope;
   /** The file path, or a label such as `--config argument 1`. */
@@ -63,10 +71,19 @@ export interface ConfigSource {
 }
 
 export interface ProjectApprovals {
-  /** Every project server is approved. */
-  enableAll?: boolean;
-  approved?: readonly string[];
+  /** Approved project servers: name → what was approved (file and signature). */
+  servers?: Readonly<Record<string, ApprovalRecord>>;
+  /** Rejected by name: a rejection holds whatever the entry becomes. */
   rejected?: readonly string[];
+  /** Old, name-only format: no longer counts as approval (see `legacyApprovals`). */
+  enableAll?: boolean;
+  /** Old, name-only format: no longer counts as approval (see `legacyApprovals`). */
+  approved?: readonly string[];
+}
+
+/** Whether approvals hold old name-only entries, which no longer count. */
+export function legacyApprovals(a: ProjectApprovals | undefined): boolean {
+  return !!a && (a.enableAll === true || (Array.isArray(a.approved) && a.approved.length > 0));
 }
 
 export interface ResolveInput {
@@ -96,6 +113,19 @@ export interface ResolvedServer extends ServerOrigin {
   policy: PolicyDecision;
   /** Variables referenced without a value or default (left as written). */
   missingVariables: string[];
+  /**
+   * Every variable the entry reads, set or not (`${HOME}`, `${API_KEY:-x}` → `HOME`,
+   * `API_KEY`). Always set by `resolveConfig`; optional so that hosts that build a
+   * `ResolvedServer` by hand need not.
+   */
+  referencedVariables?: string[];
+  /** Project servers: the record an approval of this entry stores (the entry as written). */
+  approval?: ApprovalRecord;
+  /**
+   * Entries of the user's own scopes (user, plugin) with the same name that this project
+   * entry replaces: the user may think their own server runs.
+   */
+  replaces?: ServerOrigin[];
 }
 
 export interface DroppedServer extends ServerOrigin {
@@ -124,6 +154,9 @@ interface Candidate extends ServerOrigin {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Names that mean something to JavaScript objects: never server names. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** Validates one entry: picks its schema by `type`, reports every problem with its path. */
 export function validateServerEntry(
   name: string,
@@ -136,6 +169,10 @@ export function validateServerEntry(
     diagnostics.push({ severity: 'error', source, path: jsonPath([...at, ...path]), message });
   if (!SERVER_NAME_PATTERN.test(name)) {
     error([], 'server names may contain only letters, digits, "-" and "_"');
+    return { diagnostics };
+  }
+  if (RESERVED_NAMES.has(name)) {
+    error([], `"${name}" is a reserved name and cannot be a server name; rename the server`);
     return { diagnostics };
   }
   if (!isRecord(raw)) {
@@ -229,15 +266,6 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
       return;
     }
     for (const [name, raw] of Object.entries(servers)) {
-      if (RESERVED_NAMES.has(name)) {
-        errors.push({
-          severity: 'error',
-          source: src.source,
-          path: jsonPath([...at, name]),
-          message: `"${name}" is a reserved name and cannot be a server name; rename the server`,
-        });
-        continue;
-      }
       const { config, diagnostics } = validateServerEntry(name, raw, src.source, [...at, name]);
       for (const d of diagnostics) (d.severity === 'error' ? errors : warnings).push(d);
       if (!config) continue;
@@ -255,9 +283,6 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
   });
   return candidates;
 }
-
-/** Names that mean something to JavaScript objects: never server names. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const origin = (c: ServerOrigin): ServerOrigin => ({
   name: c.name,
@@ -304,10 +329,13 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
   );
   const winners = new Map<string, Candidate>();
   for (const c of candidates) winners.set(c.name, c);
+  const replaced = new Map<Candidate, ServerOrigin[]>();
   for (const c of candidates) {
     const winner = winners.get(c.name)!;
-    if (winner !== c)
-      dropped.push({ ...origin(c), config: c.config, because: 'overridden', by: origin(winner) });
+    if (winner === c) continue;
+    dropped.push({ ...origin(c), config: c.config, because: 'overridden', by: origin(winner) });
+    if (winner.scope === 'project' && OWN.has(c.scope))
+      replaced.set(winner, [...(replaced.get(winner) ?? []), origin(c)]);
   }
 
   const expanded = [...winners.values()].map((c) => {
@@ -353,6 +381,8 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
     const c = e.candidate;
     if (!survivors.has(c)) continue;
     const policy = evaluatePolicy(c.name, e.config, input.policy);
+    // Approval is of the entry as written, so that expansion differences never re-prompt.
+    const approval = c.scope === 'project' ? approvalRecord(c.config, c.source) : undefined;
     let status: ServerStatus = 'enabled';
     let reason = 'enabled';
     if (!policy.allowed) {
@@ -363,18 +393,23 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       reason = `disabled in ${c.source}`;
     } else if (c.scope === 'project') {
       const a = input.approvals ?? {};
-      if (a.rejected?.includes(c.name)) {
+      const stored = a.servers && Object.hasOwn(a.servers, c.name) ? a.servers[c.name] : undefined;
+      const changes = stored === undefined ? undefined : approvalChanges(stored, approval!);
+      if (Array.isArray(a.rejected) && a.rejected.includes(c.name)) {
         status = 'rejected';
         reason = 'project server rejected by the user';
-      } else if (a.enableAll || a.approved?.includes(c.name)) {
-        reason = a.enableAll
-          ? 'project server approved (all project servers)'
-          : 'project server approved';
+      } else if (changes && changes.length === 0) {
+        reason = 'project server approved';
       } else {
         status = 'pending-approval';
-        reason = `project server from ${c.source} waits for approval; it is not started until approved`;
+        reason = changes
+          ? `changed since approved: ${changes.join(', ')}; check ${c.source} and run "mcpkit approve ${c.name}" again`
+          : legacyApprovals(a) && (a.enableAll || a.approved?.includes(c.name))
+            ? `approved by name only (an older format, which no longer counts): check ${c.source} and run "mcpkit approve ${c.name}"`
+            : `project server from ${c.source} waits for approval; it is not started until approved`;
       }
     }
+    const replaces = c.scope === 'project' ? replaced.get(c) : undefined;
     servers.push({
       ...origin(c),
       config: e.config,
@@ -382,6 +417,9 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       reason,
       policy,
       missingVariables: e.missing,
+      referencedVariables: referencedVariables(c.config as Record<string, unknown>),
+      ...(approval ? { approval } : {}),
+      ...(replaces?.length ? { replaces } : {}),
     });
   }
   servers.sort((a, b) => a.name.localeCompare(b.name));

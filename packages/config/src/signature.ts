@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ServerConfig } from './schemas.js';
 
 /**
@@ -53,4 +54,88 @@ export function serverSignature(config: ServerConfig): string | undefined {
   const url = urlOf(config);
   if (url) return `url:${normalizeUrl(unwrapProxyUrl(url))}`;
   return undefined;
+}
+
+/**
+ * What a user approved when approving a project server: enough to tell, later, whether
+ * the entry still is what they saw. Values that may be secrets (env and header values) are
+ * kept only inside `digest`.
+ */
+export interface ApprovalRecord {
+  /** The file the entry came from. */
+  file: string;
+  type: string;
+  /** For stdio servers: the argv as written. */
+  command?: string[];
+  envNames?: string[];
+  /** For remote servers: the URL as written. */
+  url?: string;
+  headerNames?: string[];
+  headersHelper?: string;
+  /** SHA-256 of the whole entry as written (values included), canonical key order. */
+  digest: string;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort())
+      Object.defineProperty(out, key, {
+        value: canonical((value as Record<string, unknown>)[key]),
+        enumerable: true,
+      });
+    return out;
+  }
+  return value;
+}
+
+const namesOf = (map: unknown) =>
+  map && typeof map === 'object' ? Object.keys(map).sort() : undefined;
+
+/** The approval record of an entry as written (before `${VAR}` expansion) in `file`. */
+export function approvalRecord(config: ServerConfig, file: string): ApprovalRecord {
+  const raw = config as Record<string, unknown>;
+  const argv = commandOf(config);
+  const url = urlOf(config);
+  const envNames = namesOf(raw.env);
+  const headerNames = namesOf(raw.headers);
+  return {
+    file,
+    type: config.type ?? 'stdio',
+    ...(argv ? { command: argv } : {}),
+    ...(envNames ? { envNames } : {}),
+    ...(url !== undefined ? { url } : {}),
+    ...(headerNames ? { headerNames } : {}),
+    ...(typeof raw.headersHelper === 'string' ? { headersHelper: raw.headersHelper } : {}),
+    digest: createHash('sha256')
+      .update(JSON.stringify(canonical({ type: 'stdio', ...raw })))
+      .digest('hex'),
+  };
+}
+
+const FIELDS: Array<[keyof ApprovalRecord, string]> = [
+  ['file', 'file'],
+  ['type', 'type'],
+  ['command', 'command'],
+  ['envNames', 'env names'],
+  ['url', 'url'],
+  ['headerNames', 'header names'],
+  ['headersHelper', 'headersHelper'],
+];
+
+/**
+ * What changed between an approval as stored (any JSON: the state file is read from
+ * disk) and an entry now: `[]` when it is the same entry, else the changed parts, e.g.
+ * `['command']` or `['other settings (such as env or header values)']`.
+ */
+export function approvalChanges(stored: unknown, current: ApprovalRecord): string[] {
+  if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return ['everything'];
+  const s = stored as Record<string, unknown>;
+  const changed = FIELDS.filter(
+    ([key]) => JSON.stringify(s[key] ?? null) !== JSON.stringify(current[key] ?? null),
+  ).map(([, label]) => label);
+  if (changed.length === 0 && s.digest !== current.digest)
+    changed.push('other settings (such as env or header values)');
+  return changed;
 }

@@ -96,7 +96,8 @@ describe('mcpkit contacts no server that is not enabled', () => {
     for (const command of ['servers', 'tools', 'resources', 'prompts'])
       runs.push(
         runCli([command], { env, cwd }).then((r) => {
-          for (const name of names) expect(r.stderr).toMatch(statusOf[name]!);
+          // `servers` says it in its table, the others on stderr.
+          for (const name of names) expect(r.stdout + r.stderr).toMatch(statusOf[name]!);
         }),
       );
     await Promise.all(runs);

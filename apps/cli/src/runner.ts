@@ -29,10 +29,12 @@ export class Runner {
     return this.shutdown.signal;
   }
 
-  private async connect(names: readonly string[]) {
+  /** `hints`: say on stderr why each server that is not enabled is not started. */
+  private async connect(names: readonly string[], hints = true) {
     const servers = this.resolved.servers.filter((s) => names.includes(s.name));
-    for (const s of servers)
-      if (s.status !== 'enabled') this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
+    if (hints)
+      for (const s of servers)
+        if (s.status !== 'enabled') this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
     const forwarders = new Map<string, LineForwarder>();
     return connectServers(
       servers.filter((s) => s.status === 'enabled'),
@@ -70,7 +72,8 @@ export class Runner {
 
   async servers(filter: string[] | undefined): Promise<number> {
     const names = this.selected(filter);
-    const { connected, failed } = await this.connect(names);
+    // The table says why a server is not started: no need to say it twice.
+    const { connected, failed } = await this.connect(names, false);
     try {
       const notStarted = this.resolved.servers.filter(
         (s) => names.includes(s.name) && s.status !== 'enabled',
@@ -84,7 +87,13 @@ export class Runner {
           server: c.client.serverInfo,
         })),
         ...failed.map((f) => ({ name: f.name, status: 'failed', error: f.error.message })),
-        ...notStarted.map((s) => ({ name: s.name, status: s.status, reason: notStartedHint(s) })),
+        ...notStarted.map((s) => ({
+          name: s.name,
+          status: s.status,
+          reason: notStartedHint(s),
+          // A project entry waiting for approval that hides the user's own entry.
+          ...(s.replaces?.length ? { replaces: s.replaces } : {}),
+        })),
       ].sort((a, b) => a.name.localeCompare(b.name));
       if (this.options.json) this.out.json({ servers: rows });
       else {
@@ -99,6 +108,8 @@ export class Runner {
                   : `connected  ${r.server?.name ?? '?'} ${r.server?.version ?? ''}  protocol ${r.protocolVersion}`,
             ]),
             '',
+            // Whole first lines: a reason cut short loses its next step.
+            Number.POSITIVE_INFINITY,
           )}\n`,
         );
       }

@@ -1,9 +1,10 @@
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult } from '@mcpkit/config';
 import { TimeoutError } from '@mcpkit/jsonrpc';
-import { type Io, UsageError } from './config-commands.js';
+import { UsageError } from './config-commands.js';
 import { oauthFor } from './connect.js';
 import { assertMayContact } from './gate.js';
+import type { Output } from './output.js';
 import type { CliContext } from './servers.js';
 import type { Shutdown } from './signals.js';
 
@@ -40,7 +41,7 @@ function abortion(signal: AbortSignal): { promise: Promise<never>; dispose: () =
  * leave it open and the process alive forever).
  */
 export async function authCommand(
-  io: Io,
+  io: Output,
   ctx: CliContext,
   resolved: LoadResult,
   command: 'login' | 'logout',
@@ -72,7 +73,7 @@ export async function authCommand(
   const loopback = new LoopbackAuthorization({
     ...(oauth?.callbackPort ? { port: oauth.callbackPort } : {}),
     open: !options.noBrowser,
-    print: (line) => io.stderr(`${line}\n`),
+    print: (line) => io.link(`${line}\n`),
     timeoutMs: options.loginTimeoutMs,
   });
   const untrack = options.shutdown.track({ close: () => loopback.close() });

@@ -59,6 +59,16 @@ export class Output implements Io {
     this.io.stderr(neutralizeBlock(this.scrub(text)));
   };
 
+  /**
+   * A line with a URL the user must open (the authorization URL of `login`): neutralized,
+   * known secrets scrubbed, but the URL's query kept, or the link would not work.
+   */
+  readonly link = (text: string): void => {
+    if (this.muted) return;
+    const clean = this.options.showSecrets ? text : this.scrubber.text(text, { urls: false });
+    this.io.stderr(neutralizeBlock(clean));
+  };
+
   /** A server's answer as text: exact unless it goes to a terminal or `--sanitize`. */
   result(text: string): void {
     if (this.muted) return;

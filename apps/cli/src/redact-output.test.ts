@@ -91,3 +91,18 @@ describe('Output', () => {
     expect(o.written.stdout).not.toContain('\u009b');
   });
 });
+
+describe('Output.link', () => {
+  it('keeps a URL the user must open whole (its query included), yet neutralized and without known secrets', () => {
+    let stderr = '';
+    const out = new Output(
+      { stdout: () => {}, stderr: (t) => (stderr += t) },
+      { stdoutIsTTY: false, sanitize: false, showSecrets: false },
+    );
+    out.scrubber.add(['tok-secret']);
+    out.link('visit:\n  https://as.example/authorize?client_id=abc&state=xyz\x1b[2J tok-secret\n');
+    expect(stderr).toBe(
+      'visit:\n  https://as.example/authorize?client_id=abc&state=xyz\\x1b[2J ***\n',
+    );
+  });
+});

@@ -26,8 +26,13 @@ export class SecretScrubber {
     this.secrets = [...new Set([...this.secrets, ...values])];
   }
 
-  /** `text` with URLs redacted and every known secret replaced with `***`. */
-  text(text: string): string {
+  /**
+   * `text` with URLs redacted and every known secret replaced with `***`. `urls: false`
+   * leaves URLs whole (secret values in them are still replaced): for a URL the user has to
+   * open, such as the authorization URL of `mcpkit login`.
+   */
+  text(text: string, options: { urls?: boolean } = {}): string {
+    if (options.urls === false) return scrubSecrets(text, this.secrets);
     const urls = text.replace(URL_IN_TEXT, (url) => {
       const tail = TRAILING.exec(url)?.[0] ?? '';
       return redactUrl(url.slice(0, url.length - tail.length)) + tail;

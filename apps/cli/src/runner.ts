@@ -29,12 +29,11 @@ export class Runner {
     return this.shutdown.signal;
   }
 
-  /** `hints`: say on stderr why each server that is not enabled is not started. */
-  private async connect(names: readonly string[], hints = true) {
+  /** Says on stderr why each server that is not enabled is not started. */
+  private async connect(names: readonly string[]) {
     const servers = this.resolved.servers.filter((s) => names.includes(s.name));
-    if (hints)
-      for (const s of servers)
-        if (s.status !== 'enabled') this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
+    for (const s of servers)
+      if (s.status !== 'enabled') this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
     const forwarders = new Map<string, LineForwarder>();
     return connectServers(
       servers.filter((s) => s.status === 'enabled'),
@@ -72,8 +71,8 @@ export class Runner {
 
   async servers(filter: string[] | undefined): Promise<number> {
     const names = this.selected(filter);
-    // The table says why a server is not started: no need to say it twice.
-    const { connected, failed } = await this.connect(names, false);
+    // Why a server is not started goes to stderr (as for every command) and in the table.
+    const { connected, failed } = await this.connect(names);
     try {
       const notStarted = this.resolved.servers.filter(
         (s) => names.includes(s.name) && s.status !== 'enabled',

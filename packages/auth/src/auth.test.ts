@@ -16,8 +16,7 @@ import {
   NeedsAuthError,
   OAuthProvider,
   parseBearerChallenge,
-  redact,
-  rememberSecret,
+  SecretSet,
 } from './index.js';
 
 /** A real HTTP server on 127.0.0.1 that records the paths asked for. */
@@ -58,8 +57,9 @@ describe('WWW-Authenticate', () => {
 
 describe('redaction', () => {
   it('hides tokens, codes, secrets and JWTs wherever they appear', () => {
-    rememberSecret('s3cr3t-value-123');
-    const text = redact(
+    const secrets = new SecretSet();
+    secrets.remember('s3cr3t-value-123');
+    const text = secrets.redact(
       'POST /token code=abc123&code_verifier=v&refresh_token=r1 Authorization: Bearer tok.en {"access_token":"at-1"} eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.sig and s3cr3t-value-123',
     );
     for (const secret of [

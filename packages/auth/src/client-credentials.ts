@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
 import { BaseProvider, type ProviderOptions } from './provider.js';
-import { rememberSecret } from './redact.js';
 import type { StoredTokens } from './store.js';
 import { type ClientAuth, chooseAuthMethod, tokenRequest, toStored } from './token-endpoint.js';
 import type { BearerChallenge } from './www-authenticate.js';
@@ -26,14 +25,15 @@ export class ClientCredentialsProvider extends BaseProvider {
     super(options);
     if (!options.clientSecret && !options.privateKey)
       throw new Error('client credentials need a clientSecret or a privateKey');
-    rememberSecret(options.clientSecret);
+    this.secrets.remember(options.clientSecret);
   }
 
   protected async refreshOrRenew(
     _current: StoredTokens | undefined,
     bearer: BearerChallenge | undefined,
+    signal?: AbortSignal,
   ): Promise<void> {
-    const d = await this.discovery(bearer?.resourceMetadata);
+    const d = await this.discovery(bearer?.resourceMetadata, signal);
     const m = d.metadata;
     const response = await tokenRequest(
       m.token_endpoint,
@@ -43,8 +43,8 @@ export class ClientCredentialsProvider extends BaseProvider {
         scope: this.scopeParam(bearer, this.options.scopes, d),
       },
       this.clientAuth(m.issuer, m.token_endpoint_auth_methods_supported),
-      this.fetchFn,
-      `${this.label}: client credentials`,
+      this.requestContext(signal),
+      'client credentials',
     );
     await this.saveTokens(m.issuer, toStored(response));
     this.log('token issued (client credentials)');

@@ -1,5 +1,8 @@
+import { checkEndpoint, checkMetadataEndpoints, showValue } from './endpoint.js';
 import { AuthError } from './errors.js';
-import { redact } from './redact.js';
+import { type FetchLike, fetchBounded, parseObject, type RequestContext } from './fetch-bounded.js';
+
+export type { FetchLike } from './fetch-bounded.js';
 
 /** RFC 9728 protected-resource metadata. */
 export interface ProtectedResourceMetadata {
@@ -25,38 +28,39 @@ export interface AuthorizationServerMetadata {
   [key: string]: unknown;
 }
 
-export type FetchLike = typeof fetch;
+/** Limits, deadline and labels for discovery (each defaults as in `authDefaults`). */
+export type DiscoveryOptions = Partial<Omit<RequestContext, 'fetchFn'>>;
 
-/** GETs JSON; `undefined` on 4xx (the document is not there); throws on anything else. */
-async function getJson(url: string, fetchFn: FetchLike, what: string): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetchFn(url, {
-      headers: { accept: 'application/json', 'mcp-protocol-version': '2025-11-25' },
-      redirect: 'follow',
-    });
-  } catch (cause) {
+const contextOf = (
+  fetchFn: FetchLike,
+  options: DiscoveryOptions,
+  label: string,
+): RequestContext => ({
+  ...options,
+  fetchFn,
+  label: options.label ?? label,
+});
+
+/** GETs a JSON object; `undefined` on 4xx (the document is not there); throws on anything else. */
+async function getJson(
+  ctx: RequestContext,
+  url: string,
+  what: string,
+): Promise<Record<string, unknown> | undefined> {
+  const res = await fetchBounded(
+    ctx,
+    url,
+    { headers: { accept: 'application/json', 'mcp-protocol-version': '2025-11-25' } },
+    { what, follow: { label: ctx.label, field: `the location of the ${what}` } },
+  );
+  if (res.status >= 400 && res.status < 500) return undefined;
+  if (!res.ok) throw new AuthError(`${ctx.label}: ${what}: GET ${showValue(url)} → ${res.status}`);
+  const doc = parseObject(res.text);
+  if (!doc)
     throw new AuthError(
-      `${what}: GET ${redact(url)} failed: ${(cause as Error).message}`,
-      undefined,
-      {
-        cause,
-      },
+      `${ctx.label}: ${what}: ${showValue(res.url)} did not return a JSON object; the server's authorization setup is broken`,
     );
-  }
-  if (res.status >= 400 && res.status < 500) {
-    await res.body?.cancel();
-    return undefined;
-  }
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new AuthError(`${what}: GET ${redact(url)} → ${res.status}`);
-  }
-  try {
-    return await res.json();
-  } catch (cause) {
-    throw new AuthError(`${what}: ${redact(url)} did not return JSON`, undefined, { cause });
-  }
+  return doc;
 }
 
 /** `https://h/a/b/` → `https://h/a/b` (no query, no fragment, no trailing slash). */
@@ -89,27 +93,50 @@ export function resourceCovers(resource: string, serverUrl: string | URL): boole
 /**
  * Protected-resource metadata of an MCP server: the URL from the challenge's
  * `resource_metadata`, else the path-aware well-known URL, else the root one.
- * `undefined` when none exists (a 2025-03-26 server).
+ * `undefined` when none exists (a 2025-03-26 server). The challenge's URL and the
+ * document's `authorization_servers` must pass the endpoint rule (`checkEndpoint`).
  */
 export async function discoverProtectedResource(
   serverUrl: string | URL,
   fromChallenge: string | undefined,
   fetchFn: FetchLike = fetch,
+  options: DiscoveryOptions = {},
 ): Promise<ProtectedResourceMetadata | undefined> {
   const server = new URL(serverUrl);
+  const ctx = contextOf(fetchFn, options, canonicalResource(server));
   const candidates: string[] = [];
-  if (fromChallenge) candidates.push(new URL(fromChallenge, server).href);
+  if (fromChallenge !== undefined)
+    candidates.push(
+      checkEndpoint(
+        fromChallenge,
+        {
+          label: ctx.label,
+          field: 'resource_metadata',
+          where: `the WWW-Authenticate challenge of ${canonicalResource(server)}`,
+        },
+        server,
+      ).href,
+    );
   const path = server.pathname.replace(/\/$/, '');
   if (path) candidates.push(`${server.origin}/.well-known/oauth-protected-resource${path}`);
   candidates.push(`${server.origin}/.well-known/oauth-protected-resource`);
   for (const url of candidates) {
-    const doc = (await getJson(url, fetchFn, 'protected-resource metadata')) as
-      | ProtectedResourceMetadata
-      | undefined;
+    const doc = await getJson(ctx, url, 'protected-resource metadata');
     if (doc === undefined) continue;
-    if (typeof doc?.resource !== 'string')
-      throw new AuthError(`protected-resource metadata at ${redact(url)} has no "resource"`);
-    return doc;
+    const where = `the protected-resource metadata at ${showValue(url)}`;
+    if (typeof doc.resource !== 'string')
+      throw new AuthError(`${ctx.label}: ${where} has no "resource"`);
+    const servers = doc.authorization_servers;
+    if (servers !== undefined) {
+      if (!Array.isArray(servers))
+        throw new AuthError(`${ctx.label}: "authorization_servers" in ${where} is not a list`);
+      servers.forEach((value, i) => {
+        checkEndpoint(value, { label: ctx.label, field: `authorization_servers[${i}]`, where });
+      });
+    }
+    if (doc.jwks_uri !== undefined)
+      checkEndpoint(doc.jwks_uri, { label: ctx.label, field: 'jwks_uri', where });
+    return doc as ProtectedResourceMetadata;
   }
   return undefined;
 }
@@ -117,14 +144,21 @@ export async function discoverProtectedResource(
 /**
  * Authorization-server metadata by RFC 8414 and OpenID Connect discovery, in the order the
  * MCP specification gives for issuers with and without a path. `undefined` when none.
+ * Every endpoint the document names must pass the endpoint rule, or none is used.
  */
 export async function discoverAuthorizationServer(
   issuer: string | URL,
   fetchFn: FetchLike = fetch,
   /** Check that the metadata names `issuer` (RFC 8414 3.3). Off only for 2025-03-26 servers. */
   checkIssuer = true,
+  options: DiscoveryOptions = {},
 ): Promise<AuthorizationServerMetadata | undefined> {
-  const u = new URL(issuer);
+  const ctx = contextOf(fetchFn, options, String(issuer));
+  const u = checkEndpoint(String(issuer), {
+    label: ctx.label,
+    field: 'issuer',
+    where: 'the authorization server to discover',
+  });
   const path = u.pathname.replace(/\/$/, '');
   const candidates = path
     ? [
@@ -138,22 +172,21 @@ export async function discoverAuthorizationServer(
       ];
   let mismatch: string | undefined;
   for (const url of candidates) {
-    const doc = (await getJson(url, fetchFn, 'authorization-server metadata')) as
-      | AuthorizationServerMetadata
-      | undefined;
+    const doc = await getJson(ctx, url, 'authorization-server metadata');
     if (doc === undefined) continue;
-    if (typeof doc?.token_endpoint !== 'string' || typeof doc.issuer !== 'string')
-      throw new AuthError(
-        `authorization-server metadata at ${redact(url)} lacks "issuer" or "token_endpoint"`,
-      );
+    const where = `the authorization-server metadata at ${showValue(url)}`;
+    if (typeof doc.token_endpoint !== 'string' || typeof doc.issuer !== 'string')
+      throw new AuthError(`${ctx.label}: ${where} lacks "issuer" or "token_endpoint"`);
     // RFC 8414 3.3: the metadata must be the issuer's own (a trailing slash aside).
     if (checkIssuer && doc.issuer.replace(/\/$/, '') !== u.href.replace(/\/$/, '')) {
-      mismatch = `metadata at ${redact(url)} names issuer "${doc.issuer}", not "${String(issuer)}"`;
+      mismatch = `${where} names issuer "${showValue(doc.issuer)}", not "${showValue(String(issuer))}"`;
       continue;
     }
-    return doc;
+    checkMetadataEndpoints(doc, ctx.label, where);
+    return doc as AuthorizationServerMetadata;
   }
-  if (mismatch) throw new AuthError(`refusing authorization-server metadata: ${mismatch}`);
+  if (mismatch)
+    throw new AuthError(`${ctx.label}: refusing authorization-server metadata: ${mismatch}`);
   return undefined;
 }
 
@@ -171,34 +204,39 @@ export interface Discovered {
  * The whole discovery for an MCP server: protected-resource metadata (whose `resource`
  * must cover the server, or nothing further happens), then its authorization server's
  * metadata; or, for 2025-03-26 servers, metadata at the server's root, else the default
- * `/authorize`, `/token` and `/register` there.
+ * `/authorize`, `/token` and `/register` there. Every endpoint is checked before use.
  */
 export async function discover(
   serverUrl: string | URL,
   resourceMetadataUrl: string | undefined,
   fetchFn: FetchLike = fetch,
+  options: DiscoveryOptions = {},
 ): Promise<Discovered> {
-  const prm = await discoverProtectedResource(serverUrl, resourceMetadataUrl, fetchFn);
+  const label = options.label ?? canonicalResource(serverUrl);
+  const opts = { ...options, label };
+  const prm = await discoverProtectedResource(serverUrl, resourceMetadataUrl, fetchFn, opts);
   if (prm) {
     if (!resourceCovers(prm.resource, serverUrl)) {
       throw new AuthError(
-        `the server's protected-resource metadata names resource "${prm.resource}", which is not ${canonicalResource(serverUrl)}; refusing to authorize for it`,
+        `${label}: the server's protected-resource metadata names resource "${showValue(prm.resource)}", which is not ${canonicalResource(serverUrl)}; refusing to authorize for it`,
       );
     }
     const issuer = prm.authorization_servers?.[0];
     if (!issuer)
       throw new AuthError(
-        `the protected-resource metadata of ${canonicalResource(serverUrl)} names no authorization server`,
+        `${label}: the protected-resource metadata of ${canonicalResource(serverUrl)} names no authorization server`,
       );
-    const metadata = await discoverAuthorizationServer(issuer, fetchFn);
+    const metadata = await discoverAuthorizationServer(issuer, fetchFn, true, opts);
     if (!metadata)
-      throw new AuthError(`no authorization-server metadata found for issuer ${issuer}`);
+      throw new AuthError(
+        `${label}: no authorization-server metadata found for issuer ${showValue(issuer)}`,
+      );
     return { resource: prm.resource, resourceMetadata: prm, metadata, fallback: false };
   }
   // 2025-03-26: metadata at the MCP server's origin, whose issuer nobody named beforehand
   // (that revision has no issuer to check it against).
   const origin = new URL(serverUrl).origin;
-  const metadata = await discoverAuthorizationServer(origin, fetchFn, false);
+  const metadata = await discoverAuthorizationServer(origin, fetchFn, false, opts);
   if (metadata)
     return {
       resource: canonicalResource(serverUrl),
@@ -206,15 +244,17 @@ export async function discover(
       metadata,
       fallback: false,
     };
+  const defaults: AuthorizationServerMetadata = {
+    issuer: origin,
+    authorization_endpoint: `${origin}/authorize`,
+    token_endpoint: `${origin}/token`,
+    registration_endpoint: `${origin}/register`,
+  };
+  checkMetadataEndpoints(defaults, label, `the 2025-03-26 default endpoints of ${origin}`);
   return {
     resource: canonicalResource(serverUrl),
     resourceMetadata: undefined,
-    metadata: {
-      issuer: origin,
-      authorization_endpoint: `${origin}/authorize`,
-      token_endpoint: `${origin}/token`,
-      registration_endpoint: `${origin}/register`,
-    },
+    metadata: defaults,
     fallback: true,
   };
 }

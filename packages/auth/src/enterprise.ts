@@ -1,5 +1,5 @@
+import { checkEndpoint } from './endpoint.js';
 import { BaseProvider, type ProviderOptions } from './provider.js';
-import { rememberSecret } from './redact.js';
 import type { StoredTokens } from './store.js';
 import { type ClientAuth, chooseAuthMethod, tokenRequest, toStored } from './token-endpoint.js';
 import type { BearerChallenge } from './www-authenticate.js';
@@ -39,25 +39,32 @@ export class EnterpriseAuthProvider extends BaseProvider {
 
   constructor(options: EnterpriseAuthOptions) {
     super(options);
-    rememberSecret(options.clientSecret);
-    rememberSecret(options.idp.clientSecret);
+    this.secrets.remember(options.clientSecret);
+    this.secrets.remember(options.idp.clientSecret);
   }
 
   protected async refreshOrRenew(
     _current: StoredTokens | undefined,
     bearer: BearerChallenge | undefined,
+    signal?: AbortSignal,
   ): Promise<void> {
-    const d = await this.discovery(bearer?.resourceMetadata);
+    const d = await this.discovery(bearer?.resourceMetadata, signal);
     const m = d.metadata;
     const o = this.options;
     const idToken = typeof o.idp.idToken === 'function' ? await o.idp.idToken() : o.idp.idToken;
-    rememberSecret(idToken);
+    this.secrets.remember(idToken);
     const scope = this.scopeParam(bearer, o.scopes, d);
     const idpAuth: ClientAuth = o.idp.clientSecret
       ? { method: 'client_secret_post', clientId: o.idp.clientId, clientSecret: o.idp.clientSecret }
       : { method: 'none', clientId: o.idp.clientId };
+    const idpEndpoint = checkEndpoint(o.idp.tokenEndpoint, {
+      label: this.label,
+      field: 'idp.tokenEndpoint',
+      where: 'the identity-provider settings',
+      fix: "Fix the identity provider's token endpoint in the settings (https, or http on this machine)",
+    });
     const exchanged = await tokenRequest(
-      o.idp.tokenEndpoint,
+      idpEndpoint.href,
       {
         grant_type: TOKEN_EXCHANGE,
         requested_token_type: ID_JAG,
@@ -68,8 +75,8 @@ export class EnterpriseAuthProvider extends BaseProvider {
         subject_token_type: ID_TOKEN,
       },
       idpAuth,
-      this.fetchFn,
-      `${this.label}: token exchange at the identity provider`,
+      this.requestContext(signal),
+      'token exchange at the identity provider',
     );
     if (exchanged.issued_token_type !== undefined && exchanged.issued_token_type !== ID_JAG) {
       throw this.fail(
@@ -89,8 +96,8 @@ export class EnterpriseAuthProvider extends BaseProvider {
       m.token_endpoint,
       { grant_type: JWT_BEARER, assertion: exchanged.access_token, resource: d.resource, scope },
       auth,
-      this.fetchFn,
-      `${this.label}: JWT bearer grant`,
+      this.requestContext(signal),
+      'JWT bearer grant',
     );
     await this.saveTokens(m.issuer, toStored(response));
     this.log('token issued (enterprise-managed authorization)');

@@ -6,9 +6,32 @@ export const AuthErrorCode = {
   NeedsAuth: 'MCPKIT_NEEDS_AUTH',
   /** Discovery, registration, the authorization response or the token endpoint failed. */
   Auth: 'MCPKIT_AUTH_ERROR',
+  /** An endpoint from metadata, a challenge or config is not a URL this client will use. */
+  UnsafeEndpoint: 'MCPKIT_AUTH_UNSAFE_ENDPOINT',
+  /** A metadata document, registration or token response was larger than its limit. */
+  ResponseTooLarge: 'MCPKIT_AUTH_RESPONSE_TOO_LARGE',
   /** A `headersHelper` command failed, timed out or printed something else. */
   HeadersHelper: 'MCPKIT_HEADERS_HELPER',
 } as const;
+export type AuthErrorCode = (typeof AuthErrorCode)[keyof typeof AuthErrorCode];
+
+// One brand per class (not the code alone): a subclass carries its parents' brands, so
+// `AuthError.isInstance(unsafeEndpointError)` holds and no two unrelated classes match.
+const brand = (name: string) => Symbol.for(`mcpkit.auth.${name}`);
+const NEEDS_AUTH = brand('NeedsAuthError');
+const AUTH = brand('AuthError');
+const UNSAFE_ENDPOINT = brand('UnsafeEndpointError');
+const TOO_LARGE = brand('AuthResponseTooLargeError');
+const HEADERS_HELPER = brand('HeadersHelperError');
+
+function mark(error: object, symbol: symbol): void {
+  Object.defineProperty(error, symbol, { value: true });
+}
+function has(value: unknown, symbol: symbol): boolean {
+  return (
+    McpkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[symbol] === true
+  );
+}
 
 /**
  * The server needs authorization that only the user can give (a browser sign-in), and
@@ -16,38 +39,84 @@ export const AuthErrorCode = {
  * to run `mcpkit login <server>`.
  */
 export class NeedsAuthError extends McpkitError {
-  override readonly name = 'NeedsAuthError';
+  override readonly name: string = 'NeedsAuthError';
   readonly server: string;
   constructor(message: string, server: string, options?: McpkitErrorOptions) {
     super(AuthErrorCode.NeedsAuth, message, options);
     this.server = server;
+    mark(this, NEEDS_AUTH);
   }
   static override isInstance(value: unknown): value is NeedsAuthError {
-    return McpkitError.isInstance(value) && value.code === AuthErrorCode.NeedsAuth;
+    return has(value, NEEDS_AUTH);
   }
 }
 
 /** An OAuth step failed: the message says which, against which server, and what to do. */
 export class AuthError extends McpkitError {
-  override readonly name = 'AuthError';
+  override readonly name: string = 'AuthError';
   /** The OAuth `error` code the server sent, when it sent one (`invalid_grant`, …). */
   readonly oauthError: string | undefined;
-  constructor(message: string, oauthError?: string, options?: McpkitErrorOptions) {
-    super(AuthErrorCode.Auth, message, options);
+  constructor(
+    message: string,
+    oauthError?: string,
+    options?: McpkitErrorOptions & { code?: AuthErrorCode },
+  ) {
+    super(options?.code ?? AuthErrorCode.Auth, message, options);
     this.oauthError = oauthError;
+    mark(this, AUTH);
   }
   static override isInstance(value: unknown): value is AuthError {
-    return McpkitError.isInstance(value) && value.code === AuthErrorCode.Auth;
+    return has(value, AUTH);
+  }
+}
+
+/**
+ * An endpoint (from protected-resource metadata, authorization-server metadata, OpenID
+ * configuration, a `WWW-Authenticate` challenge or config) is not an `https:` URL, or an
+ * `http:` one on a loopback host, without user info. Nothing was sent to it or opened.
+ */
+export class UnsafeEndpointError extends AuthError {
+  override readonly name: string = 'UnsafeEndpointError';
+  /** Where the value came from, e.g. `authorization_endpoint`. */
+  readonly field: string;
+  /** The refused value, redacted and cut short (safe to print). */
+  readonly value: string;
+  constructor(message: string, field: string, value: string, options?: McpkitErrorOptions) {
+    super(message, undefined, { ...options, code: AuthErrorCode.UnsafeEndpoint });
+    this.field = field;
+    this.value = value;
+    mark(this, UNSAFE_ENDPOINT);
+  }
+  static override isInstance(value: unknown): value is UnsafeEndpointError {
+    return has(value, UNSAFE_ENDPOINT);
+  }
+}
+
+/** A response body was larger than the limit for its kind; the rest was not read. */
+export class AuthResponseTooLargeError extends AuthError {
+  override readonly name: string = 'AuthResponseTooLargeError';
+  readonly limitBytes: number;
+  /** The URL that answered (redacted). */
+  readonly url: string;
+  constructor(message: string, limitBytes: number, url: string, options?: McpkitErrorOptions) {
+    super(message, undefined, { ...options, code: AuthErrorCode.ResponseTooLarge });
+    this.limitBytes = limitBytes;
+    this.url = url;
+    mark(this, TOO_LARGE);
+  }
+  static override isInstance(value: unknown): value is AuthResponseTooLargeError {
+    return has(value, TOO_LARGE);
   }
 }
 
 /** A `headersHelper` command could not supply headers. */
 export class HeadersHelperError extends McpkitError {
-  override readonly name = 'HeadersHelperError';
+  override readonly name: string = 'HeadersHelperError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(AuthErrorCode.HeadersHelper, message, options);
+    mark(this, HEADERS_HELPER);
   }
   static override isInstance(value: unknown): value is HeadersHelperError {
-    return McpkitError.isInstance(value) && value.code === AuthErrorCode.HeadersHelper;
+    return has(value, HEADERS_HELPER);
   }
 }

@@ -2,11 +2,19 @@
  * Authorization for MCP clients: an `HttpAuth` for the Streamable HTTP and SSE
  * transports' `auth` option.
  */
+export {
+  type BrowserOpenerOptions,
+  browserCommand,
+  openInBrowser,
+  type SpawnLike,
+} from './browser-opener.js';
 export { type ClientCredentialsOptions, ClientCredentialsProvider } from './client-credentials.js';
+export { authDefaults } from './defaults.js';
 export {
   type AuthorizationServerMetadata,
   canonicalResource,
   type Discovered,
+  type DiscoveryOptions,
   discover,
   discoverAuthorizationServer,
   discoverProtectedResource,
@@ -14,21 +22,37 @@ export {
   resourceCovers,
 } from './discovery.js';
 export {
+  checkEndpoint,
+  type EndpointSource,
+  isLoopbackHost,
+  metadataEndpointFields,
+} from './endpoint.js';
+export {
   type EnterpriseAuthOptions,
   EnterpriseAuthProvider,
   type IdentityProviderSettings,
 } from './enterprise.js';
-export { AuthError, AuthErrorCode, HeadersHelperError, NeedsAuthError } from './errors.js';
+export {
+  AuthError,
+  AuthErrorCode,
+  AuthResponseTooLargeError,
+  HeadersHelperError,
+  NeedsAuthError,
+  UnsafeEndpointError,
+} from './errors.js';
+export type { FetchLike } from './fetch-bounded.js';
 export { HeadersHelperAuth, type HeadersHelperOptions } from './headers-helper.js';
 export { LoopbackAuthorization, type LoopbackOptions } from './loopback.js';
 export {
   type AuthorizationHandler,
+  type AuthorizeOptions,
+  type LoginOptions,
   OAuthProvider,
   type OAuthProviderOptions,
   type PreRegisteredClient,
 } from './oauth.js';
 export { BaseProvider, type ProviderOptions } from './provider.js';
-export { redact, rememberSecret } from './redact.js';
+export { redact, SecretSet } from './redact.js';
 export {
   type AuthRecord,
   defaultAuthDir,

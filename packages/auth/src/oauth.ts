@@ -1,8 +1,11 @@
+import { TimeoutError } from '@mcpkit/jsonrpc';
+import { authDefaults, checkPositive } from './defaults.js';
 import type { Discovered } from './discovery.js';
+import { checkEndpoint, showValue } from './endpoint.js';
 import { AuthError } from './errors.js';
+import { fetchBounded, parseObject, raceAbort } from './fetch-bounded.js';
 import { pkce } from './pkce.js';
 import { BaseProvider, type ProviderOptions } from './provider.js';
-import { rememberSecret } from './redact.js';
 import type { StoredClient, StoredTokens } from './store.js';
 import { type ClientAuth, chooseAuthMethod, tokenRequest, toStored } from './token-endpoint.js';
 import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
@@ -14,8 +17,33 @@ import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.j
 export interface AuthorizationHandler {
   /** The redirect URI to register and send. */
   redirectUri(): string | Promise<string>;
-  /** Has the user visit `url`; resolves with the full URL the server redirected back to. */
-  authorize(url: URL): Promise<URL | string>;
+  /**
+   * Has the user visit `url`; resolves with the full URL the server redirected back to.
+   * Should stop waiting (rejecting with `signal.reason`) when `signal` aborts.
+   */
+  authorize(url: URL, options?: AuthorizeOptions): Promise<URL | string>;
+  /**
+   * Releases what `redirectUri()` set up (a listener). Called after every authorization
+   * attempt, failed or not, including when a step before `authorize` failed.
+   */
+  close?(): void | Promise<void>;
+}
+
+/** What `AuthorizationHandler.authorize` is given besides the URL. */
+export interface AuthorizeOptions {
+  /** The sign-in's deadline or the caller's abort. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of `OAuthProvider.login()`. */
+export interface LoginOptions {
+  /** Stops the sign-in: `login()` rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  /**
+   * The whole sign-in: probe, discovery, registration, the browser, the token request.
+   * Default `loginTimeoutMs` of the provider, else `authDefaults.loginTimeoutMs` (6 min).
+   */
+  timeoutMs?: number;
 }
 
 /** A client registered out of band (from the server's config). */
@@ -50,6 +78,8 @@ export interface OAuthProviderOptions extends ProviderOptions {
   offlineAccess?: boolean;
   /** Step-up authorizations (403 `insufficient_scope`) before giving up. Default 3. */
   maxStepUps?: number;
+  /** The default deadline of `login()`. Default `authDefaults.loginTimeoutMs` (6 min). */
+  loginTimeoutMs?: number;
 }
 
 /**
@@ -86,7 +116,15 @@ export class OAuthProvider extends BaseProvider {
 
   constructor(options: OAuthProviderOptions) {
     super(options);
-    if (options.client?.clientSecret) rememberSecret(options.client.clientSecret);
+    checkPositive('loginTimeoutMs', options.loginTimeoutMs);
+    this.secrets.remember(options.client?.clientSecret);
+    if (options.clientMetadataUrl !== undefined)
+      checkEndpoint(options.clientMetadataUrl, {
+        label: this.label,
+        field: 'clientMetadataUrl',
+        where: "this client's settings",
+        fix: 'Give the client ID metadata document as an https URL',
+      });
   }
 
   get interactive(): boolean {
@@ -95,17 +133,52 @@ export class OAuthProvider extends BaseProvider {
 
   /**
    * Signs in now (the CLI's `mcpkit login`): asks the server for its challenge, then runs
-   * the authorization flow. Needs `interactive`.
+   * the authorization flow. Needs `interactive`. Ends by `timeoutMs` (`TimeoutError`) or
+   * when `signal` aborts (its reason), with the redirect listener closed either way.
    */
-  async login(): Promise<void> {
-    const challenge = await this.probe();
-    await this.renew(() => this.authorizeFlow(challenge, []));
+  async login(options: LoginOptions = {}): Promise<void> {
+    const timeoutMs =
+      options.timeoutMs ?? this.options.loginTimeoutMs ?? authDefaults.loginTimeoutMs;
+    checkPositive('timeoutMs', timeoutMs);
+    options.signal?.throwIfAborted();
+    const deadline = new AbortController();
+    const name = this.options.serverName;
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new TimeoutError(
+            `${this.label}: the sign-in did not finish within ${timeoutMs / 1000} s; ${name ? `run "mcpkit login ${name}" again` : 'sign in again'} and complete it in the browser`,
+            timeoutMs,
+          ),
+        ),
+      timeoutMs,
+    );
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, deadline.signal])
+      : deadline.signal;
+    try {
+      const challenge = await this.probe(signal);
+      await raceAbort(
+        this.renew(() => this.authorizeFlow(challenge, [], signal)),
+        signal,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Releases the interactive handler's listener and what the provider holds in memory. */
+  override async close(): Promise<void> {
+    await this.options.interactive?.close?.();
+    await super.close();
   }
 
   /** An unauthenticated request, for the `WWW-Authenticate` challenge it earns. */
-  private async probe(): Promise<BearerChallenge | undefined> {
-    try {
-      const res = await this.fetchFn(String(this.options.serverUrl), {
+  private async probe(signal: AbortSignal): Promise<BearerChallenge | undefined> {
+    const res = await fetchBounded(
+      this.requestContext(signal),
+      String(this.options.serverUrl),
+      {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -121,18 +194,12 @@ export class OAuthProvider extends BaseProvider {
             clientInfo: { name: 'mcpkit-login', version: '0.1.0' },
           },
         }),
-      });
-      await res.body?.cancel();
-      return res.status === 401 || res.status === 403
-        ? parseBearerChallenge(res.headers.get('www-authenticate') ?? undefined)
-        : undefined;
-    } catch (cause) {
-      throw this.fail(
-        `could not reach ${String(this.options.serverUrl)}: ${(cause as Error).message}`,
-        undefined,
-        cause,
-      );
-    }
+      },
+      { what: 'the sign-in probe', discardBody: true },
+    );
+    return res.status === 401 || res.status === 403
+      ? parseBearerChallenge(res.headers.get('www-authenticate') ?? undefined)
+      : undefined;
   }
 
   protected override async onForbidden(bearer: BearerChallenge | undefined): Promise<boolean> {
@@ -152,6 +219,7 @@ export class OAuthProvider extends BaseProvider {
   protected async refreshOrRenew(
     current: StoredTokens | undefined,
     bearer: BearerChallenge | undefined,
+    signal?: AbortSignal,
   ): Promise<void> {
     if (!current?.refresh_token && !this.options.interactive)
       throw this.needsAuth('the server needs authorization');
@@ -159,10 +227,10 @@ export class OAuthProvider extends BaseProvider {
     if (
       current?.refresh_token &&
       (await this.record()).issuer ===
-        (await this.discovery(bearer?.resourceMetadata)).metadata.issuer
+        (await this.discovery(bearer?.resourceMetadata, signal)).metadata.issuer
     ) {
       try {
-        await this.refresh(current, bearer);
+        await this.refresh(current, bearer, signal);
         return;
       } catch (error) {
         // invalid_grant: the refresh token is spent or revoked. invalid_client: the server
@@ -174,12 +242,16 @@ export class OAuthProvider extends BaseProvider {
         if (r.issuer) await this.saveTokens(r.issuer, undefined);
       }
     }
-    await this.authorizeFlow(bearer, []);
+    await this.authorizeFlow(bearer, [], signal);
   }
 
-  private async refresh(current: StoredTokens, bearer: BearerChallenge | undefined): Promise<void> {
-    const d = await this.discovery(bearer?.resourceMetadata);
-    const client = await this.client(d, undefined);
+  private async refresh(
+    current: StoredTokens,
+    bearer: BearerChallenge | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const d = await this.discovery(bearer?.resourceMetadata, signal);
+    const client = await this.client(d, undefined, signal);
     const response = await tokenRequest(
       d.metadata.token_endpoint,
       {
@@ -188,8 +260,8 @@ export class OAuthProvider extends BaseProvider {
         resource: d.resource,
       },
       this.clientAuth(client, d),
-      this.fetchFn,
-      `${this.label}: token refresh`,
+      this.requestContext(signal),
+      'token refresh',
     ).catch(async (error: unknown) => {
       if (AuthError.isInstance(error) && error.oauthError === 'invalid_client')
         await this.forgetClient(d.metadata.issuer);
@@ -200,14 +272,32 @@ export class OAuthProvider extends BaseProvider {
     this.log('token refreshed');
   }
 
-  /** The full authorization code flow; needs the interactive handler. */
+  /**
+   * The full authorization code flow; needs the interactive handler. Whatever fails
+   * (discovery, registration, the browser, the callback, the token request, the
+   * deadline), the handler's listener is closed before this returns.
+   */
   private async authorizeFlow(
     bearer: BearerChallenge | undefined,
     extraScopes: string[],
+    signal?: AbortSignal,
   ): Promise<void> {
     const handler = this.options.interactive;
     if (!handler) throw this.needsAuth('the server needs authorization');
-    const d = await this.discovery(bearer?.resourceMetadata);
+    try {
+      await this.authorizeWith(handler, bearer, extraScopes, signal);
+    } finally {
+      await handler.close?.();
+    }
+  }
+
+  private async authorizeWith(
+    handler: AuthorizationHandler,
+    bearer: BearerChallenge | undefined,
+    extraScopes: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const d = await this.discovery(bearer?.resourceMetadata, signal);
     const m = d.metadata;
     if (!m.authorization_endpoint)
       throw this.fail(`the authorization server ${m.issuer} has no authorization endpoint`);
@@ -216,8 +306,6 @@ export class OAuthProvider extends BaseProvider {
         `the authorization server ${m.issuer} does not advertise PKCE S256 (code_challenge_methods_supported); refusing to authorize without it`,
       );
     }
-    const redirectUri = await handler.redirectUri();
-    let client = await this.client(d, redirectUri);
 
     const scopes = new Set<string>(extraScopes);
     const wanted = bearer?.scope
@@ -232,6 +320,10 @@ export class OAuthProvider extends BaseProvider {
     else scopes.delete('offline_access');
 
     for (let attempt = 0; ; attempt++) {
+      // Asked again each attempt: a loopback handler listens anew (maybe on another port,
+      // which RFC 8252 lets a registration cover).
+      const redirectUri = await handler.redirectUri();
+      const client = await this.client(d, redirectUri, signal);
       const { verifier, challenge, state } = pkce();
       const url = new URL(m.authorization_endpoint);
       url.searchParams.set('response_type', 'code');
@@ -243,8 +335,8 @@ export class OAuthProvider extends BaseProvider {
       if (scopes.size > 0) url.searchParams.set('scope', [...scopes].join(' '));
       url.searchParams.set('resource', d.resource);
       this.log(`authorizing at ${m.authorization_endpoint}`);
-      const callback = new URL(String(await handler.authorize(url)));
-      const code = this.checkCallback(callback, state, m);
+      const answer = await raceAbort(Promise.resolve(handler.authorize(url, { signal })), signal);
+      const code = this.checkCallback(new URL(String(answer)), state, m);
       try {
         const response = await tokenRequest(
           m.token_endpoint,
@@ -256,8 +348,8 @@ export class OAuthProvider extends BaseProvider {
             resource: d.resource,
           },
           this.clientAuth(client, d),
-          this.fetchFn,
-          `${this.label}: token request`,
+          this.requestContext(signal),
+          'token request',
         );
         await this.saveTokens(m.issuer, toStored(response));
         this.log('authorized');
@@ -271,7 +363,6 @@ export class OAuthProvider extends BaseProvider {
           client.kind === 'dynamic'
         ) {
           await this.forgetClient(m.issuer);
-          client = await this.client(d, redirectUri);
           continue;
         }
         throw error;
@@ -286,7 +377,7 @@ export class OAuthProvider extends BaseProvider {
     if (error) {
       const description = p.get('error_description');
       throw this.fail(
-        `authorization was refused: ${error}${description ? ` (${description})` : ''}`,
+        `authorization was refused: ${showValue(error)}${description ? ` (${showValue(description)})` : ''}`,
         error,
       );
     }
@@ -295,7 +386,7 @@ export class OAuthProvider extends BaseProvider {
     const iss = p.get('iss');
     if (iss !== null && iss !== m.issuer)
       throw this.fail(
-        `the authorization response came from issuer "${iss}", not "${m.issuer}"; possible mix-up attack, stopped`,
+        `the authorization response came from issuer "${showValue(iss)}", not "${m.issuer}"; possible mix-up attack, stopped`,
       );
     if (iss === null && m.authorization_response_iss_parameter_supported === true)
       throw this.fail(
@@ -317,7 +408,11 @@ export class OAuthProvider extends BaseProvider {
    * This client's identity at the issuer: pre-registered, else a stored registration,
    * else a client ID metadata document, else a new dynamic registration.
    */
-  private async client(d: Discovered, redirectUri: string | undefined): Promise<StoredClient> {
+  private async client(
+    d: Discovered,
+    redirectUri: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<StoredClient> {
     const m = d.metadata;
     const pre = this.options.client;
     if (pre) {
@@ -352,7 +447,7 @@ export class OAuthProvider extends BaseProvider {
       );
     }
     if (!redirectUri) throw this.needsAuth('the client is not registered yet');
-    return this.keepClient(m.issuer, await this.register(d, redirectUri));
+    return this.keepClient(m.issuer, await this.register(d, redirectUri, signal));
   }
 
   private async keepClient(issuer: string, client: StoredClient): Promise<StoredClient> {
@@ -366,7 +461,11 @@ export class OAuthProvider extends BaseProvider {
   }
 
   /** RFC 7591 dynamic client registration. */
-  private async register(d: Discovered, redirectUri: string): Promise<StoredClient> {
+  private async register(
+    d: Discovered,
+    redirectUri: string,
+    signal: AbortSignal | undefined,
+  ): Promise<StoredClient> {
     const m = d.metadata;
     const supported = m.token_endpoint_auth_methods_supported;
     const method =
@@ -385,31 +484,31 @@ export class OAuthProvider extends BaseProvider {
       application_type:
         isLoopback(redirectUri) || !redirectUri.startsWith('http') ? 'native' : 'web',
     };
-    let res: Response;
-    try {
-      res = await this.fetchFn(m.registration_endpoint!, {
+    // Checked with the rest of the metadata in discovery; the endpoint is used only here.
+    const endpoint = m.registration_endpoint!;
+    const res = await fetchBounded(
+      this.requestContext(signal),
+      endpoint,
+      {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),
-      });
-    } catch (cause) {
-      throw this.fail(`client registration failed: ${(cause as Error).message}`, undefined, cause);
-    }
-    const text = await res.text();
-    let json: Record<string, unknown> | undefined;
-    try {
-      json = JSON.parse(text) as Record<string, unknown>;
-    } catch {}
+      },
+      { what: 'client registration' },
+    );
+    const json = parseObject(res.text);
     if (!res.ok || typeof json?.client_id !== 'string') {
       const error = typeof json?.error === 'string' ? json.error : undefined;
+      const description =
+        typeof json?.error_description === 'string' ? `: ${showValue(json.error_description)}` : '';
       throw this.fail(
-        `client registration at ${m.registration_endpoint} answered ${res.status}${error ? ` ${error}` : ''}${typeof json?.error_description === 'string' ? `: ${json.error_description}` : ''}`,
+        `client registration at ${showValue(endpoint)} answered ${res.status}${error ? ` ${showValue(error)}` : ''}${description}${res.ok ? ' without a client_id' : ''}; the authorization server refused to register this client: try again later, or configure a client_id for this server`,
         error,
       );
     }
     const secret = typeof json.client_secret === 'string' ? json.client_secret : undefined;
-    rememberSecret(secret);
-    this.log(`registered as client ${json.client_id}`);
+    this.secrets.remember(secret);
+    this.log(`registered as client ${showValue(json.client_id)}`);
     return {
       kind: 'dynamic',
       client_id: json.client_id,

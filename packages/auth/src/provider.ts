@@ -1,7 +1,10 @@
 import type { HttpAuth, HttpAuthChallenge } from '@mcpkit/jsonrpc';
-import { canonicalResource, type Discovered, discover, type FetchLike } from './discovery.js';
+import { checkPositive } from './defaults.js';
+import { canonicalResource, type Discovered, discover } from './discovery.js';
+import { checkEndpoint, checkMetadataEndpoints, showValue } from './endpoint.js';
 import { AuthError, NeedsAuthError } from './errors.js';
-import { redact } from './redact.js';
+import { type FetchLike, fetchBounded, parseObject, type RequestContext } from './fetch-bounded.js';
+import { SecretSet } from './redact.js';
 import { type AuthRecord, MemoryTokenStore, type StoredTokens, type TokenStore } from './store.js';
 import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
 
@@ -25,6 +28,12 @@ export interface ProviderOptions {
   /** Told of each step (redacted), for a host's log. */
   onevent?: (message: string) => void;
   fetch?: FetchLike;
+  /** Each network step (a metadata document, registration, a token request). Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Largest metadata, registration or token response read. Default 256 KiB. */
+  maxResponseBytes?: number;
+  /** How much of an error answer is read (for its OAuth error code). Default 4 KiB. */
+  maxErrorBodyBytes?: number;
 }
 
 /**
@@ -41,8 +50,16 @@ export abstract class BaseProvider implements HttpAuth {
   private renewing: Promise<void> | undefined;
   private cached: Promise<AuthRecord> | undefined;
   private discovered: { url: string | undefined; value: Discovered } | undefined;
+  /**
+   * The secret values this provider has handled (its tokens, client secrets): every
+   * message it produces is redacted with them. Bounded; cleared on logout and close.
+   */
+  readonly secrets = new SecretSet();
 
   constructor(options: ProviderOptions) {
+    checkPositive('requestTimeoutMs', options.requestTimeoutMs);
+    checkPositive('maxResponseBytes', options.maxResponseBytes, 2 ** 30);
+    checkPositive('maxErrorBodyBytes', options.maxErrorBodyBytes, 2 ** 30);
     this.options = options;
     this.store = options.store ?? new MemoryTokenStore();
     this.key = options.storeKey ?? canonicalResource(options.serverUrl);
@@ -69,7 +86,20 @@ export abstract class BaseProvider implements HttpAuth {
   }
 
   protected log(message: string): void {
-    this.options.onevent?.(redact(`${this.label}: ${message}`));
+    this.options.onevent?.(this.secrets.redact(`${this.label}: ${message}`));
+  }
+
+  /** What a network step of this provider runs with; `signal` is the operation's. */
+  protected requestContext(signal?: AbortSignal): RequestContext {
+    return {
+      fetchFn: this.fetchFn,
+      label: this.label,
+      signal,
+      timeoutMs: this.options.requestTimeoutMs,
+      maxResponseBytes: this.options.maxResponseBytes,
+      maxErrorBodyBytes: this.options.maxErrorBodyBytes,
+      secrets: this.secrets,
+    };
   }
 
   /**
@@ -78,7 +108,16 @@ export abstract class BaseProvider implements HttpAuth {
    * process, such as `mcpkit login`, may have written it).
    */
   protected async record(): Promise<AuthRecord> {
-    this.cached ??= this.store.get(this.key).then((r) => r ?? { issuers: {} });
+    this.cached ??= this.store.get(this.key).then((r) => {
+      const record = r ?? { issuers: {} };
+      // What the store holds is as secret as what the server sent.
+      for (const entry of Object.values(record.issuers ?? {})) {
+        this.secrets.remember(entry?.tokens?.access_token);
+        this.secrets.remember(entry?.tokens?.refresh_token);
+        this.secrets.remember(entry?.client?.client_secret);
+      }
+      return record;
+    });
     return this.cached;
   }
 
@@ -105,13 +144,17 @@ export abstract class BaseProvider implements HttpAuth {
   }
 
   /** Discovery, cached per `resource_metadata` URL. */
-  protected async discovery(resourceMetadataUrl: string | undefined): Promise<Discovered> {
+  protected async discovery(
+    resourceMetadataUrl: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Discovered> {
     if (this.discovered && (!resourceMetadataUrl || this.discovered.url === resourceMetadataUrl))
       return this.discovered.value;
     const pinned = this.options.authorizationServerMetadataUrl;
+    const { fetchFn, ...options } = this.requestContext(signal);
     const value = pinned
-      ? await this.pinnedMetadata(pinned)
-      : await discover(this.options.serverUrl, resourceMetadataUrl, this.fetchFn);
+      ? await this.pinnedMetadata(pinned, signal)
+      : await discover(this.options.serverUrl, resourceMetadataUrl, fetchFn, options);
     this.log(
       `authorization server ${value.metadata.issuer}${value.fallback ? ' (2025-03-26 default endpoints)' : ''}`,
     );
@@ -119,23 +162,28 @@ export abstract class BaseProvider implements HttpAuth {
     return value;
   }
 
-  private async pinnedMetadata(url: string): Promise<Discovered> {
-    let metadata: Discovered['metadata'];
-    try {
-      const res = await this.fetchFn(url, { headers: { accept: 'application/json' } });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      metadata = (await res.json()) as Discovered['metadata'];
-    } catch (cause) {
-      throw this.fail(
-        `the configured authorization-server metadata at ${url} could not be read: ${(cause as Error).message}`,
-        undefined,
-        cause,
-      );
-    }
+  private async pinnedMetadata(url: string, signal?: AbortSignal): Promise<Discovered> {
+    const checked = checkEndpoint(url, {
+      label: this.label,
+      field: 'authorizationServerMetadataUrl',
+      where: "this server's config",
+      fix: "Fix the authorization-server metadata URL in the server's config (https, or http on this machine)",
+    });
+    const res = await fetchBounded(
+      this.requestContext(signal),
+      checked,
+      { headers: { accept: 'application/json' } },
+      {
+        what: 'the configured authorization-server metadata',
+        follow: { label: this.label, field: 'the location of the configured metadata' },
+      },
+    );
+    const where = `the configured authorization-server metadata at ${showValue(checked.href)}`;
+    if (!res.ok) throw this.fail(`${where} could not be read: HTTP ${res.status}`);
+    const metadata = parseObject(res.text) as Discovered['metadata'] | undefined;
     if (typeof metadata?.issuer !== 'string' || typeof metadata.token_endpoint !== 'string')
-      throw this.fail(
-        `the configured authorization-server metadata at ${url} lacks "issuer" or "token_endpoint"`,
-      );
+      throw this.fail(`${where} lacks "issuer" or "token_endpoint"`);
+    checkMetadataEndpoints(metadata, this.label, where);
     return {
       resource: canonicalResource(this.options.serverUrl),
       resourceMetadata: undefined,
@@ -197,6 +245,7 @@ export abstract class BaseProvider implements HttpAuth {
   protected abstract refreshOrRenew(
     current: StoredTokens | undefined,
     bearer: BearerChallenge | undefined,
+    signal?: AbortSignal,
   ): Promise<void>;
 
   /**
@@ -208,10 +257,23 @@ export abstract class BaseProvider implements HttpAuth {
     this.discovered = undefined;
   }
 
-  /** Forgets this server's tokens and registrations. */
+  /** Forgets this server's tokens and registrations, and the secrets held in memory. */
   async logout(): Promise<void> {
     await this.store.delete(this.key);
     this.cached = undefined;
+    this.discovered = undefined;
+    this.secrets.clear();
+  }
+
+  /**
+   * Drops everything this provider holds in memory (tokens read from the store, the
+   * secrets it remembered for redaction). The store keeps the tokens; a provider used
+   * after `close()` reads them again.
+   */
+  async close(): Promise<void> {
+    this.cached = undefined;
+    this.discovered = undefined;
+    this.secrets.clear();
   }
 
   protected needsAuth(reason: string): NeedsAuthError {
@@ -224,7 +286,7 @@ export abstract class BaseProvider implements HttpAuth {
 
   protected fail(message: string, oauthError?: string, cause?: unknown): AuthError {
     return new AuthError(
-      redact(`${this.label}: ${message}`),
+      this.secrets.redact(`${this.label}: ${message}`),
       oauthError,
       cause ? { cause } : undefined,
     );

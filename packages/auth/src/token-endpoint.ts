@@ -1,6 +1,7 @@
-import type { FetchLike } from './discovery.js';
+import { showValue } from './endpoint.js';
 import { AuthError } from './errors.js';
-import { redact, rememberSecret } from './redact.js';
+import { fetchBounded, parseObject, type RequestContext } from './fetch-bounded.js';
+import { redact } from './redact.js';
 import type { StoredTokens } from './store.js';
 
 /** How a client proves itself at a token endpoint. */
@@ -37,14 +38,21 @@ export interface TokenResponse {
   [key: string]: unknown;
 }
 
-/** POSTs a grant to a token endpoint; rejects with `AuthError` carrying the OAuth error. */
+/**
+ * POSTs a grant to a token endpoint (already checked by the endpoint rule) within the
+ * step's time and size limits; rejects with `AuthError` carrying the OAuth error. The
+ * tokens it receives and the secrets it sends are remembered in `ctx.secrets`.
+ */
 export async function tokenRequest(
   endpoint: string,
   params: Record<string, string | undefined>,
   auth: ClientAuth,
-  fetchFn: FetchLike,
+  ctx: RequestContext,
   what: string,
 ): Promise<TokenResponse> {
+  const secrets = ctx.secrets;
+  for (const key of ['refresh_token', 'subject_token', 'assertion', 'code', 'code_verifier'])
+    secrets?.remember(params[key]);
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) body.set(k, v);
   const headers: Record<string, string> = {
@@ -56,51 +64,49 @@ export async function tokenRequest(
       body.set('client_id', auth.clientId);
       break;
     case 'client_secret_post':
+      secrets?.remember(auth.clientSecret);
       body.set('client_id', auth.clientId);
       body.set('client_secret', auth.clientSecret);
       break;
     case 'client_secret_basic':
-      rememberSecret(auth.clientSecret);
+      secrets?.remember(auth.clientSecret);
       // RFC 6749 2.3.1: form-encode both parts before Base64.
       headers.authorization = `Basic ${Buffer.from(`${formEncode(auth.clientId)}:${formEncode(auth.clientSecret)}`).toString('base64')}`;
       break;
-    case 'private_key_jwt':
+    case 'private_key_jwt': {
+      const assertion = await auth.assertion();
+      secrets?.remember(assertion);
       body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
-      body.set('client_assertion', await auth.assertion());
+      body.set('client_assertion', assertion);
       break;
+    }
     case 'assertion-only':
       break;
   }
-  let res: Response;
-  try {
-    res = await fetchFn(endpoint, { method: 'POST', headers, body: body.toString() });
-  } catch (cause) {
-    throw new AuthError(
-      `${what}: POST ${redact(endpoint)} failed: ${(cause as Error).message}`,
-      undefined,
-      {
-        cause,
-      },
-    );
-  }
-  const text = await res.text();
-  let json: Record<string, unknown> | undefined;
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {}
+  const hide = (text: string) => (secrets ? secrets.redact(text) : redact(text));
+  const res = await fetchBounded(
+    ctx,
+    endpoint,
+    { method: 'POST', headers, body: body.toString() },
+    { what },
+  );
+  const json = parseObject(res.text);
   if (!res.ok) {
     const error = typeof json?.error === 'string' ? json.error : undefined;
     const description =
       typeof json?.error_description === 'string' ? `: ${json.error_description}` : '';
     throw new AuthError(
-      `${what}: the token endpoint answered ${res.status}${error ? ` ${error}` : ''}${redact(description)}`,
+      hide(
+        `${ctx.label}: ${what}: the token endpoint answered ${res.status}${error ? ` ${showValue(error)}` : ''}${showValue(description)}`,
+      ),
       error,
     );
   }
   if (!json || typeof json.access_token !== 'string')
-    throw new AuthError(`${what}: the token endpoint's answer has no access_token`);
-  rememberSecret(json.access_token);
-  if (typeof json.refresh_token === 'string') rememberSecret(json.refresh_token);
+    throw new AuthError(`${ctx.label}: ${what}: the token endpoint's answer has no access_token`);
+  secrets?.remember(json.access_token);
+  if (typeof json.refresh_token === 'string') secrets?.remember(json.refresh_token);
+  if (typeof json.id_token === 'string') secrets?.remember(json.id_token);
   return json as TokenResponse;
 }
 

@@ -34,6 +34,15 @@ describe('config files that are not files (issue #10 finding 12)', () => {
     expect(r.stderr).toContain(`${file}: is a FIFO`);
   });
 
+  it('import of a file that is a symlink to /dev/zero is refused, not read', async () => {
+    await using box = sandbox();
+    const file = path.join(box.repo, 'claude_desktop_config.json');
+    symlinkSync('/dev/zero', file);
+    const r = await box.cli(['import', '--from', 'claude-desktop', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file} is a character device, not a regular file`);
+  });
+
   it('an unreadable projects.json made every command fail: now a warning, user servers still start, approving is an error naming it', async () => {
     await using box = sandbox();
     const marker = path.join(box.root, 'user-started');

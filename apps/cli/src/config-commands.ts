@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  type ApprovalRecord,
   addServer,
   approve,
   approveAll,
@@ -11,7 +11,9 @@ import {
   type LoadResult,
   nodeFs,
   type ResolvedServer,
+  readConfigFile,
   redactServerConfig,
+  redactUrl,
   reject,
   removeServer,
   resetApprovals,
@@ -69,8 +71,13 @@ export async function listCommand(
   const secrets = showSecrets ? [] : secretsOf(result);
   const out = (text: string) => io.stdout(scrubSecrets(text, secrets));
   const err = (text: string) => io.stderr(scrubSecrets(text, secrets));
-  const shown = <T extends { config: ServerConfig }>(s: T): T =>
-    showSecrets ? s : { ...s, config: redactServerConfig(s.config) };
+  const shown = <T extends { config: ServerConfig; approval?: ApprovalRecord }>(s: T): T => {
+    if (showSecrets) return s;
+    const approval = s.approval?.url
+      ? { approval: { ...s.approval, url: redactUrl(s.approval.url) } }
+      : {};
+    return { ...s, config: redactServerConfig(s.config), ...approval };
+  };
   if (json) {
     out(
       `${JSON.stringify(
@@ -288,10 +295,15 @@ export async function importCommand(
           ? path.join(ctx.home, location[platform]!)
           : undefined;
   if (!file) throw new UsageError(`give the ${host} config file to import`);
-  let text: string;
+  // Read like any config file: a regular file only, with a size bound.
+  let text: string | undefined;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
+    text = await readConfigFile(file);
+  } catch (error) {
+    io.stderr(`mcpkit: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (text === undefined) {
     io.stderr(`mcpkit: cannot read ${file}; give the file to import as an argument\n`);
     return 1;
   }

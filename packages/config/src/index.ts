@@ -1,3 +1,8 @@
+export {
+  approvalStatus,
+  legacyApprovals,
+  type ProjectApprovals,
+} from './approvals.js';
 export { type Diagnostic, formatDiagnostic, jsonPath } from './diagnostics.js';
 export {
   EXPANDED_FIELDS,
@@ -64,8 +69,6 @@ export {
 export {
   type ConfigSource,
   type DroppedServer,
-  legacyApprovals,
-  type ProjectApprovals,
   type ResolvedServer,
   type ResolveInput,
   type ResolveResult,
@@ -74,7 +77,6 @@ export {
   type Scope,
   type ServerOrigin,
   type ServerStatus,
-  validateServerEntry,
 } from './resolve.js';
 export {
   type HttpServerConfig,
@@ -121,6 +123,7 @@ export {
   urlMatches,
   urlParts,
 } from './url-rules.js';
+export { validateServerEntry } from './validate-entry.js';
 export {
   addServer,
   ConfigWriteError,

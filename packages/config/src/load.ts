@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { legacyApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { type ConfigFs, nodeFs, readProblem } from './fs.js';
 import { loadProjectState } from './local-state.js';
@@ -7,7 +8,6 @@ import type { Policy } from './policy.js';
 import { failClosedReason, parsePolicyFile } from './policy-file.js';
 import {
   type ConfigSource,
-  legacyApprovals,
   type ResolveInput,
   type ResolveResult,
   resolveConfig,

@@ -1,8 +1,8 @@
 import { applyEdits, modify } from 'jsonc-parser';
+import type { ProjectApprovals } from './approvals.js';
 import type { Diagnostic } from './diagnostics.js';
 import { type ConfigFs, readProblem } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
-import type { ProjectApprovals } from './resolve.js';
 import type { ApprovalRecord } from './signature.js';
 import { ConfigWriteError } from './writers.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from './diagnostics.js';
-import { resolveConfig, validateServerEntry } from './resolve.js';
+import { resolveConfig } from './resolve.js';
+import { validateServerEntry } from './validate-entry.js';
 
 describe('user-keyed names (issue #10 finding 10)', () => {
   it('a server named __proto__, constructor or prototype gets a diagnostic instead of vanishing', () => {
@@ -13,6 +14,21 @@ describe('user-keyed names (issue #10 finding 10)', () => {
       'mcp.json: mcpServers.constructor: "constructor" is a reserved name and cannot be a server name; rename the server',
       'mcp.json: mcpServers.prototype: "prototype" is a reserved name and cannot be a server name; rename the server',
     ]);
+  });
+
+  it('env and headers keep a "__proto__" key (zod alone dropped it) in null-prototype maps', () => {
+    const text =
+      '{"mcpServers":{"a":{"command":"x","env":{"__proto__":"v","constructor":"${toString}"}},"h":{"type":"http","url":"https://h.example","headers":{"__proto__":"p"}}}}';
+    const r = resolveConfig({ sources: [{ scope: 'user', source: 'u', text }], env: {} });
+    const env = (r.servers[0]!.config as { env: Record<string, string> }).env;
+    expect(Object.getPrototypeOf(env)).toBeNull();
+    expect(Object.entries(env)).toEqual([
+      ['__proto__', 'v'],
+      ['constructor', '${toString}'],
+    ]);
+    const headers = (r.servers[1]!.config as { headers: Record<string, string> }).headers;
+    expect(Object.entries(headers)).toEqual([['__proto__', 'p']]);
+    expect(r.servers[0]!.missingVariables).toEqual(['toString']);
   });
 
   it('writers refuse a reserved name too (they validate with validateServerEntry)', () => {

@@ -1,19 +1,11 @@
+import { approvalStatus, type ProjectApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { expandServer, referencedVariables } from './expand.js';
 import { parseJsoncText } from './jsonc.js';
 import { evaluatePolicy, type Policy, type PolicyDecision } from './policy.js';
-import {
-  SERVER_NAME_PATTERN,
-  SERVER_TYPES,
-  type ServerConfig,
-  serverSchemasByType,
-} from './schemas.js';
-import {
-  type ApprovalRecord,
-  approvalChanges,
-  approvalRecord,
-  serverSignature,
-} from './signature.js';
+import type { ServerConfig } from './schemas.js';
+import { type ApprovalRecord, approvalRecord, serverSignature } from './signature.js';
+import { validateServerEntry } from './validate-entry.js';
 
 /**
  * Where a server entry came from. `enterprise` is an alias of `managed`; `connector`
@@ -68,22 +60,6 @@ export interface ConfigSource {
   depth?: number;
   /** Among sources of the same scope and depth, a higher `order` wins (dynamic: later arguments). */
   order?: number;
-}
-
-export interface ProjectApprovals {
-  /** Approved project servers: name → what was approved (file and signature). */
-  servers?: Readonly<Record<string, ApprovalRecord>>;
-  /** Rejected by name: a rejection holds whatever the entry becomes. */
-  rejected?: readonly string[];
-  /** Old, name-only format: no longer counts as approval (see `legacyApprovals`). */
-  enableAll?: boolean;
-  /** Old, name-only format: no longer counts as approval (see `legacyApprovals`). */
-  approved?: readonly string[];
-}
-
-/** Whether approvals hold old name-only entries, which no longer count. */
-export function legacyApprovals(a: ProjectApprovals | undefined): boolean {
-  return !!a && (a.enableAll === true || (Array.isArray(a.approved) && a.approved.length > 0));
 }
 
 export interface ResolveInput {
@@ -153,81 +129,6 @@ interface Candidate extends ServerOrigin {
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Names that mean something to JavaScript objects: never server names. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** Validates one entry: picks its schema by `type`, reports every problem with its path. */
-export function validateServerEntry(
-  name: string,
-  raw: unknown,
-  source: string,
-  at: ReadonlyArray<string | number>,
-): { config?: ServerConfig; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = [];
-  const error = (path: ReadonlyArray<string | number>, message: string) =>
-    diagnostics.push({ severity: 'error', source, path: jsonPath([...at, ...path]), message });
-  if (!SERVER_NAME_PATTERN.test(name)) {
-    error([], 'server names may contain only letters, digits, "-" and "_"');
-    return { diagnostics };
-  }
-  if (RESERVED_NAMES.has(name)) {
-    error([], `"${name}" is a reserved name and cannot be a server name; rename the server`);
-    return { diagnostics };
-  }
-  if (!isRecord(raw)) {
-    error([], 'expected an object');
-    return { diagnostics };
-  }
-  let type = raw.type;
-  if (type === undefined) {
-    if (raw.url !== undefined) {
-      error(['type'], 'a server with a "url" needs a "type": add "type": "http" (or "sse", "ws")');
-      return { diagnostics };
-    }
-    type = 'stdio';
-  }
-  if (typeof type !== 'string' || !(SERVER_TYPES as string[]).includes(type)) {
-    error(
-      ['type'],
-      `unknown type ${JSON.stringify(type)}; expected one of ${SERVER_TYPES.join(', ')}`,
-    );
-    return { diagnostics };
-  }
-  const schema = serverSchemasByType[type as keyof typeof serverSchemasByType];
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      let at: unknown = raw;
-      for (const key of issue.path)
-        at =
-          isRecord(at) || Array.isArray(at)
-            ? (at as Record<PropertyKey, unknown>)[key as PropertyKey]
-            : undefined;
-      const message =
-        at === undefined
-          ? 'is required'
-          : issue.path.at(-1) === 'url' && issue.code === 'invalid_type'
-            ? 'expected a URL'
-            : issue.message.replace(/^Invalid input: /, '');
-      error(issue.path as Array<string | number>, message);
-    }
-    return { diagnostics };
-  }
-  const known = new Set(Object.keys(schema.shape));
-  for (const key of Object.keys(raw)) {
-    if (!known.has(key)) {
-      diagnostics.push({
-        severity: 'warning',
-        source,
-        path: jsonPath([...at, key]),
-        message: `unknown field for a "${type}" server; ignored`,
-      });
-    }
-  }
-  const config = { ...parsed.data, type } as ServerConfig;
-  return { config, diagnostics };
-}
 
 function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic[]): Candidate[] {
   const candidates: Candidate[] = [];
@@ -392,22 +293,7 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       status = 'disabled';
       reason = `disabled in ${c.source}`;
     } else if (c.scope === 'project') {
-      const a = input.approvals ?? {};
-      const stored = a.servers && Object.hasOwn(a.servers, c.name) ? a.servers[c.name] : undefined;
-      const changes = stored === undefined ? undefined : approvalChanges(stored, approval!);
-      if (Array.isArray(a.rejected) && a.rejected.includes(c.name)) {
-        status = 'rejected';
-        reason = 'project server rejected by the user';
-      } else if (changes && changes.length === 0) {
-        reason = 'project server approved';
-      } else {
-        status = 'pending-approval';
-        reason = changes
-          ? `changed since approved: ${changes.join(', ')}; check ${c.source} and run "mcpkit approve ${c.name}" again`
-          : legacyApprovals(a) && (a.enableAll || a.approved?.includes(c.name))
-            ? `approved by name only (an older format, which no longer counts): check ${c.source} and run "mcpkit approve ${c.name}"`
-            : `project server from ${c.source} waits for approval; it is not started until approved`;
-      }
+      ({ status, reason } = approvalStatus(c.name, c.source, approval!, input.approvals));
     }
     const replaces = c.scope === 'project' ? replaced.get(c) : undefined;
     servers.push({

@@ -1,6 +1,6 @@
 import { parseJsoncText } from '../jsonc.js';
-import { validateServerEntry } from '../resolve.js';
 import { SERVER_NAME_PATTERN } from '../schemas.js';
+import { validateServerEntry } from '../validate-entry.js';
 
 /** Hosts whose config formats can be imported. */
 export const IMPORT_SOURCES = [

@@ -125,7 +125,6 @@ export function oauthFor(
   server: ResolvedServer,
   ctx: CliContext,
   interactive?: LoopbackAuthorization,
-  fetch?: typeof globalThis.fetch,
 ): OAuthProvider {
   assertMayContact(server);
   const config = server.config as RemoteConfig;
@@ -146,7 +145,6 @@ export function oauthFor(
       ? { authorizationServerMetadataUrl: oauth.authServerMetadataUrl }
       : {}),
     ...(interactive ? { interactive } : {}),
-    ...(fetch ? { fetch } : {}),
   });
 }
 

@@ -20,25 +20,11 @@ export interface AuthCommandOptions {
   shutdown: Shutdown;
 }
 
-/** Rejects with the signal's reason once it aborts. */
-function abortion(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
-  let dispose = () => {};
-  const promise = new Promise<never>((_, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    dispose = () => signal.removeEventListener('abort', onAbort);
-  });
-  // Nobody may be listening when the work finishes first.
-  promise.catch(() => {});
-  return { promise, dispose };
-}
-
 /**
- * `mcpkit login <server>` and `mcpkit logout <server>`. Login is bounded as a whole: every
- * HTTP request it makes carries the deadline's signal, the wait for the browser ends with
- * it, and the loopback listener is closed on every path out (a failed registration used to
- * leave it open and the process alive forever).
+ * `mcpkit login <server>` and `mcpkit logout <server>`. Login is bounded as a whole (the
+ * provider's `login({ signal, timeoutMs })`: every request, the wait for the browser), a
+ * signal ends it, and the loopback listener is closed on every path out (a failed
+ * registration used to leave it open and the process alive forever).
  */
 export async function authCommand(
   io: Output,
@@ -67,8 +53,6 @@ export async function authCommand(
     io.stdout(`Logged out of ${name}: its tokens and registration are forgotten.\n`);
     return 0;
   }
-  const deadline = AbortSignal.timeout(options.loginTimeoutMs);
-  const signal = AbortSignal.any([deadline, options.shutdown.signal]);
   const oauth = 'oauth' in config ? config.oauth : undefined;
   const loopback = new LoopbackAuthorization({
     ...(oauth?.callbackPort ? { port: oauth.callbackPort } : {}),
@@ -76,25 +60,21 @@ export async function authCommand(
     print: (line) => io.link(`${line}\n`),
     timeoutMs: options.loginTimeoutMs,
   });
-  const untrack = options.shutdown.track({ close: () => loopback.close() });
-  const bounded: typeof fetch = (input, init) =>
-    fetch(input, {
-      ...init,
-      signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
-    });
-  const aborted = abortion(signal);
+  const provider = oauthFor(server, ctx, loopback);
+  const untrack = options.shutdown.track({ close: () => provider.close() });
   try {
-    await Promise.race([oauthFor(server, ctx, loopback, bounded).login(), aborted.promise]);
+    await provider.login({ signal: options.shutdown.signal, timeoutMs: options.loginTimeoutMs });
   } catch (error) {
-    if (deadline.aborted)
+    if (TimeoutError.isInstance(error) && error.timeoutMs === options.loginTimeoutMs)
       throw new TimeoutError(
-        `server "${name}": login did not finish within ${options.loginTimeoutMs / 1000} s; run "mcpkit login ${name}" again (--login-timeout <ms> allows longer)`,
+        `${error.message} (--login-timeout <ms> allows longer)`,
         options.loginTimeoutMs,
         { cause: error },
       );
     throw error;
   } finally {
-    aborted.dispose();
+    // The provider closes its listener itself; this also covers a throw before login().
+    await provider.close().catch(() => {});
     await loopback.close();
     untrack();
   }

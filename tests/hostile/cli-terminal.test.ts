@@ -89,6 +89,29 @@ describe('server text reaches the terminal neutralized', () => {
     expect(r.stderr).toContain(`fatal${SHOWN}`);
   });
 
+  it("a repository's .mcp.json with escapes in a server name and a command: list and servers stay neutral", async () => {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      path.join(box.cwd, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { [`evil${PAYLOAD}`]: { command: 'x' }, ok: { command: `y${PAYLOAD}` } },
+      }),
+    );
+    const [list, listJson, servers] = await Promise.all(
+      [['list'], ['--json', 'list'], ['servers']].map((a) =>
+        runCli(a, { env: box.env, cwd: box.cwd }),
+      ),
+    );
+    for (const r of [list, listJson, servers]) {
+      expect(controls(r.stdout)).toEqual([]);
+      expect(controls(r.stderr)).toEqual([]);
+    }
+    // The bad name is reported (escaped), the good entry listed; its command is data.
+    expect(list.stderr).toContain('mcpServers["evil\\u001b]52;c;');
+    expect(list.stdout).toMatch(/^ok\s+project/m);
+    expect(JSON.parse(listJson.stdout).servers[0].config.command).toBe(`y${PAYLOAD}`);
+  });
+
   it('call on a terminal (a real pseudo-terminal through script(1)) is neutralized', async () => {
     const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
     const command = [process.execPath, bin, ...args, 'call', 'ansi', 'echo'].map(quote).join(' ');

@@ -91,10 +91,15 @@ export function runManagerBench({
       Array.from({ length: quick ? 2 : 3 }, () => worker('tool-call-worker.mjs')),
     );
     log('[manager] memory of an idle connection');
-    figures.idleMemory = medians(
-      Array.from({ length: quick ? 2 : 3 }, () =>
-        worker('idle-memory-worker.mjs', String(SERVERS)),
-      ),
+    figures.idleMemory = Object.fromEntries(
+      ['manager', 'mcpkit', 'sdk-v1'].map((impl) => [
+        impl,
+        medians(
+          Array.from({ length: quick ? 2 : 3 }, () =>
+            worker('idle-memory-worker.mjs', impl, String(SERVERS)),
+          ),
+        ),
+      ]),
     );
     log('[manager] tools() with a warm lazy-start cache');
     figures.lazyTools = medians(
@@ -164,11 +169,15 @@ function report(figures, impls) {
     });
   } else if (t?.failed) lines.push(`Tool call CPU: fails (${t.failed})`);
   const m = figures.idleMemory;
-  if (m && !m.failed)
+  if (m) {
+    const one = (label, f) =>
+      f.failed
+        ? `${label} fails (${f.failed})`
+        : `${label} ${fmt(f.heapKb)} KB`;
     lines.push(
-      `Memory of an idle connection (client process, after GC, ${SERVERS} connections): manager ${fmt(m.managerHeapKb)} KB heap / ${fmt(m.managerRssKb)} KB RSS per server; bare McpClient ${fmt(m.clientHeapKb)} KB / ${fmt(m.clientRssKb)} KB; SDK v1 ${fmt(m.sdkHeapKb)} KB / ${fmt(m.sdkRssKb)} KB.`,
+      `Memory of an idle connection (client process, V8 heap + external after GC, per connection over ${SERVERS}, tools listed once): ${one('manager', m.manager)}; ${one('bare McpClient', m.mcpkit)}; ${one('SDK v1', m['sdk-v1'])}.`,
     );
-  else if (m?.failed) lines.push(`Idle memory: fails (${m.failed})`);
+  }
   const l = figures.lazyTools;
   if (l && !l.failed) {
     lines.push(

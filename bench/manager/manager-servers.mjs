@@ -1,0 +1,13 @@
+// `count` stdio servers as @mcpkit/config resolves them, for McpManager.
+import { resolveConfig } from '@mcpkit/config';
+
+export function resolvedServers({ command, args, count, env }) {
+  const mcpServers = {};
+  for (let i = 0; i < count; i++)
+    mcpServers[`echo-${String(i).padStart(2, '0')}`] = { command, args, ...(env ? { env } : {}) };
+  const { servers, errors } = resolveConfig({
+    sources: [{ scope: 'dynamic', source: 'bench', value: { mcpServers } }],
+  });
+  if (errors.length > 0) throw new Error(`bench config: ${errors.map((e) => e.message).join('; ')}`);
+  return servers;
+}

@@ -11,7 +11,9 @@ export async function connectAll({ command, args, count, concurrency }) {
   const snapshot = await manager.connectAll();
   const failed = snapshot.servers.filter((s) => s.state !== 'connected');
   if (failed.length > 0)
-    throw new Error(`not connected: ${failed.map((s) => `${s.name} ${s.state} ${s.error?.message ?? ''}`).join('; ')}`);
+    throw new Error(
+      `not connected: ${failed.map((s) => `${s.name} ${s.state} ${s.error?.message ?? ''}`).join('; ')}`,
+    );
   return {
     connected: snapshot.servers.length,
     close: () => manager.close(),

@@ -8,6 +8,7 @@ export function resolvedServers({ command, args, count, env }) {
   const { servers, errors } = resolveConfig({
     sources: [{ scope: 'dynamic', source: 'bench', value: { mcpServers } }],
   });
-  if (errors.length > 0) throw new Error(`bench config: ${errors.map((e) => e.message).join('; ')}`);
+  if (errors.length > 0)
+    throw new Error(`bench config: ${errors.map((e) => e.message).join('; ')}`);
   return servers;
 }

@@ -171,9 +171,7 @@ function report(figures, impls) {
   const m = figures.idleMemory;
   if (m) {
     const one = (label, f) =>
-      f.failed
-        ? `${label} fails (${f.failed})`
-        : `${label} ${fmt(f.heapKb)} KB`;
+      f.failed ? `${label} fails (${f.failed})` : `${label} ${fmt(f.heapKb)} KB`;
     lines.push(
       `Memory of an idle connection (client process, V8 heap + external after GC, per connection over ${SERVERS}, tools listed once): ${one('manager', m.manager)}; ${one('bare McpClient', m.mcpkit)}; ${one('SDK v1', m['sdk-v1'])}.`,
     );

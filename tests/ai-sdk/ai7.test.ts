@@ -15,8 +15,17 @@ describe('@mcpkit/ai-sdk with ai 7 on Node 22: generateText over a real manager'
   it('calls echo, maps isError to a tool-error and passes progress, as with ai 6', () => {
     const r = spawnSync(
       node22,
-      ['--import', path.join(here, 'ai7-hooks.mjs'), path.join(here, 'ai7-run.mjs'), everythingEntry],
-      { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env.PATH, HOME: process.env.HOME } },
+      [
+        '--import',
+        path.join(here, 'ai7-hooks.mjs'),
+        path.join(here, 'ai7-run.mjs'),
+        everythingEntry,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      },
     );
     expect(r.status, r.stderr).toBe(0);
     const seen = JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -27,8 +36,14 @@ describe('@mcpkit/ai-sdk with ai 7 on Node 22: generateText over a real manager'
     expect(seen.echo.sent).toEqual({ type: 'text', value: 'Echo: hello 7' });
     expect(seen.echo.text).toBe(JSON.stringify([{ type: 'text', value: 'Echo: hello 7' }]));
     expect(seen.error.isToolResultError).toBe(true);
-    expect(seen.error.message).toMatch(/^MCP server "everything": tool "get-sum" reported an error: .*expected number/s);
-    expect(seen.error.sent).toEqual({ type: 'error-text', value: seen.error.message });
+    expect(seen.error.message).toMatch(
+      /^MCP server "everything": tool "get-sum" reported an error: .*expected number/s,
+    );
+    // ai 7 sends String(error), so the model sees the class name before the message (ai 6: the message).
+    expect(seen.error.sent).toEqual({
+      type: 'error-text',
+      value: `ToolResultError: ${seen.error.message}`,
+    });
     expect(seen.progress).toEqual([
       ['call-1', 1, 3],
       ['call-1', 2, 3],

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { createToolSet, ToolResultError, type ToolProgressEvent } from '@mcpkit/ai-sdk';
+import { createToolSet, type ToolProgressEvent, ToolResultError } from '@mcpkit/ai-sdk';
 import { resolveConfig } from '@mcpkit/config';
 import { McpManager } from '@mcpkit/manager';
 import { generateText, stepCountIs } from 'ai';
@@ -16,7 +16,9 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
         scope: 'dynamic',
         source: 'ai-sdk test',
         value: {
-          mcpServers: { everything: { command: process.execPath, args: [everythingEntry, 'stdio'] } },
+          mcpServers: {
+            everything: { command: process.execPath, args: [everythingEntry, 'stdio'] },
+          },
         },
       },
     ],
@@ -47,7 +49,9 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
   });
 
   it('the model calls echo and gets the server text back in its next step', async () => {
-    const model = scriptedModel([{ toolName: 'mcp__everything__echo', input: { message: 'hello' } }]);
+    const model = scriptedModel([
+      { toolName: 'mcp__everything__echo', input: { message: 'hello' } },
+    ]);
     const result = await generateText({
       model,
       tools: await createToolSet(manager),
@@ -79,7 +83,11 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
     expect(errors).toHaveLength(1);
     const error = errors[0]!.error;
     expect(ToolResultError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ server: 'everything', tool: 'get-sum', code: 'MCPKIT_AI_SDK_TOOL_RESULT' });
+    expect(error).toMatchObject({
+      server: 'everything',
+      tool: 'get-sum',
+      code: 'MCPKIT_AI_SDK_TOOL_RESULT',
+    });
     expect((error as ToolResultError).message).toMatch(
       /^MCP server "everything": tool "get-sum" reported an error: .*expected number.*call it again/s,
     );
@@ -96,15 +104,24 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
       stopWhen: stepCountIs(2),
     });
     const [call] = result.steps[0]!.toolResults;
-    expect(call!.output).toMatchObject({ isError: true, text: expect.stringMatching(/expected number/) });
+    expect(call!.output).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/expected number/),
+    });
     const [sent] = toolResultsIn(model.doGenerateCalls[1]!);
-    expect(sent!.output).toEqual({ type: 'error-text', value: (call!.output as { text: string }).text });
+    expect(sent!.output).toEqual({
+      type: 'error-text',
+      value: (call!.output as { text: string }).text,
+    });
   });
 
   it('progress notifications of a long tool reach onProgress with the tool call they belong to', async () => {
     const events: ToolProgressEvent[] = [];
     const model = scriptedModel([
-      { toolName: 'mcp__everything__trigger-long-running-operation', input: { duration: 0.3, steps: 3 } },
+      {
+        toolName: 'mcp__everything__trigger-long-running-operation',
+        input: { duration: 0.3, steps: 3 },
+      },
     ]);
     const result = await generateText({
       model,
@@ -126,10 +143,13 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
       });
   });
 
-  it("generateText's abort signal cancels a running MCP call", async () => {
+  it("generateText's abort signal ends a running MCP call with the abort reason", async () => {
     const controller = new AbortController();
     const model = scriptedModel([
-      { toolName: 'mcp__everything__trigger-long-running-operation', input: { duration: 600, steps: 600 } },
+      {
+        toolName: 'mcp__everything__trigger-long-running-operation',
+        input: { duration: 600, steps: 600 },
+      },
     ]);
     const reason = new Error('the user pressed stop');
     const outcome = generateText({
@@ -141,7 +161,10 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
       }),
       prompt: 'run it',
     });
-    await expect(outcome).rejects.toBe(reason);
+    // ai 6 records a failed execute, aborts included, as a tool-error part of the step.
+    const result = await outcome;
+    const errors = result.steps[0]!.content.filter((p) => p.type === 'tool-error');
+    expect(errors.map((e) => e.error)).toEqual([reason]);
     // The connection is fine afterwards: the next call is answered.
     const echo = (await manager.tools()).find((t) => t.tool === 'echo')!;
     expect((await echo.call({ message: 'still here' })).text).toBe('Echo: still here');
@@ -155,7 +178,9 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
       prompt: 'show',
       stopWhen: stepCountIs(2),
     });
-    const output = result.steps[0]!.toolResults[0]!.output as { files: Array<{ path: string; mimeType: string; bytes: number }> };
+    const output = result.steps[0]!.toolResults[0]!.output as {
+      files: Array<{ path: string; mimeType: string; bytes: number }>;
+    };
     expect(output.files).toEqual([
       { path: expect.stringMatching(/\.png$/), mimeType: 'image/png', bytes: expect.any(Number) },
     ]);
@@ -163,7 +188,9 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
     expect((await stat(file.path)).size).toBe(file.bytes);
     const [sent] = toolResultsIn(model.doGenerateCalls[1]!);
     expect(sent!.output).toMatchObject({ type: 'text' });
-    expect((sent!.output as { value: string }).value).toContain(`[image saved to ${file.path} (image/png, ${file.bytes} bytes)]`);
+    expect((sent!.output as { value: string }).value).toContain(
+      `[image saved to ${file.path} (image/png, ${file.bytes} bytes)]`,
+    );
   });
 
   it('inlineFiles sends the image to the model as file-data, text blocks kept around it', async () => {
@@ -174,10 +201,14 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
       prompt: 'show',
       stopWhen: stepCountIs(2),
     });
-    const output = result.steps[0]!.toolResults[0]!.output as { files: Array<{ path: string; bytes: number }> };
+    const output = result.steps[0]!.toolResults[0]!.output as {
+      files: Array<{ path: string; bytes: number }>;
+    };
     const [sent] = toolResultsIn(model.doGenerateCalls[1]!);
     expect(sent!.output.type).toBe('content');
-    const parts = (sent!.output as { value: Array<{ type: string; data?: string; mediaType?: string }> }).value;
+    const parts = (
+      sent!.output as { value: Array<{ type: string; data?: string; mediaType?: string }> }
+    ).value;
     const files = parts.filter((p) => p.type === 'file-data');
     expect(files).toHaveLength(1);
     expect(files[0]!.mediaType).toBe('image/png');
@@ -188,7 +219,9 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
   });
 
   it('needsApproval holds the call for the host instead of running it', async () => {
-    const model = scriptedModel([{ toolName: 'mcp__everything__echo', input: { message: 'wait' } }]);
+    const model = scriptedModel([
+      { toolName: 'mcp__everything__echo', input: { message: 'wait' } },
+    ]);
     const result = await generateText({
       model,
       tools: await createToolSet(manager, { needsApproval: (t) => t.tool === 'echo' }),
@@ -196,12 +229,17 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
       stopWhen: stepCountIs(2),
     });
     expect(result.steps).toHaveLength(1);
-    expect(result.steps[0]!.content.map((p) => p.type)).toEqual(['tool-call', 'tool-approval-request']);
+    expect(result.steps[0]!.content.map((p) => p.type)).toEqual([
+      'tool-call',
+      'tool-approval-request',
+    ]);
     expect(result.steps[0]!.toolResults).toEqual([]);
   });
 
   it('filter keeps only the chosen tools', async () => {
-    const tools = await createToolSet(manager, { filter: (t) => t.readOnly && t.tool.startsWith('get-') });
+    const tools = await createToolSet(manager, {
+      filter: (t) => t.readOnly && t.tool.startsWith('get-'),
+    });
     const names = Object.keys(tools);
     expect(names.length).toBeGreaterThan(3);
     for (const n of names) expect(n).toMatch(/^mcp__everything__get-/);

@@ -56,9 +56,14 @@ describe('toModelOutput', () => {
       withFile(path.join(dir, 'a.wav'), 'audio/wav', 4),
     ]) {
       const out = await toModelOutput(r, inline, false);
-      const text = out.type === 'content' ? out.value.map((p) => ('text' in p ? p.text : '')).join('\n') : out.value;
+      const text =
+        out.type === 'content'
+          ? out.value.map((p) => ('text' in p ? p.text : '')).join('\n')
+          : out.value;
       expect(text).toBe(r.text);
-      expect(out.type === 'content' ? out.value.some((p) => p.type === 'file-data') : false).toBe(false);
+      expect(out.type === 'content' ? out.value.some((p) => p.type === 'file-data') : false).toBe(
+        false,
+      );
     }
   });
 });

@@ -62,7 +62,9 @@ describe('createToolSet', () => {
 
   it('mock source: an isError result is thrown as ToolResultError carrying the result, cut in the message', async () => {
     const long = 'x'.repeat(5_000);
-    const set = await createToolSet({ tools: async () => [hostTool('bad', {}, result(long, true))] });
+    const set = await createToolSet({
+      tools: async () => [hostTool('bad', {}, result(long, true))],
+    });
     const error = await execute(set.mcp__s__bad).catch((e: unknown) => e);
     expect(ToolResultError.isInstance(error)).toBe(true);
     const e = error as ToolResultError;

@@ -72,7 +72,9 @@ export async function createToolSet(
 ): Promise<Record<string, McpTool>> {
   const inline = inlineOptions(options.inlineFiles);
   const set: Record<string, McpTool> = {};
-  for (const hostTool of await source.tools(options.signal ? { signal: options.signal } : undefined)) {
+  for (const hostTool of await source.tools(
+    options.signal ? { signal: options.signal } : undefined,
+  )) {
     if (options.filter && !options.filter(hostTool)) continue;
     const schema = objectSchema(hostTool.inputSchema);
     if (schema === undefined) {

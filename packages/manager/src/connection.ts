@@ -161,6 +161,19 @@ export class ServerConnection {
       this.onDrop(error as Error, this.generation);
   }
 
+  /**
+   * An HTTP event stream dropped and its transport is re-opening it: a session the server
+   * forgot (404) is a drop now; network errors count like failed calls.
+   */
+  noteStreamLost(reason: string): void {
+    if (this.state.state !== 'connected') return;
+    if (/session/i.test(reason) && /404|expired|not found/i.test(reason)) {
+      this.onDrop(new Error(reason), this.generation);
+      return;
+    }
+    this.noteCallError(new Error(reason));
+  }
+
   noteCallSuccess(): void {
     this.terminalErrors = 0;
   }

@@ -205,6 +205,7 @@ export class McpManager implements ManagerView {
       httpFallback: this.options.httpFallback ?? true,
       onstderr: (text) => this.events.emit('stderr', { server: name, text }),
       onwarning: (error) => this.events.emit('warning', { server: name, error }),
+      onstreamlost: (reason) => this.connections.get(name)?.noteStreamLost(reason),
     };
   }
 

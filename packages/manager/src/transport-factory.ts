@@ -17,6 +17,8 @@ export interface TransportContext {
   onstderr?: (text: string) => void;
   /** Non-fatal oddities, e.g. non-JSON lines on a stdio server's stdout. */
   onwarning?: (warning: Error) => void;
+  /** An HTTP transport's event stream dropped and is being re-opened (supervision counts these). */
+  onstreamlost?: (reason: string) => void;
 }
 
 /** Makes the transport for one resolved server entry. Replaceable through `transportFactory`. */
@@ -39,6 +41,11 @@ export function assertEnabled(server: ResolvedServer): void {
       status === 'enabled' ? 'disabled' : status,
       server.reason,
     );
+}
+
+function streamHooks(context: TransportContext) {
+  const lost = context.onstreamlost;
+  return lost ? { onreconnect: (event: { reason: string }) => lost(event.reason) } : {};
 }
 
 /** Whether a server counts against the local pool (stdio, in-process) or the remote one. */
@@ -78,6 +85,7 @@ export const createTransport: TransportFactory = async (server, context) => {
         name,
         ...(c.headers ? { headers: c.headers } : {}),
         ...(auth ? { auth } : {}),
+        ...streamHooks(context),
       };
       if (context.httpFallback && c.type === 'http') {
         const { HttpFallbackTransport } = await import('@mcpkit/transport-sse');
@@ -95,12 +103,13 @@ export const createTransport: TransportFactory = async (server, context) => {
         name,
         ...(c.headers ? { headers: c.headers } : {}),
         ...(auth ? { auth } : {}),
+        ...streamHooks(context),
       });
     }
     case 'sse-ide': {
       const c = config as Extract<typeof config, { type: 'sse-ide' }>;
       const { SseTransport } = await import('@mcpkit/transport-sse');
-      return new SseTransport({ url: c.url, name });
+      return new SseTransport({ url: c.url, name, ...streamHooks(context) });
     }
     case 'ws': {
       const c = config as Extract<typeof config, { type: 'ws' }>;

@@ -19,7 +19,10 @@ const initialized = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/i
 function connectOne(command, args) {
   // The same minimal environment the MCP clients give their servers.
   const env = { PATH: process.env.PATH, HOME: process.env.HOME };
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+  // Spawned the way @mcpkit/transport-stdio spawns: its own process group (session). On a
+  // Linux with scheduler autogroups (this VM) a new session is scheduled as its own group,
+  // which under load makes a start much faster; the floor must not lose by that alone.
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env, detached: true });
   return new Promise((resolve, reject) => {
     let buffered = '';
     const onData = (chunk) => {

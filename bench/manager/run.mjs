@@ -153,7 +153,7 @@ function report(figures, impls) {
   const t = figures.toolCall;
   if (t && !t.failed) {
     lines.push(
-      `Tool call CPU (same connection, client process): direct McpClient.callTool ${fmt(t.directSeqUs)} µs vs HostTool.call ${fmt(t.hostSeqUs)} µs sequential (${times(t.seqRatio)}); ${fmt(t.directParUs)} µs vs ${fmt(t.hostParUs)} µs with ${t.inFlight} in flight (${times(t.parRatio)}).`,
+      `Tool call CPU per call (same connection, client process), direct McpClient.callTool / the same with a progress token / HostTool.call: sequential ${fmt(t.directSeqUs)} / ${fmt(t.progressSeqUs)} / ${fmt(t.hostSeqUs)} µs (host ${times(t.seqRatio)} direct, ${times(t.seqVsProgressRatio)} direct with progress token); ${t.inFlight} in flight ${fmt(t.directParUs)} / ${fmt(t.progressParUs)} / ${fmt(t.hostParUs)} µs (${times(t.parRatio)}, ${times(t.parVsProgressRatio)}).`,
     );
     targets.push({
       label: 'HostTool.call CPU per call, sequential',

@@ -20,6 +20,15 @@ if (!hostTool) throw new Error('no echo tool');
 const direct = (i) =>
   client.callTool({ name: 'echo', arguments: { text: `m${i}` } }).then((r) => r.content[0].text);
 const hosted = (i) => hostTool.call({ text: `m${i}` }).then((r) => r.text);
+// The same request as the manager sends (it always asks for progress), made directly:
+// separates the cost of the progress token from the cost of the manager's wrapper.
+const directWithProgress = (i) =>
+  client
+    .callTool(
+      { name: 'echo', arguments: { text: `m${i}` } },
+      { onprogress: () => {}, resetTimeoutOnProgress: true },
+    )
+    .then((r) => r.content[0].text);
 
 const cpu = () => {
   const u = process.cpuUsage();
@@ -47,15 +56,22 @@ async function block(call, n, lanes) {
 }
 
 async function compare(n, lanes, blocks) {
-  await block(direct, 500, lanes);
-  await block(hosted, 500, lanes);
+  for (const call of [direct, directWithProgress, hosted]) await block(call, 500, lanes);
   const d = [];
+  const p = [];
   const h = [];
   for (let b = 0; b < blocks; b++) {
     d.push(await block(direct, n, lanes));
+    p.push(await block(directWithProgress, n, lanes));
     h.push(await block(hosted, n, lanes));
   }
-  return { direct: median(d), host: median(h), ratio: median(h.map((x, i) => x / d[i])) };
+  return {
+    direct: median(d),
+    progress: median(p),
+    host: median(h),
+    ratio: median(h.map((x, i) => x / d[i])),
+    progressRatio: median(h.map((x, i) => x / p[i])),
+  };
 }
 
 const inFlight = 16;
@@ -65,11 +81,15 @@ await manager.close();
 process.stdout.write(
   `${JSON.stringify({
     directSeqUs: seq.direct,
+    progressSeqUs: seq.progress,
     hostSeqUs: seq.host,
     seqRatio: seq.ratio,
+    seqVsProgressRatio: seq.progressRatio,
     directParUs: par.direct,
+    progressParUs: par.progress,
     hostParUs: par.host,
     parRatio: par.ratio,
+    parVsProgressRatio: par.progressRatio,
     inFlight,
   })}\n`,
 );

@@ -179,7 +179,7 @@ function report(figures, impls) {
   const l = figures.lazyTools;
   if (l && !l.failed) {
     lines.push(
-      `Lazy start, warm cache: tools() over ${SERVERS} stdio servers in ${fmt(l.toolsMs, 2)} ms returning ${l.tools} tools, ${l.spawned} processes spawned (cold: ${fmt(l.coldMs)} ms, ${l.coldSpawned} spawned); the first call started ${l.spawnedByCall} server.`,
+      `Lazy start, warm cache, ${SERVERS} stdio servers: connectAll() ${fmt(l.connectMs, 2)} ms, then tools() ${fmt(l.toolsMs, 2)} ms returning ${l.tools} tools, ${l.spawned} processes spawned; the first call then started ${l.spawnedByCall} server (cold, filling the cache: connectAll() + tools() ${fmt(l.coldMs)} ms, ${l.coldSpawned} spawned).`,
     );
     targets.push({
       label: 'tools() with a warm lazy-start cache',

@@ -58,7 +58,8 @@ export type FaultMode =
   | 'hang-init'
   | 'garbage'
   | 'slow-start'
-  | 'crash-after';
+  | 'crash-after'
+  | 'deaf';
 
 /** A fault fixture entry; with `log`, every start of its process is appended there. */
 export function fault(name: string, mode: FaultMode, log?: string): ResolvedServer {

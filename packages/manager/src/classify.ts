@@ -1,6 +1,7 @@
 import { type ResolvedServer, urlOf } from '@mcpkit/config';
-import { ServerConnectError } from './errors.js';
-import type { FailedState, NeedsAuthState } from './state.js';
+import type { ReconnectPolicy } from './backoff.js';
+import { ServerConnectError, ServerNotEnabledError } from './errors.js';
+import type { FailedState, NeedsAuthState, ServerState } from './state.js';
 
 const TERMINAL_CODES = new Set([
   'ECONNRESET',
@@ -110,5 +111,35 @@ export function classifyFailure(
     ...(stderrTail ? { stderrTail } : {}),
     ...(httpUrl || url ? { url: (httpUrl ?? url)! } : {}),
     ...(status !== undefined ? { status } : {}),
+  };
+}
+
+/** A server's state when it is added: disabled (config or host), else pending. */
+export function initialState(
+  server: ResolvedServer,
+  hostDisabled: boolean,
+  policy: ReconnectPolicy,
+): ServerState {
+  const status = server.status ?? 'enabled';
+  if (status !== 'enabled' || server.config.disabled === true) {
+    const shown = status === 'enabled' ? 'disabled' : status;
+    return {
+      name: server.name,
+      state: 'disabled',
+      reason: new ServerNotEnabledError(server.name, shown, server.reason).message,
+    };
+  }
+  if (hostDisabled)
+    return {
+      name: server.name,
+      state: 'disabled',
+      reason: `server "${server.name}" was disabled by the host; call enable("${server.name}")`,
+    };
+  return {
+    name: server.name,
+    state: 'pending',
+    reconnectAttempt: 0,
+    maxReconnectAttempts: policy.fastAttempts,
+    reason: 'not connected yet',
   };
 }

@@ -55,6 +55,9 @@ export class ServerConnection {
   private startedAt = 0;
   private connectedAt = 0;
   private terminalErrors = 0;
+  private missedPings = 0;
+  /** Epoch ms of the last health ping. */
+  lastPingAt = 0;
   private readonly breaker: CrashLoopBreaker;
 
   constructor(
@@ -178,7 +181,45 @@ export class ServerConnection {
     this.terminalErrors = 0;
   }
 
-  /** Stops the connection and holds the server in `state` (disable, disconnect). */
+  /** Lazy start: listed as pending, started by its first call. */
+  park(reason: string): void {
+    this.set(
+      {
+        name: this.name,
+        state: 'pending',
+        reconnectAttempt: 0,
+        maxReconnectAttempts: this.host.reconnect.fastAttempts,
+        reason,
+      },
+      reason,
+    );
+  }
+
+  /** Health check of an idle connection: two missed pings in a row count as a drop. */
+  async ping(timeoutMs: number): Promise<void> {
+    const client = this.client;
+    if (!client || this.state.state !== 'connected') return;
+    const generation = this.generation;
+    this.lastPingAt = this.host.clock.now();
+    try {
+      await client.ping({ timeoutMs });
+      this.missedPings = 0;
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.missedPings++;
+      if (this.missedPings >= 2) {
+        this.missedPings = 0;
+        this.onDrop(
+          new Error(
+            `server "${this.name}": 2 health pings in a row went unanswered (${(error as Error).message})`,
+          ),
+          generation,
+        );
+      }
+    }
+  }
+
+  /** Stops the connection and holds the server in `state` (disable, disconnect, idle). */
   async stop(state: ServerState, reason: string): Promise<void> {
     this.generation++;
     this.clearRetry();
@@ -241,7 +282,10 @@ export class ServerConnection {
     }
     this.client = client;
     this.terminalErrors = 0;
+    this.missedPings = 0;
     this.connectedAt = this.host.clock.now();
+    this.lastUsedAt = this.connectedAt;
+    this.lastPingAt = this.connectedAt;
     client.onclose = (cause) => this.onDrop(cause, generation);
     const previousOnError = client.onerror;
     client.onerror = (error) => {

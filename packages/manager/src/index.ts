@@ -29,14 +29,10 @@ export {
 } from './errors.js';
 export type { HostTool, HostToolCallOptions } from './host-tool.js';
 export { type ManagerLimits, managerDefaults, resolveLimits } from './limits.js';
-export {
-  type ManagerHandlers,
-  type ManagerView,
-  McpManager,
-  type McpManagerOptions,
-} from './mcp-manager.js';
+export { McpManager } from './mcp-manager.js';
 export { HOST_NAME_MAX, HOST_NAME_PATTERN, hostName, NameRegistry } from './names.js';
 export { extensionFor, type HostContent, type HostToolResult } from './normalize-result.js';
+export type { ManagerHandlers, ManagerView, McpManagerOptions } from './options.js';
 export { diffServers, type ReloadResult, serverFingerprint } from './reload.js';
 export type { HostResource, HostResourceTemplate } from './resources.js';
 export { ManagerScope } from './scope.js';

@@ -1,9 +1,8 @@
 import { homedir } from 'node:os';
 import type { AuthorizationHandler } from '@mcpkit/auth';
-import { type ClientHandlers, McpClient, type UrlElicitation } from '@mcpkit/client';
-import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
-import type { Transport } from '@mcpkit/jsonrpc';
-import type { GetPromptResult, Implementation, ReadResourceResult } from '@mcpkit/protocol';
+import { McpClient } from '@mcpkit/client';
+import { type ResolvedServer, type ServerConfig, serverSignature } from '@mcpkit/config';
+import type { ReadResourceResult, Tool } from '@mcpkit/protocol';
 import pMap from 'p-map';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import {
@@ -13,91 +12,30 @@ import {
   reconnectDefaults,
 } from './backoff.js';
 import { Catalog } from './catalog.js';
+import { initialState } from './classify.js';
 import { type Clock, systemClock } from './clock.js';
 import type { HostCommand } from './commands.js';
 import { ServerConnection } from './connection.js';
 import { Emitter } from './emitter.js';
-import {
-  ManagerClosedError,
-  ServerNotEnabledError,
-  ServerUnavailableError,
-  UnknownServerError,
-  UnknownToolError,
-} from './errors.js';
-import { type HostTool, type HostToolCallOptions, makeAuthenticateTool } from './host-tool.js';
+import { ManagerClosedError, ServerUnavailableError, UnknownServerError } from './errors.js';
+import { idleState, scheduleSweep } from './health.js';
+import { HostSurface } from './host-surface.js';
+import type { HostTool, HostToolCallOptions } from './host-tool.js';
+import { readToolCache, writeToolCache } from './lazy-start.js';
 import { type ManagerLimits, resolveLimits } from './limits.js';
-import { NameRegistry } from './names.js';
-import { FileSink, type HostToolResult, normalizeResult } from './normalize-result.js';
+import { FileSink, type HostToolResult } from './normalize-result.js';
+import type { ManagerHandlers, ManagerView, McpManagerOptions } from './options.js';
 import { Pool } from './pool.js';
 import { diffServers, type ReloadResult } from './reload.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
-import { ManagerScope } from './scope.js';
-import type { ManagerEvents, ManagerSnapshot, ServerState } from './state.js';
+import { ManagerScope, scopeEntries } from './scope.js';
+import type { ManagerEvents, ManagerSnapshot, NeedsAuthState, ServerState } from './state.js';
 import {
   assertEnabled,
   createTransport,
   isLocal,
   type TransportContext,
-  type TransportFactory,
 } from './transport-factory.js';
-
-/** The host's handlers for server-to-client requests, plus URL elicitation (-32042). */
-export interface ManagerHandlers extends ClientHandlers {
-  /**
-   * A tool call answered -32042: the user must visit these URLs first. Resolve once they
-   * did (the call is retried once); reject to fail the call.
-   */
-  urlElicitation?: (
-    server: string,
-    elicitations: UrlElicitation[],
-    context: { signal?: AbortSignal },
-  ) => Promise<void> | void;
-}
-
-export interface McpManagerOptions {
-  /** `@mcpkit/config`'s resolved servers, or a function that resolves them. */
-  servers?: readonly ResolvedServer[] | (() => Promise<readonly ResolvedServer[]>);
-  clientInfo?: Implementation;
-  /** Shared by all servers, or chosen per server. */
-  handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
-  auth?: ManagerAuthOptions;
-  limits?: Partial<ManagerLimits>;
-  /** Replace the config → transport mapping. The enabled-status gate still runs first. */
-  transportFactory?: TransportFactory;
-  /** Host-registered in-process servers (`type: "sdk"` entries, by their `name`). */
-  inProcess?: Record<string, () => Transport | Promise<Transport>>;
-  /** `http` entries fall back to legacy HTTP+SSE on 400/404/405. Default true. */
-  httpFallback?: boolean;
-  /** Supervision policies (tests pass short ones). */
-  reconnect?: Partial<ReconnectPolicy>;
-  crashLoop?: Partial<CrashLoopPolicy>;
-  /** Where binary tool results are written (a private directory is made inside). Default the OS temp dir. */
-  tempDir?: string;
-  clock?: Clock;
-  env?: Readonly<Record<string, string | undefined>>;
-  cwd?: string;
-  home?: string;
-}
-
-/** The manager's reading surface, shared by `scope()` views. */
-export interface ManagerView {
-  snapshot(): ManagerSnapshot;
-  tools(options?: { signal?: AbortSignal }): Promise<HostTool[]>;
-  resolveToolName(hostName: string): { server: string; tool: string } | undefined;
-  commands(options?: { signal?: AbortSignal }): Promise<HostCommand[]>;
-  listResources(server?: string, options?: { signal?: AbortSignal }): Promise<HostResource[]>;
-  listResourceTemplates(
-    server?: string,
-    options?: { signal?: AbortSignal },
-  ): Promise<HostResourceTemplate[]>;
-  readResource(
-    server: string,
-    uri: string,
-    options?: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<ReadResourceResult>;
-  close(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
-}
 
 /**
  * Many MCP servers at once, for a host: batched connect, an immutable state snapshot with
@@ -107,14 +45,13 @@ export class McpManager implements ManagerView {
   readonly limits: ManagerLimits;
   private readonly options: McpManagerOptions;
   private readonly clock: Clock;
-  private readonly events = new Emitter<ManagerEvents>();
+  readonly events = new Emitter<ManagerEvents>();
   private readonly connections = new Map<string, ServerConnection>();
+  private readonly surface: HostSurface;
   private readonly catalog: Catalog;
   private readonly files: FileSink;
-  private readonly toolNames = new NameRegistry();
-  private readonly commandNames = new NameRegistry();
   private readonly pools: { local: Pool; remote: Pool };
-  private readonly needsAuthUntil = new Map<string, number>();
+  private readonly needsAuth = new Map<string, { until: number; state: NeedsAuthState }>();
   private readonly hostDisabled = new Set<string>();
   private readonly background = new Set<Promise<unknown>>();
   private readonly reconnectPolicy: ReconnectPolicy;
@@ -122,6 +59,7 @@ export class McpManager implements ManagerView {
   private readonly auth: ManagerAuthOptions;
   private cachedSnapshot: ManagerSnapshot | undefined;
   private closed = false;
+  private sweepTimer: unknown;
 
   constructor(options: McpManagerOptions = {}) {
     this.options = options;
@@ -148,7 +86,18 @@ export class McpManager implements ManagerView {
       clock: this.clock,
       events: this.events,
       callTool: (server, tool, args, o) => this.callTool(server, tool, args, o),
-      getPrompt: (server, prompt) => (args, o) => this.getPrompt(server, prompt, args, o),
+      getPrompt: (server, prompt) => (args, o) => this.surface.getPrompt(server, prompt, args, o),
+      onTools: (server, tools) => this.rememberTools(server, tools),
+    });
+    this.surface = new HostSurface({
+      limits: this.limits,
+      catalog: this.catalog,
+      events: this.events,
+      files: this.files,
+      connections: this.connections,
+      connection: (name) => this.connection(name),
+      handlersFor: (name) => this.handlersFor(name),
+      authenticate: (name) => this.authenticate(name),
     });
   }
 
@@ -179,7 +128,10 @@ export class McpManager implements ManagerView {
     const previous = this.cachedSnapshot?.servers.find((s) => s.name === connection.name);
     this.cachedSnapshot = undefined;
     if (state.state === 'needs-auth')
-      this.needsAuthUntil.set(state.name, this.clock.now() + this.limits.needsAuthCacheMs);
+      this.needsAuth.set(state.name, {
+        until: this.clock.now() + this.limits.needsAuthCacheMs,
+        state,
+      });
     this.events.emit('statechange', { name: state.name, state, previous, reason });
     if (state.state === 'connected') {
       this.track(this.catalog.refresh(state.name, state.client));
@@ -236,7 +188,7 @@ export class McpManager implements ManagerView {
   }
 
   private newConnection(server: ResolvedServer): ServerConnection {
-    const initial = this.initialState(server);
+    const initial = initialState(server, this.hostDisabled.has(server.name), this.reconnectPolicy);
     const connection = new ServerConnection(
       server,
       {
@@ -259,36 +211,10 @@ export class McpManager implements ManagerView {
     return connection;
   }
 
-  private initialState(server: ResolvedServer): ServerState {
-    const status = server.status ?? 'enabled';
-    if (status !== 'enabled' || server.config.disabled === true)
-      return {
-        name: server.name,
-        state: 'disabled',
-        reason: new ServerNotEnabledError(
-          server.name,
-          status === 'enabled' ? 'disabled' : status,
-          server.reason,
-        ).message,
-      };
-    if (this.hostDisabled.has(server.name))
-      return {
-        name: server.name,
-        state: 'disabled',
-        reason: `server "${server.name}" was disabled by the host; call enable("${server.name}")`,
-      };
-    return {
-      name: server.name,
-      state: 'pending',
-      reconnectAttempt: 0,
-      maxReconnectAttempts: this.reconnectPolicy.fastAttempts,
-      reason: 'not connected yet',
-    };
-  }
-
-  private cachedNeedsAuth(connection: ServerConnection): boolean {
-    const until = this.needsAuthUntil.get(connection.name);
-    return until !== undefined && until > this.clock.now();
+  /** A recent needs-auth verdict (the server is not tried again until it runs out). */
+  private cachedNeedsAuth(connection: ServerConnection): NeedsAuthState | undefined {
+    const cached = this.needsAuth.get(connection.name);
+    return cached && cached.until > this.clock.now() ? cached.state : undefined;
   }
 
   private add(servers: readonly ResolvedServer[]): ServerConnection[] {
@@ -314,9 +240,10 @@ export class McpManager implements ManagerView {
     connections: readonly ServerConnection[],
     signal?: AbortSignal,
   ): Promise<void> {
-    const startable = connections.filter(
+    const pending = connections.filter(
       (c) => c.state.state === 'pending' && !this.cachedNeedsAuth(c),
     );
+    const startable = this.options.lazyStart ? await this.parkWarm(pending) : pending;
     const run = (c: ServerConnection) => c.connect('connect').catch(() => {});
     const local = startable.filter((c) => isLocal(c.server));
     const remote = startable.filter((c) => !isLocal(c.server));
@@ -330,6 +257,60 @@ export class McpManager implements ManagerView {
         ...(signal ? { signal } : {}),
       }),
     ]);
+  }
+
+  /** Lazy start: servers with a cached tool list are listed by it and not started. */
+  private async parkWarm(connections: ServerConnection[]): Promise<ServerConnection[]> {
+    const lazy = this.options.lazyStart;
+    if (!lazy) return connections;
+    const cold: ServerConnection[] = [];
+    await Promise.all(
+      connections.map(async (c) => {
+        const tools = await readToolCache(lazy, c.server);
+        if (!tools) return cold.push(c);
+        this.catalog.setWarm(c.name, tools);
+        c.park('lazy start: starts on its first call');
+      }),
+    );
+    return cold;
+  }
+
+  private rememberTools(server: string, tools: Tool[]): void {
+    const lazy = this.options.lazyStart;
+    const c = this.connections.get(server);
+    if (!lazy || !c) return;
+    this.track(
+      writeToolCache(lazy, c.server, tools).catch((error: Error) =>
+        this.events.emit('warning', {
+          server,
+          error: new Error(
+            `server "${server}": could not keep its tool list in ${lazy.cacheDir}: ${error.message}`,
+            { cause: error },
+          ),
+        }),
+      ),
+    );
+  }
+
+  /** Idle stop and health pings, on one timer. */
+  private sweep(): void {
+    if (this.sweepTimer !== undefined || this.closed) return;
+    this.sweepTimer = scheduleSweep({
+      clock: this.clock,
+      limits: this.limits,
+      connections: () => this.connections.values(),
+      idleStop: (c) => {
+        // Listed by its last tools while stopped, so a host's tool list does not flicker.
+        const tools = this.catalog.lists.get(c.name)?.tools;
+        if (tools) this.catalog.setWarm(c.name, tools);
+        this.track(c.stop(idleState(c.name, this.limits, this.reconnectPolicy), 'idle'));
+      },
+      track: (task) => this.track(task),
+      again: () => {
+        this.sweepTimer = undefined;
+        this.sweep();
+      },
+    });
   }
 
   private async serversFromOptions(): Promise<readonly ResolvedServer[]> {
@@ -348,34 +329,30 @@ export class McpManager implements ManagerView {
   ): Promise<ManagerSnapshot> {
     this.assertOpen();
     const added = this.add(await this.serversFromOptions());
-    for (const c of added)
-      if (this.cachedNeedsAuth(c))
-        this.track(c.stop(this.cachedNeedsAuthState(c), 'needs-auth (cached verdict)'));
-    if (options.late) this.track(options.late.then((more) => this.addLate(more)));
+    for (const c of added) {
+      const cached = this.cachedNeedsAuth(c);
+      if (cached) this.track(c.stop(cached, 'needs-auth (cached verdict)'));
+    }
+    // Not tracked with the list fetches: connectAll must not wait for the late source.
+    if (options.late) {
+      void options.late
+        .then((more) => this.addLate(more))
+        .catch((error: Error) =>
+          this.events.emit('warning', {
+            server: '',
+            error: new Error(`the late server source failed: ${error.message}`, { cause: error }),
+          }),
+        );
+    }
     await this.start(added, options.signal);
     await this.settled();
+    this.sweep();
     return this.snapshot();
-  }
-
-  private cachedNeedsAuthState(c: ServerConnection): ServerState {
-    const previous = c.state;
-    if (previous.state === 'needs-auth') return previous;
-    return {
-      name: c.name,
-      state: 'needs-auth',
-      error: new ServerUnavailableError(
-        c.name,
-        'needs-auth',
-        `it needed a sign-in recently; call authenticate("${c.name}")`,
-      ),
-      url: 'url' in c.server.config ? String(c.server.config.url) : '',
-    };
   }
 
   /** Late servers (connectors): those whose signature a present server has are dropped. */
   private async addLate(more: readonly ResolvedServer[]): Promise<void> {
     if (this.closed) return;
-    const { serverSignature } = await import('@mcpkit/config');
     const present = new Set(
       [...this.connections.values()].map((c) => serverSignature(c.server.config)).filter(Boolean),
     );
@@ -402,182 +379,59 @@ export class McpManager implements ManagerView {
   }
 
   /** Calls a tool on a server and normalizes the result for a host. */
-  async callTool(
+  callTool(
     server: string,
     tool: string,
     args: Record<string, unknown>,
-    options: HostToolCallOptions = {},
+    options?: HostToolCallOptions,
   ): Promise<HostToolResult> {
-    const connection = this.connection(server);
-    const timeoutMs = options.timeoutMs ?? this.limits.toolTimeoutMs;
-    const client = await connection.ready({
-      ...(options.signal ? { signal: options.signal } : {}),
-      timeoutMs,
-    });
-    const call = () =>
-      client.callTool(
-        { name: tool, arguments: args },
-        {
-          timeoutMs,
-          resetTimeoutOnProgress: true,
-          // Always a progress token: long tools that report progress are never cut off.
-          onprogress: (p) => options.onprogress?.(p),
-          ...(options.signal ? { signal: options.signal } : {}),
-        },
-      );
-    let result: Awaited<ReturnType<McpClient['callTool']>>;
-    try {
-      result = await call().catch(async (error: unknown) => {
-        const handler = this.handlersFor(server)?.urlElicitation;
-        if (!handler || (error as { name?: string }).name !== 'UrlElicitationRequiredError')
-          throw error;
-        await handler(server, (error as { elicitations: UrlElicitation[] }).elicitations, {
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        return call();
-      });
-    } catch (error) {
-      connection.noteCallError(error);
-      throw error;
-    }
-    connection.noteCallSuccess();
-    return normalizeResult(result, {
-      server,
-      tool,
-      budgetChars: this.limits.outputBudgetChars,
-      files: this.files,
-    });
-  }
-
-  private async getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string>,
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
-  ): Promise<GetPromptResult> {
-    const client = await this.connection(server).ready(options);
-    return client.getPrompt(prompt, args, options);
+    return this.surface.callTool(server, tool, args, options);
   }
 
   /** Every tool of every connected server (and warm-cached lazy ones), named for a host. */
-  async tools(_options: { signal?: AbortSignal } = {}): Promise<HostTool[]> {
+  tools(options?: { signal?: AbortSignal }): Promise<HostTool[]> {
     this.assertOpen();
-    const pairs: Array<{ server: string; tool: import('@mcpkit/protocol').Tool }> = [];
-    const auth: Array<{ server: string; url: string }> = [];
-    await Promise.all(
-      [...this.connections.values()].map(async (c) => {
-        if (c.state.state === 'needs-auth') auth.push({ server: c.name, url: c.state.url });
-        const client = c.state.state === 'connected' ? c.client : undefined;
-        if (!client && !this.catalog.warm.has(c.name)) return;
-        for (const tool of await this.catalog.ensure(c.name, client, 'tools'))
-          pairs.push({ server: c.name, tool });
-      }),
-    );
-    const collisions = this.toolNames.rebuild([
-      ...pairs.map((p) => ({ server: p.server, item: p.tool.name })),
-      ...auth.map((a) => ({ server: a.server, item: 'authenticate' })),
-    ]);
-    for (const c of collisions)
-      this.events.emit('warning', {
-        server: c.kept[1]!.server,
-        error: new Error(
-          `tool name "${c.name}" is shared by ${c.kept.map((k) => `"${k.item}" of server "${k.server}"`).join(' and ')}; both are kept, the second as "${this.toolNames.nameOf(c.kept[1]!.server, c.kept[1]!.item)}"`,
-        ),
-      });
-    const out = pairs.map((p) =>
-      this.catalog.hostTool(p.server, p.tool, this.toolNames.nameOf(p.server, p.tool.name)!),
-    );
-    for (const a of auth)
-      out.push(
-        makeAuthenticateTool(
-          a.server,
-          this.toolNames.nameOf(a.server, 'authenticate')!,
-          a.url,
-          (o) => this.authenticateTool(a.server, o),
-        ),
-      );
-    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.surface.tools(options);
   }
 
   /** The server and tool behind a host name from the last `tools()`. */
   resolveToolName(hostName: string): { server: string; tool: string } | undefined {
-    const entry = this.toolNames.resolve(hostName);
-    return entry ? { server: entry.server, tool: entry.item } : undefined;
+    return this.surface.resolveToolName(hostName);
   }
 
-  /** Calls a tool by its host name. */
-  async callHostTool(
+  /** Calls a tool by its host name (the `authenticate` pseudo-tool included). */
+  callHostTool(
     hostName: string,
     args: Record<string, unknown>,
     options?: HostToolCallOptions,
   ): Promise<HostToolResult> {
-    const target = this.resolveToolName(hostName);
-    if (!target) throw new UnknownToolError(hostName);
-    if (
-      target.tool === 'authenticate' &&
-      this.connections.get(target.server)?.state.state === 'needs-auth'
-    )
-      return this.authenticateTool(target.server, options);
-    return this.callTool(target.server, target.tool, args, options);
+    return this.surface.callHostTool(hostName, args, options);
   }
 
   /** Every prompt of every connected server as a host command. */
-  async commands(_options: { signal?: AbortSignal } = {}): Promise<HostCommand[]> {
+  commands(options?: { signal?: AbortSignal }): Promise<HostCommand[]> {
     this.assertOpen();
-    const pairs: Array<{ server: string; prompt: import('@mcpkit/protocol').Prompt }> = [];
-    await Promise.all(
-      [...this.connections.values()].map(async (c) => {
-        if (c.state.state !== 'connected') return;
-        for (const prompt of await this.catalog.ensure(c.name, c.client, 'prompts'))
-          pairs.push({ server: c.name, prompt });
-      }),
-    );
-    this.commandNames.rebuild(pairs.map((p) => ({ server: p.server, item: p.prompt.name })));
-    return pairs
-      .map((p) =>
-        this.catalog.hostCommand(
-          p.server,
-          p.prompt,
-          this.commandNames.nameOf(p.server, p.prompt.name)!,
-        ),
-      )
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.surface.commands(options);
   }
 
-  private connectedOnes(server?: string): ServerConnection[] {
-    const list = server === undefined ? [...this.connections.values()] : [this.connection(server)];
-    return list.filter((c) => c.state.state === 'connected');
+  /** Resources of one server or of all connected ones, each naming its server. */
+  listResources(server?: string, options?: { signal?: AbortSignal }): Promise<HostResource[]> {
+    return this.surface.listResources(server, options);
   }
 
-  async listResources(
+  listResourceTemplates(
     server?: string,
-    _options: { signal?: AbortSignal } = {},
-  ): Promise<HostResource[]> {
-    const out: HostResource[] = [];
-    for (const c of this.connectedOnes(server))
-      for (const r of await this.catalog.ensure(c.name, c.client, 'resources'))
-        out.push({ ...r, server: c.name });
-    return out;
-  }
-
-  async listResourceTemplates(
-    server?: string,
-    _options: { signal?: AbortSignal } = {},
+    options?: { signal?: AbortSignal },
   ): Promise<HostResourceTemplate[]> {
-    const out: HostResourceTemplate[] = [];
-    for (const c of this.connectedOnes(server))
-      for (const t of await this.catalog.ensure(c.name, c.client, 'templates'))
-        out.push({ ...t, server: c.name });
-    return out;
+    return this.surface.listResourceTemplates(server, options);
   }
 
-  async readResource(
+  readResource(
     server: string,
     uri: string,
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+    options?: { signal?: AbortSignal; timeoutMs?: number },
   ): Promise<ReadResourceResult> {
-    const client = await this.connection(server).ready(options);
-    return client.readResource(uri, options);
+    return this.surface.readResource(server, uri, options);
   }
 
   // ---- auth -------------------------------------------------------------------------------
@@ -604,34 +458,10 @@ export class McpManager implements ManagerView {
       interactive as AuthorizationHandler,
     );
     await provider.login();
-    this.needsAuthUntil.delete(name);
+    this.needsAuth.delete(name);
     await connection.reconnect('signed in');
     await this.settled();
     return connection.state;
-  }
-
-  private async authenticateTool(
-    server: string,
-    _options?: HostToolCallOptions,
-  ): Promise<HostToolResult> {
-    const text = (t: string, isError: boolean): HostToolResult => ({
-      content: [{ type: 'text', text: t }],
-      text: t,
-      isError,
-      truncated: false,
-      files: [],
-    });
-    try {
-      const state = await this.authenticate(server);
-      return state.state === 'connected'
-        ? text(`Signed in to "${server}"; its tools are available now.`, false)
-        : text(
-            `Signed in, but "${server}" is ${state.state}: ${'error' in state ? state.error.message : ''}`,
-            true,
-          );
-    } catch (error) {
-      return text((error as Error).message, true);
-    }
   }
 
   // ---- lifecycle --------------------------------------------------------------------------
@@ -639,9 +469,10 @@ export class McpManager implements ManagerView {
   /** Drops and reconnects a server now (also lifts a crash-loop hold or a needs-auth cache). */
   async reconnect(name: string): Promise<ServerState> {
     const connection = this.connection(name);
-    if (connection.state.state === 'disabled')
-      throw new ServerUnavailableError(name, 'disabled', `${connection.state.reason}`);
-    this.needsAuthUntil.delete(name);
+    if (this.hostDisabled.has(name) && connection.state.state === 'disabled')
+      throw new ServerUnavailableError(name, 'disabled', connection.state.reason);
+    assertEnabled(connection.server);
+    this.needsAuth.delete(name);
     await connection.reconnect('reconnect requested');
     await this.settled();
     return connection.state;
@@ -721,28 +552,8 @@ export class McpManager implements ManagerView {
   scope(options: {
     servers: Array<string | { name: string; config: ServerConfig }>;
   }): ManagerScope {
-    const names = new Set<string>();
-    const inline: ResolvedServer[] = [];
-    for (const entry of options.servers) {
-      if (typeof entry === 'string') {
-        if (!this.connections.has(entry))
-          throw new UnknownServerError(entry, [...this.connections.keys()]);
-        names.add(entry);
-      } else {
-        inline.push({
-          name: entry.name,
-          scope: 'dynamic',
-          source: 'scope()',
-          config: entry.config,
-          status: 'enabled',
-          reason: 'inline in a scope',
-          policy: { allowed: true } as never,
-          missingVariables: [],
-        });
-      }
-    }
-    const own = new McpManager({ ...this.options, servers: inline });
-    return new ManagerScope(this, names, own);
+    const { shared, inline } = scopeEntries(options.servers, [...this.connections.keys()]);
+    return new ManagerScope(this, shared, new McpManager({ ...this.options, servers: inline }));
   }
 
   private assertOpen(): void {
@@ -753,6 +564,7 @@ export class McpManager implements ManagerView {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     await Promise.all([...this.background]);
     this.catalog.clear();

@@ -1,10 +1,41 @@
+import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import type { ReadResourceResult } from '@mcpkit/protocol';
 import type { HostCommand } from './commands.js';
 import { UnknownServerError } from './errors.js';
 import type { HostTool } from './host-tool.js';
-import type { ManagerView, McpManager } from './mcp-manager.js';
+import type { McpManager } from './mcp-manager.js';
+import type { ManagerView } from './options.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import type { ManagerSnapshot } from './state.js';
+
+/** Splits a scope's list into the parent's servers (by name) and inline entries it owns. */
+export function scopeEntries(
+  servers: ReadonlyArray<string | { name: string; config: ServerConfig }>,
+  known: readonly string[],
+): { shared: Set<string>; inline: ResolvedServer[] } {
+  const shared = new Set<string>();
+  const inline: ResolvedServer[] = [];
+  for (const entry of servers) {
+    if (typeof entry === 'string') {
+      if (!known.includes(entry)) throw new UnknownServerError(entry, known);
+      shared.add(entry);
+      continue;
+    }
+    // Written by the host itself (not read from a file), so it is enabled; the transport
+    // gate still applies to its config (`disabled: true` is refused).
+    inline.push({
+      name: entry.name,
+      scope: 'dynamic',
+      source: 'scope()',
+      config: entry.config,
+      status: 'enabled',
+      reason: 'inline in a scope',
+      policy: { allowed: true } as ResolvedServer['policy'],
+      missingVariables: [],
+    });
+  }
+  return { shared, inline };
+}
 
 /**
  * A child view of a manager for one agent: the parent's servers it names (shared

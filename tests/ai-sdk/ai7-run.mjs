@@ -69,6 +69,7 @@ try {
   });
   out.echo = {
     output: echo.steps[0].toolResults[0]?.output,
+    metadata: echo.steps[0].toolResults[0]?.toolMetadata,
     sent: toolResultsIn(echoModel.doGenerateCalls[1])[0]?.output,
     text: echo.text,
   };

@@ -33,6 +33,7 @@ describe('@mcpkit/ai-sdk with ai 7 on Node 22: generateText over a real manager'
     expect(seen.ai).toMatch(/^7\./);
     expect(seen.states).toEqual(['connected']);
     expect(seen.echo.output).toMatchObject({ text: 'Echo: hello 7', isError: false });
+    expect(seen.echo.metadata).toEqual({ mcpServer: 'everything', mcpTool: 'echo' });
     expect(seen.echo.sent).toEqual({ type: 'text', value: 'Echo: hello 7' });
     expect(seen.echo.text).toBe(JSON.stringify([{ type: 'text', value: 'Echo: hello 7' }]));
     expect(seen.error.isToolResultError).toBe(true);

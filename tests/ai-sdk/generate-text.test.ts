@@ -61,6 +61,7 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
     const [call] = result.steps[0]!.toolResults;
     expect(call).toMatchObject({ toolName: 'mcp__everything__echo', input: { message: 'hello' } });
     expect(call!.output).toMatchObject({ text: 'Echo: hello', isError: false, truncated: false });
+    expect(call!.toolMetadata).toEqual({ mcpServer: 'everything', mcpTool: 'echo' });
     expect(toolResultsIn(model.doGenerateCalls[1]!)).toEqual([
       expect.objectContaining({
         toolCallId: 'call-1',

@@ -99,6 +99,9 @@ function toAiTool(
   const approval = options.needsApproval;
   return tool<Record<string, unknown>, McpToolOutput>({
     description: hostTool.description,
+    // Not sent to the model: the SDK copies it onto the call's parts (`toolMetadata`), so a
+    // UI can say which server a call went to without parsing the host name.
+    metadata: { mcpServer: hostTool.server, mcpTool: hostTool.tool },
     // The server's schema as given; the server validates the arguments itself.
     inputSchema: jsonSchema<Record<string, unknown>>(schema),
     ...(approval === undefined

@@ -80,4 +80,38 @@ describe('createToolSet', () => {
     );
     await expect(execute(set.mcp__s__bad)).resolves.toMatchObject({ isError: true, text: 'nope' });
   });
+
+  it('mock source: arguments that are not a JSON object are refused by the input schema, before any call', async () => {
+    let calls = 0;
+    const t = hostTool('any', {});
+    const set = await createToolSet({
+      tools: async () => [
+        {
+          ...t,
+          call: async () => {
+            calls++;
+            return result('ok');
+          },
+        },
+      ],
+    });
+    const schema = set.mcp__s__any!.inputSchema as {
+      validate: (
+        v: unknown,
+      ) => { success: boolean; error?: Error } | Promise<{ success: boolean; error?: Error }>;
+    };
+    for (const [value, said] of [
+      [[1], 'an array'],
+      [null, 'null'],
+      ['x', 'a string'],
+    ] as const) {
+      const verdict = await schema.validate(value);
+      expect(verdict.success).toBe(false);
+      expect(verdict.error?.message).toBe(
+        `MCP server "s": tool "any" takes its arguments as a JSON object, got ${said}; call it again with an object`,
+      );
+    }
+    expect(await schema.validate({ a: 1 })).toEqual({ success: true, value: { a: 1 } });
+    expect(calls).toBe(0);
+  });
 });

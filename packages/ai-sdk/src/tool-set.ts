@@ -102,14 +102,26 @@ function toAiTool(
     // Not sent to the model: the SDK copies it onto the call's parts (`toolMetadata`), so a
     // UI can say which server a call went to without parsing the host name.
     metadata: { mcpServer: hostTool.server, mcpTool: hostTool.tool },
-    // The server's schema as given; the server validates the arguments itself.
-    inputSchema: jsonSchema<Record<string, unknown>>(schema),
+    // The server's schema as given; the server checks the arguments against it. Here only
+    // the shape MCP requires: arguments are an object. Anything else is refused before a
+    // byte is sent, as the SDK's InvalidToolInputError, which the model can repair.
+    inputSchema: jsonSchema<Record<string, unknown>>(schema, {
+      validate: (value) =>
+        isPlainObject(value)
+          ? { success: true, value }
+          : {
+              success: false,
+              error: new TypeError(
+                `MCP server "${hostTool.server}": tool "${hostTool.tool}" takes its arguments as a JSON object, got ${describe(value)}; call it again with an object`,
+              ),
+            },
+    }),
     ...(approval === undefined
       ? {}
       : { needsApproval: typeof approval === 'function' ? approval(hostTool) : approval }),
     execute: async (input, { toolCallId, abortSignal }) => {
       const onProgress = options.onProgress;
-      const result = await hostTool.call(input ?? {}, {
+      const result = await hostTool.call(input, {
         ...(abortSignal ? { signal: abortSignal } : {}),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(onProgress
@@ -131,6 +143,14 @@ function toAiTool(
     },
     toModelOutput: ({ output }) => toModelOutput(output, inline, output.isError),
   } as McpTool);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 /** The schema when it describes an object (what every provider requires of tool input). */

@@ -116,6 +116,47 @@ describe('@mcpkit/ai-sdk with ai 6: generateText over a real manager', () => {
     });
   });
 
+  it('arguments that are not an object never reach the server: the SDK reports invalid input', async () => {
+    const model = scriptedModel([]);
+    // A model that emits an array where an object is due: the scripted model sends JSON.
+    model.doGenerate = async () => ({
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: 'call-1',
+          toolName: 'mcp__everything__echo',
+          input: '[1]',
+        },
+      ],
+      finishReason: { unified: 'tool-calls', raw: undefined },
+      usage: {
+        inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 1, text: 1, reasoning: undefined },
+      },
+      warnings: [],
+    });
+    // The manager's own tools, with their calls counted.
+    let calls = 0;
+    const counted = {
+      tools: async () =>
+        (await manager.tools()).map((t) => ({
+          ...t,
+          call: (...a: Parameters<typeof t.call>) => {
+            calls++;
+            return t.call(...a);
+          },
+        })),
+    };
+    const result = await generateText({ model, tools: await createToolSet(counted), prompt: 'x' });
+    const errors = result.steps[0]!.content.filter((p) => p.type === 'tool-error');
+    expect(errors).toHaveLength(1);
+    expect(calls).toBe(0);
+    // ai 6 keeps an invalid call's error as its message text.
+    const said = String(errors[0]!.error);
+    expect(said).toMatch(/^Invalid input for tool mcp__everything__echo/);
+    expect(said).toContain('tool "echo" takes its arguments as a JSON object, got an array');
+  });
+
   it('progress notifications of a long tool reach onProgress with the tool call they belong to', async () => {
     const events: ToolProgressEvent[] = [];
     const model = scriptedModel([

@@ -104,7 +104,7 @@ function toAiTool(
     metadata: { mcpServer: hostTool.server, mcpTool: hostTool.tool },
     // The server's schema as given; the server checks the arguments against it. Here only
     // the shape MCP requires: arguments are an object. Anything else is refused before a
-    // byte is sent, as the SDK's InvalidToolInputError, which the model can repair.
+    // byte is sent; the SDK reports it as invalid tool input, which the model can repair.
     inputSchema: jsonSchema<Record<string, unknown>>(schema, {
       validate: (value) =>
         isPlainObject(value)

@@ -47,7 +47,7 @@ describe.each(Object.keys(peers))('server-everything over %s through the manager
       'toolschange',
       record('toolschange', (e) => `+${e.added.length}`),
     );
-    const toolsArrived = nextEvent<{ added: unknown[] }>(
+    const toolsArrived = nextEvent<ManagerEvents['toolschange']>(
       (l) => manager.on('toolschange', l),
       (e) => e.added.length > 0,
     );

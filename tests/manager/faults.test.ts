@@ -83,8 +83,10 @@ describe('fault fixtures over stdio', () => {
       (e) => e.state.state === 'pending',
     );
     const error = await manager.callTool('crashy', 'crash', {}).catch((e: Error) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/crashy/);
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    expect((error as Error).message).toMatch(
+      /^server "crashy" is disconnected: .*exited with code 9.*retry the call$/s,
+    );
     const p = (await pending).state;
     expect(p.state === 'pending' && p.reconnectAttempt).toBe(1);
     // A call on a pending server waits for the shared immediate attempt.

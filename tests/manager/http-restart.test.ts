@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { McpManager, type ServerState } from '@mcpkit/manager';
+import { type ManagerEvents, McpManager, type ServerState } from '@mcpkit/manager';
 import { expect, test } from 'vitest';
 import { nextEvent, resolved } from './helpers.js';
 
@@ -69,7 +70,7 @@ test('SDK v1 Streamable HTTP server killed and restarted on the same port: back 
       (l) => manager.on('statechange', l),
       (e) => e.state.state === 'connected',
     );
-    const fresh = nextEvent<{ added: Array<{ tool: string }> }>(
+    const fresh = nextEvent<ManagerEvents['toolschange']>(
       (l) => manager.on('toolschange', l),
       (e) => e.added.some((t) => t.tool === 'gen_2'),
     );
@@ -90,6 +91,54 @@ test('SDK v1 Streamable HTTP server killed and restarted on the same port: back 
     expect(transitions.slice(after)).toEqual([]);
   } finally {
     await manager.close();
+    await stop(child, 'SIGTERM');
+  }
+});
+
+test('a port that accepts TCP but fails MCP (HTTP 500) is retried at the backoff pace, not by the reachability check', async () => {
+  const port = await freePort();
+  const child = await startServer(port, 1);
+  const manager = new McpManager({
+    servers: [resolved('sdk', { type: 'http', url: `http://127.0.0.1:${port}/mcp` })],
+    reconnect: { jitter: 0 },
+  });
+  const hits: number[] = [];
+  const broken = createHttpServer((req, res) => {
+    hits.push(performance.now());
+    req.resume();
+    res.writeHead(500, { 'content-type': 'text/plain' }).end('broken on purpose');
+  });
+  try {
+    await manager.connectAll();
+    const dropped = nextEvent<{ state: ServerState }>(
+      (l) => manager.on('statechange', l),
+      (e) => e.state.state === 'pending',
+    );
+    await stop(child);
+    await dropped;
+    await new Promise<void>((r) => broken.listen(port, '127.0.0.1', r));
+    // The check sees the port open and starts one attempt; it fails with 500, which does
+    // not re-arm the check, so the attempt after it waits for its backoff slot.
+    const failedOnce = nextEvent<{ state: ServerState }>(
+      (l) => manager.on('statechange', l),
+      (e) => e.state.state === 'pending' && /500/.test(e.state.reason ?? ''),
+    );
+    const first = (await failedOnce).state;
+    const hitsAfterFirst = hits.length;
+    expect(hitsAfterFirst).toBeGreaterThan(0);
+    if (first.state !== 'pending') throw new Error('unreachable');
+    const delayMs = first.nextRetryAt! - Date.now();
+    const nextAttempt = nextEvent<{ state: ServerState }>(
+      (l) => manager.on('statechange', l),
+      (e) => e.state.state === 'pending' && e.state.reconnectAttempt === first.reconnectAttempt + 1,
+    );
+    await nextAttempt;
+    // No request reached the port between the failed attempt and its backoff slot.
+    const gap = hits[hitsAfterFirst]! - hits[hitsAfterFirst - 1]!;
+    expect(gap).toBeGreaterThanOrEqual(delayMs - 50);
+  } finally {
+    await manager.close();
+    await new Promise((r) => broken.close(r));
     await stop(child, 'SIGTERM');
   }
 });

@@ -162,3 +162,26 @@ test('disable, enable, disconnect, reconnect', async () => {
     /server "nope" is not managed here; known servers: a/,
   );
 });
+
+test('regression: a second stop while the first is still killing the process waits for it (idle stop published a stopped state while the process lived)', async () => {
+  using tmp = tempDir();
+  const log = tmp.file('a.log');
+  await using manager = new McpManager({ servers: [fault('a', 'ok', log)] });
+  await manager.connectAll();
+  const first = manager.disable('a');
+  await manager.disconnect('a');
+  expect(isAlive(startedPids(log)[0]!)).toBe(false);
+  await first;
+  expect(stateOf(manager, 'a')).toBe('disabled');
+});
+
+test('enable() on a connected server keeps its one connection (no second process)', async () => {
+  using tmp = tempDir();
+  const log = tmp.file('a.log');
+  await using manager = new McpManager({ servers: [fault('a', 'ok', log)] });
+  await manager.connectAll();
+  const before = manager.state('a');
+  await manager.enable('a');
+  expect(manager.state('a')).toBe(before);
+  expect(startedPids(log)).toHaveLength(1);
+});

@@ -90,3 +90,27 @@ test('without interactive sign-in, authenticate() says what to do instead', asyn
     /^server "secure" is needs-auth: interactive sign-in is off/,
   );
 });
+
+test('the needs-auth verdict is cached: a reload with an edited entry does not ask the server again; reconnect() does', async () => {
+  await using manager = new McpManager({
+    servers: [resolved('secure', { type: 'http', url: mcp.url })],
+    auth: { store: new MemoryTokenStore() },
+  });
+  await manager.connectAll();
+  const first = manager.state('secure');
+  expect(first?.state).toBe('needs-auth');
+  const before = mcp.requests.length;
+  const result = await manager.reload([
+    resolved('secure', { type: 'http', url: mcp.url, headers: { 'x-edited': '1' } }),
+  ]);
+  expect(result.changed).toEqual(['secure']);
+  const again = manager.state('secure');
+  expect(again?.state).toBe('needs-auth');
+  expect(again?.state === 'needs-auth' && first?.state === 'needs-auth' && again.error).toBe(
+    first?.state === 'needs-auth' ? first.error : undefined,
+  );
+  expect(mcp.requests.length).toBe(before);
+  await manager.reconnect('secure');
+  expect(mcp.requests.length).toBeGreaterThan(before);
+  expect(manager.state('secure')?.state).toBe('needs-auth');
+});

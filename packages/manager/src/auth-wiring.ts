@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { AuthorizationHandler, OAuthProvider, TokenStore } from '@mcpkit/auth';
 import type { ResolvedServer } from '@mcpkit/config';
 import type { HttpAuth } from '@mcpkit/jsonrpc';
@@ -21,14 +22,14 @@ export interface ManagerAuthOptions {
 
 type RemoteConfig = Extract<ResolvedServer['config'], { type: 'http' | 'streamable-http' | 'sse' }>;
 
-/** Where a server runs: its project file's folder for project/dynamic files, else `cwd`. */
+/** Where a stdio server runs: its project file's folder for project/dynamic files, else `cwd`. */
 export function workingDirectoryOf(server: ResolvedServer, cwd: string): string {
   if (
     (server.scope === 'project' || server.scope === 'dynamic') &&
     /\.json$/i.test(server.source) &&
-    server.source.includes('/')
+    path.isAbsolute(server.source)
   ) {
-    return server.source.slice(0, server.source.lastIndexOf('/')) || '/';
+    return path.dirname(server.source);
   }
   return cwd;
 }

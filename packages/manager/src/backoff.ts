@@ -15,6 +15,11 @@ export const reconnectDefaults = Object.freeze({
   jitter: 0.2,
   /** Connected this long: the attempt counter starts again from 0. */
   resetAfterMs: 5 * 60_000,
+  /**
+   * Remote servers that refuse connections: how often a TCP check looks for the port to
+   * open again during the fast phase (0: never), to reconnect as soon as it does.
+   */
+  reachabilityProbeMs: 250,
 });
 
 export type ReconnectPolicy = { -readonly [K in keyof typeof reconnectDefaults]: number };

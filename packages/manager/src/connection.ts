@@ -1,5 +1,5 @@
 import type { McpClient } from '@mcpkit/client';
-import type { ResolvedServer } from '@mcpkit/config';
+import { type ResolvedServer, urlOf } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import {
   CrashLoopBreaker,
@@ -16,6 +16,7 @@ import {
   ServerUnavailableError,
 } from './errors.js';
 import type { ManagerLimits } from './limits.js';
+import { endpointOf, tcpReachable } from './reachability.js';
 import type { ServerState } from './state.js';
 import { cut } from './text.js';
 
@@ -48,8 +49,10 @@ export class ServerConnection {
   private transport: Transport | undefined;
   private attempt = 0;
   private retryTimer: unknown;
+  private probeTimer: unknown;
   private resetTimer: unknown;
   private inflight: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
   private generation = 0;
   private closed = false;
   private startedAt = 0;
@@ -86,10 +89,9 @@ export class ServerConnection {
   /** The first connect (or a manual one): a failure leaves the server `failed` or `needs-auth`. */
   connect(reason = 'connect'): Promise<void> {
     if (this.closed) return Promise.reject(new ManagerClosedError(this.name));
-    this.inflight ??= this.run('initial', reason).finally(() => {
-      this.inflight = undefined;
-    });
-    return this.inflight;
+    // Already up: a second client would leave the first one's process running.
+    if (this.isUp()) return Promise.resolve();
+    return this.inflight ?? this.startRun('initial', reason);
   }
 
   /** Manual reconnect: forgets the breaker and the attempt counter, drops the connection. */
@@ -112,14 +114,9 @@ export class ServerConnection {
     if (this.state.state === 'pending') {
       if (!this.inflight) {
         this.clearRetry();
-        this.inflight = this.run(
-          this.attempt > 0 ? 'retry' : 'initial',
-          'a call is waiting',
-        ).finally(() => {
-          this.inflight = undefined;
-        });
+        this.startRun(this.attempt > 0 ? 'retry' : 'initial', 'a call is waiting');
       }
-      await waitFor(this.inflight, this.name, options);
+      await waitFor(this.inflight!, this.name, options);
       if (this.isUp()) return this.client!;
     }
     throw this.unavailable();
@@ -223,8 +220,22 @@ export class ServerConnection {
   async stop(state: ServerState, reason: string): Promise<void> {
     this.generation++;
     this.clearRetry();
-    await this.drop();
+    // A second stop while the first still tears the process down waits for it, so that the
+    // new state is never published while the old process lives.
+    const previous = this.stopping;
+    const task = (async () => {
+      await previous;
+      await this.drop();
+    })();
+    this.stopping = task;
+    await task;
+    if (this.stopping === task) this.stopping = undefined;
     this.set(state, reason);
+  }
+
+  /** A stop is under way. */
+  get isStopping(): boolean {
+    return this.stopping !== undefined;
   }
 
   async close(): Promise<void> {
@@ -239,6 +250,8 @@ export class ServerConnection {
   private clearRetry(): void {
     if (this.retryTimer !== undefined) this.host.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    if (this.probeTimer !== undefined) this.host.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
   }
 
   private async drop(): Promise<void> {
@@ -251,6 +264,15 @@ export class ServerConnection {
     this.transport = undefined;
     if (client) await client.close().catch(() => {});
     else if (transport) await transport.close().catch(() => {});
+  }
+
+  /** Starts an attempt; `inflight` is cleared when it settles (unless a newer one replaced it). */
+  private startRun(mode: 'initial' | 'retry', reason: string): Promise<void> {
+    const task: Promise<void> = this.run(mode, reason).finally(() => {
+      if (this.inflight === task) this.inflight = undefined;
+    });
+    this.inflight = task;
+    return task;
   }
 
   private async run(mode: 'initial' | 'retry', reason: string): Promise<void> {
@@ -372,7 +394,7 @@ export class ServerConnection {
       this.set(verdict, 'connect failed');
       return;
     }
-    this.schedule(error.message);
+    this.schedule(error.message, error);
   }
 
   private trip(exitCode: number | undefined, stderrTail: string | undefined): void {
@@ -415,11 +437,14 @@ export class ServerConnection {
         return;
       }
     }
-    this.schedule(cause?.message ?? 'the connection closed');
+    this.schedule(cause?.message ?? 'the connection closed', cause);
   }
 
-  private schedule(reason: string): void {
+  private schedule(reason: string, cause?: unknown): void {
     if (this.closed) return;
+    // The attempt that called this has decided: a timer that fires before its promise
+    // settles must be free to start the next one.
+    this.inflight = undefined;
     this.attempt++;
     const delayMs = reconnectDelay(this.attempt, this.host.reconnect, this.host.clock.random);
     const nextRetryAt = this.host.clock.now() + delayMs;
@@ -427,9 +452,7 @@ export class ServerConnection {
     this.retryTimer = this.host.clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (this.closed || this.inflight) return;
-      this.inflight = this.run('retry', `reconnect attempt ${this.attempt}`).finally(() => {
-        this.inflight = undefined;
-      });
+      this.startRun('retry', `reconnect attempt ${this.attempt}`);
     }, delayMs);
     this.set(
       {
@@ -442,6 +465,39 @@ export class ServerConnection {
       },
       `reconnecting in ${delayMs} ms`,
     );
+    this.watchReachability(cause ?? new Error(reason));
+  }
+
+  /**
+   * While a remote server refuses connections (fast phase only), a TCP check every 250 ms
+   * starts the next attempt as soon as its port accepts again: a restarted server is back
+   * in moments rather than at the next backoff slot. Only a refused or unreachable failure
+   * arms it, so a server that accepts TCP but fails MCP gets no more attempts than the
+   * backoff allows.
+   */
+  private watchReachability(cause: unknown): void {
+    const intervalMs = this.host.reconnect.reachabilityProbeMs;
+    const endpoint = endpointOf(urlOf(this.server.config));
+    if (!endpoint || intervalMs <= 0 || this.attempt > this.host.reconnect.fastAttempts) return;
+    if (!isTerminal(cause)) return;
+    const generation = this.generation;
+    const waiting = () =>
+      !this.closed &&
+      generation === this.generation &&
+      this.retryTimer !== undefined &&
+      !this.inflight;
+    const tick = () => {
+      this.probeTimer = this.host.clock.setTimeout(async () => {
+        this.probeTimer = undefined;
+        if (!waiting()) return;
+        const open = await tcpReachable(endpoint);
+        if (!waiting()) return;
+        if (!open) return tick();
+        this.clearRetry();
+        this.startRun('retry', 'the server accepts connections again');
+      }, intervalMs);
+    };
+    tick();
   }
 }
 

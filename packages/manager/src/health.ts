@@ -23,7 +23,7 @@ export function scheduleSweep(deps: {
     () => {
       const now = deps.clock.now();
       for (const c of deps.connections()) {
-        if (c.state.state !== 'connected') continue;
+        if (c.state.state !== 'connected' || c.isStopping) continue;
         if (idleStopMs > 0 && now - c.lastUsedAt >= idleStopMs) deps.idleStop(c);
         else if (pingIntervalMs > 0 && now - Math.max(c.lastUsedAt, c.lastPingAt) >= pingIntervalMs)
           deps.track(c.ping(pingIntervalMs));

@@ -1,10 +1,12 @@
 import type { McpClient, UrlElicitation } from '@mcpkit/client';
+import { ErrorCode } from '@mcpkit/jsonrpc';
 import type { GetPromptResult, Prompt, ReadResourceResult, Tool } from '@mcpkit/protocol';
 import type { Catalog } from './catalog.js';
+import { isTerminal } from './classify.js';
 import type { HostCommand } from './commands.js';
 import type { ServerConnection } from './connection.js';
 import type { Emitter } from './emitter.js';
-import { UnknownToolError } from './errors.js';
+import { ServerUnavailableError, UnknownToolError } from './errors.js';
 import { type HostTool, type HostToolCallOptions, makeAuthenticateTool } from './host-tool.js';
 import type { ManagerLimits } from './limits.js';
 import { NameRegistry } from './names.js';
@@ -23,6 +25,25 @@ export interface SurfaceHost {
   connection(name: string): ServerConnection;
   handlersFor(name: string): ManagerHandlers | undefined;
   authenticate(name: string): Promise<ServerState>;
+}
+
+/**
+ * A call that failed because the connection went away gets a next step: the manager
+ * reconnects on its own, so the caller may retry. Other errors (the server's own answer,
+ * a timeout) pass unchanged.
+ */
+function lostConnection(server: string, error: unknown): unknown {
+  const code = (error as { code?: unknown })?.code;
+  if (code !== ErrorCode.ConnectionClosed && code !== ErrorCode.ProcessExited && !isTerminal(error))
+    return error;
+  const prefix = `server "${server}": `;
+  const text = String((error as Error).message ?? error);
+  return new ServerUnavailableError(
+    server,
+    'disconnected',
+    `${text.startsWith(prefix) ? text.slice(prefix.length) : text}; the manager reconnects it on its own — retry the call`,
+    { cause: error },
+  );
 }
 
 const byName = <T extends { name: string }>(a: T, b: T) =>
@@ -47,7 +68,9 @@ export class HostSurface {
     options: HostToolCallOptions = {},
   ): Promise<HostToolResult> {
     const connection = this.host.connection(server);
-    const timeoutMs = options.timeoutMs ?? this.host.limits.toolTimeoutMs;
+    // The call's own, else the entry's `timeout`, else MCP_TOOL_TIMEOUT.
+    const timeoutMs =
+      options.timeoutMs ?? connection.server.config.timeout ?? this.host.limits.toolTimeoutMs;
     const client = await connection.ready({
       ...(options.signal ? { signal: options.signal } : {}),
       timeoutMs,
@@ -76,7 +99,7 @@ export class HostSurface {
       });
     } catch (error) {
       connection.noteCallError(error);
-      throw error;
+      throw lostConnection(server, error);
     }
     connection.noteCallSuccess();
     return normalizeResult(result, {
@@ -98,7 +121,8 @@ export class HostSurface {
   }
 
   /** Every tool of every connected server (and warm-cached lazy ones), named for a host. */
-  async tools(_options: { signal?: AbortSignal } = {}): Promise<HostTool[]> {
+  async tools(options: { signal?: AbortSignal } = {}): Promise<HostTool[]> {
+    options.signal?.throwIfAborted();
     const pairs: Array<{ server: string; tool: Tool }> = [];
     const auth: Array<{ server: string; url: string }> = [];
     await Promise.all(
@@ -159,7 +183,8 @@ export class HostSurface {
   }
 
   /** Every prompt of every connected server as a host command. */
-  async commands(_options: { signal?: AbortSignal } = {}): Promise<HostCommand[]> {
+  async commands(options: { signal?: AbortSignal } = {}): Promise<HostCommand[]> {
+    options.signal?.throwIfAborted();
     const pairs: Array<{ server: string; prompt: Prompt }> = [];
     await Promise.all(
       [...this.host.connections.values()].map(async (c) => {
@@ -188,8 +213,9 @@ export class HostSurface {
 
   async listResources(
     server?: string,
-    _options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal } = {},
   ): Promise<HostResource[]> {
+    options.signal?.throwIfAborted();
     const out: HostResource[] = [];
     for (const c of this.connectedOnes(server))
       for (const r of await this.host.catalog.ensure(c.name, c.client, 'resources'))
@@ -199,8 +225,9 @@ export class HostSurface {
 
   async listResourceTemplates(
     server?: string,
-    _options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal } = {},
   ): Promise<HostResourceTemplate[]> {
+    options.signal?.throwIfAborted();
     const out: HostResourceTemplate[] = [];
     for (const c of this.connectedOnes(server))
       for (const t of await this.host.catalog.ensure(c.name, c.client, 'templates'))

@@ -26,6 +26,7 @@ import { type ManagerLimits, resolveLimits } from './limits.js';
 import { FileSink, type HostToolResult } from './normalize-result.js';
 import type { ManagerHandlers, ManagerView, McpManagerOptions } from './options.js';
 import { Pool } from './pool.js';
+import { RateLimit } from './rate-limit.js';
 import { diffServers, type ReloadResult } from './reload.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import { ManagerScope, scopeEntries } from './scope.js';
@@ -60,6 +61,7 @@ export class McpManager implements ManagerView {
   private cachedSnapshot: ManagerSnapshot | undefined;
   private closed = false;
   private sweepTimer: unknown;
+  private readonly warnings: RateLimit;
 
   constructor(options: McpManagerOptions = {}) {
     this.options = options;
@@ -81,6 +83,7 @@ export class McpManager implements ManagerView {
       remote: new Pool(this.limits.remoteConcurrency),
     };
     this.files = new FileSink(options.tempDir);
+    this.warnings = new RateLimit(this.clock);
     this.catalog = new Catalog({
       limits: this.limits,
       clock: this.clock,
@@ -156,9 +159,22 @@ export class McpManager implements ManagerView {
       inProcess: this.options.inProcess ?? {},
       httpFallback: this.options.httpFallback ?? true,
       onstderr: (text) => this.events.emit('stderr', { server: name, text }),
-      onwarning: (error) => this.events.emit('warning', { server: name, error }),
+      onwarning: (error) => this.warn(name, error),
       onstreamlost: (reason) => this.connections.get(name)?.noteStreamLost(reason),
     };
+  }
+
+  /** Transport warnings, at most 20 a minute per server (then one note that more were dropped). */
+  private warn(server: string, error: Error): void {
+    const verdict = this.warnings.allow(server);
+    if (verdict === 'pass') this.events.emit('warning', { server, error });
+    else if (verdict === 'first-dropped')
+      this.events.emit('warning', {
+        server,
+        error: new Error(
+          `server "${server}": more warnings than 20 a minute; further ones are dropped until the minute is over (the last: ${error.message})`,
+        ),
+      });
   }
 
   private handlersFor(name: string): ManagerHandlers | undefined {
@@ -167,11 +183,13 @@ export class McpManager implements ManagerView {
   }
 
   private makeClient(server: ResolvedServer): McpClient {
-    const { urlElicitation: _, ...handlers } = this.handlersFor(server.name) ?? {};
+    const { urlElicitation, ...handlers } = this.handlersFor(server.name) ?? {};
     const client: McpClient = new McpClient({
       name: server.name,
       clientInfo: this.options.clientInfo ?? { name: 'mcpkit-manager', version: '0.1.0' },
       handlers,
+      // A host that handles -32042 can complete URL-mode elicitations: say so.
+      ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
       onlog: (params) => this.events.emit('log', { server: server.name, params }),
       onlistchanged: (list) =>
@@ -240,9 +258,14 @@ export class McpManager implements ManagerView {
     connections: readonly ServerConnection[],
     signal?: AbortSignal,
   ): Promise<void> {
-    const pending = connections.filter(
-      (c) => c.state.state === 'pending' && !this.cachedNeedsAuth(c),
-    );
+    const pending: ServerConnection[] = [];
+    for (const c of connections) {
+      if (c.state.state !== 'pending') continue;
+      // A recent needs-auth verdict: shown again without asking the server.
+      const cached = this.cachedNeedsAuth(c);
+      if (cached) await c.stop(cached, 'needs-auth (cached verdict)');
+      else pending.push(c);
+    }
     const startable = this.options.lazyStart ? await this.parkWarm(pending) : pending;
     const run = (c: ServerConnection) => c.connect('connect').catch(() => {});
     const local = startable.filter((c) => isLocal(c.server));
@@ -329,10 +352,6 @@ export class McpManager implements ManagerView {
   ): Promise<ManagerSnapshot> {
     this.assertOpen();
     const added = this.add(await this.serversFromOptions());
-    for (const c of added) {
-      const cached = this.cachedNeedsAuth(c);
-      if (cached) this.track(c.stop(cached, 'needs-auth (cached verdict)'));
-    }
     // Not tracked with the list fetches: connectAll must not wait for the late source.
     if (options.late) {
       void options.late
@@ -440,7 +459,8 @@ export class McpManager implements ManagerView {
    * Runs the interactive sign-in for a server (needs `auth.interactive`), then reconnects
    * it. Resolves with its new state.
    */
-  async authenticate(name: string, _options: { signal?: AbortSignal } = {}): Promise<ServerState> {
+  async authenticate(name: string, options: { signal?: AbortSignal } = {}): Promise<ServerState> {
+    options.signal?.throwIfAborted();
     const connection = this.connection(name);
     const interactive = this.auth.interactive;
     if (!interactive) {

@@ -127,3 +127,19 @@ describe('config entry to transport', () => {
     ).rejects.toBeInstanceOf(UnsupportedServerTypeError);
   });
 });
+
+describe('working directory', () => {
+  test("a project file's stdio server runs in that file's folder; others in cwd", async () => {
+    const { workingDirectoryOf } = await import('./auth-wiring.js');
+    const project = {
+      ...entry('p', { command: 'x' }),
+      scope: 'project' as const,
+      source: '/repo/sub/.mcp.json',
+    };
+    expect(workingDirectoryOf(project, '/elsewhere')).toBe('/repo/sub');
+    expect(workingDirectoryOf({ ...project, scope: 'user' }, '/elsewhere')).toBe('/elsewhere');
+    expect(workingDirectoryOf({ ...project, source: '--config argument 1' }, '/elsewhere')).toBe(
+      '/elsewhere',
+    );
+  });
+});

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runManagerBench, targetLine } from './manager/run.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -282,9 +283,14 @@ const httpTable = [httpHeader, httpHeader.map(() => '---'), ...httpRows]
 results.httpTable = httpTable;
 results.table = table;
 results.targets = targets;
+// The manager rows (issue #11): connect-all, tool-call overhead, idle memory, lazy start.
+const managerBench = runManagerBench({ quick, log });
+results.figures.manager = managerBench.figures;
+results.managerTable = managerBench.table;
+results.managerTargets = managerBench.targets;
 
 const m = results.machine;
-const text = `mcpkit benchmark, ${results.date.slice(0, 10)}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, Node ${m.node}${quick ? ' (quick)' : ''}\n\n${table}\n\n${extra.join('\n')}\n\n${httpTable}\n\nTargets:\n${targetLines().join('\n')}\n`;
+const text = `mcpkit benchmark, ${results.date.slice(0, 10)}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, Node ${m.node}${quick ? ' (quick)' : ''}\n\n${table}\n\n${extra.join('\n')}\n\n${httpTable}\n\n${managerBench.table}\n\n${managerBench.lines.join('\n')}\n\nTargets:\n${[...targetLines(), ...managerBench.targets.map(targetLine)].join('\n')}\n`;
 mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(text);

@@ -86,6 +86,12 @@ const suites = [
     ],
   },
   {
+    // DPoP and workload identity (issue #15): extensions too, forced.
+    runner: 'conformance-next',
+    spec: 'extension',
+    scenarios: ['auth/dpop', 'auth/dpop-nonce', 'auth/wif-jwt-bearer'],
+  },
+  {
     runner: 'conformance-next',
     spec: '2026-07-28',
     scenarios: [

@@ -25,6 +25,8 @@ export interface AuthorizationServerMetadata {
   token_endpoint_auth_methods_supported?: string[];
   client_id_metadata_document_supported?: boolean;
   authorization_response_iss_parameter_supported?: boolean;
+  /** RFC 9449 5.1: the algorithms it accepts DPoP proofs signed with. */
+  dpop_signing_alg_values_supported?: string[];
   [key: string]: unknown;
 }
 

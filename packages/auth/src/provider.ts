@@ -1,12 +1,28 @@
-import type { HttpAuth, HttpAuthChallenge } from '@mcpkit/jsonrpc';
+import type { HttpAuth, HttpAuthChallenge, HttpAuthRequest } from '@mcpkit/jsonrpc';
 import { checkPositive } from './defaults.js';
 import { canonicalResource, type Discovered, discover } from './discovery.js';
+import {
+  chooseDpopAlgorithm,
+  DpopKey,
+  DpopNonces,
+  type DpopSetting,
+  dpopAlgorithms,
+  nonceOfProof,
+  type StoredDpopKey,
+} from './dpop.js';
 import { checkEndpoint, checkMetadataEndpoints, showValue } from './endpoint.js';
 import { AuthError, NeedsAuthError } from './errors.js';
 import { type FetchLike, fetchBounded, parseObject, type RequestContext } from './fetch-bounded.js';
 import { SecretSet } from './redact.js';
 import { type AuthRecord, MemoryTokenStore, type StoredTokens, type TokenStore } from './store.js';
-import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
+import {
+  type ClientAuth,
+  type TokenRequestDpop,
+  type TokenResponse,
+  tokenRequest,
+  toStored,
+} from './token-endpoint.js';
+import { type BearerChallenge, parseAuthChallenges } from './www-authenticate.js';
 
 /** Options every provider shares. */
 export interface ProviderOptions {
@@ -34,7 +50,18 @@ export interface ProviderOptions {
   maxResponseBytes?: number;
   /** How much of an error answer is read (for its OAuth error code). Default 4 KiB. */
   maxErrorBodyBytes?: number;
+  /**
+   * DPoP (RFC 9449) sender-constrained tokens. Unset: used where the authorization server
+   * advertises `dpop_signing_alg_values_supported` (or the MCP server challenges with the
+   * `DPoP` scheme only). `true` or `{ alg }`: always, and a token that comes back unbound
+   * is refused. `false`: never.
+   */
+  dpop?: DpopSetting;
 }
+
+/** `DPoP` when the token is bound to a DPoP key (the token type is case-insensitive). */
+const isDpopToken = (tokens: StoredTokens) => tokens.token_type.toLowerCase() === 'dpop';
+const schemeOf = (tokens: StoredTokens) => (isDpopToken(tokens) ? 'DPoP' : 'Bearer');
 
 /**
  * What all providers share: the stored record, `headers()` with refresh before expiry,
@@ -50,6 +77,17 @@ export abstract class BaseProvider implements HttpAuth {
   private renewing: Promise<void> | undefined;
   private cached: Promise<AuthRecord> | undefined;
   private discovered: { url: string | undefined; value: Discovered } | undefined;
+  /** The latest DPoP nonce of each server (authorization and resource), per origin. */
+  protected readonly dpopNonces = new DpopNonces();
+  /** Imported DPoP keys, by issuer, with the stored form they came from. */
+  private readonly dpopKeys = new Map<string, { stored: StoredDpopKey; key: Promise<DpopKey> }>();
+  /** The MCP server challenged with the `DPoP` scheme only. */
+  private resourceWantsDpop = false;
+  /**
+   * A request may be refused twice: once for a token (then renewed), once for a DPoP nonce
+   * the resource wants in the proof (RFC 9449 9).
+   */
+  readonly maxRetries = 2;
   /**
    * The secret values this provider has handled (its tokens, client secrets): every
    * message it produces is redacted with them. Bounded; cleared on logout and close.
@@ -60,6 +98,11 @@ export abstract class BaseProvider implements HttpAuth {
     checkPositive('requestTimeoutMs', options.requestTimeoutMs);
     checkPositive('maxResponseBytes', options.maxResponseBytes, 2 ** 30);
     checkPositive('maxErrorBodyBytes', options.maxErrorBodyBytes, 2 ** 30);
+    const alg = typeof options.dpop === 'object' ? options.dpop.alg : undefined;
+    if (alg !== undefined && !dpopAlgorithms.includes(alg))
+      throw new TypeError(
+        `dpop.alg must be one of ${dpopAlgorithms.join(', ')}, not ${JSON.stringify(alg)}`,
+      );
     this.options = options;
     this.store = options.store ?? new MemoryTokenStore();
     this.key = options.storeKey ?? canonicalResource(options.serverUrl);
@@ -192,7 +235,7 @@ export abstract class BaseProvider implements HttpAuth {
     };
   }
 
-  async headers(): Promise<Record<string, string>> {
+  async headers(request?: HttpAuthRequest): Promise<Record<string, string>> {
     let tokens = await this.tokens();
     if (!tokens) return {};
     const skew = this.options.refreshSkewMs ?? 60_000;
@@ -206,11 +249,45 @@ export abstract class BaseProvider implements HttpAuth {
       if (!tokens || (tokens.expires_at !== undefined && tokens.expires_at <= Date.now()))
         return {};
     }
-    return { authorization: `Bearer ${tokens.access_token}` };
+    if (!isDpopToken(tokens)) return { authorization: `Bearer ${tokens.access_token}` };
+    if (!request)
+      throw this.fail(
+        'the token is DPoP-bound, and the transport did not say which method and URL the request has, which the proof signs; use a transport of @mcpkit that passes them to headers()',
+      );
+    const issuer = (await this.record()).issuer;
+    const key = issuer ? await this.storedDpopKey(issuer) : undefined;
+    if (!key) {
+      // Without its key a bound token is useless: let the server's 401 get a new one.
+      this.log('the DPoP key of the stored token is missing or damaged; a new token is needed');
+      return {};
+    }
+    const proof = await key.proof({
+      htm: request.method,
+      htu: request.url,
+      accessToken: tokens.access_token,
+      nonce: this.dpopNonces.get(request.url),
+    });
+    return { authorization: `DPoP ${tokens.access_token}`, dpop: proof };
   }
 
   async onUnauthorized(challenge: HttpAuthChallenge): Promise<boolean> {
-    const bearer = parseBearerChallenge(challenge.wwwAuthenticate);
+    const { bearer: bearerOnly, dpop } = parseAuthChallenges(challenge.wwwAuthenticate);
+    const bearer = bearerOnly ?? dpop;
+    if (dpop && !bearerOnly) this.resourceWantsDpop = true;
+    const sentProof = challenge.dpop;
+    if (dpop?.error === 'use_dpop_nonce' && sentProof !== undefined) {
+      // RFC 9449 9: the token is fine; the proof lacks the resource's nonce. Retried with a
+      // new one only: a server that refuses the nonce it gave cannot be satisfied.
+      const nonce = this.dpopNonces.set(challenge.url, challenge.dpopNonce);
+      if (nonce === undefined) {
+        this.log('the server asked for a DPoP nonce and gave no usable one');
+        return false;
+      }
+      return nonce !== nonceOfProof(sentProof);
+    }
+    this.dpopNonces.set(challenge.url, challenge.dpopNonce);
+    // One renewal per request: a request refused again after it is refused for good.
+    if ((challenge.retries ?? 0) > 0) return false;
     if (challenge.status === 403) return this.onForbidden(bearer);
     // Someone renewed the token since this request went out: just retry.
     if (this.renewing) {
@@ -220,12 +297,100 @@ export abstract class BaseProvider implements HttpAuth {
     this.cached = undefined;
     const current = await this.tokens();
     if (current && challenge.authorization !== undefined) {
-      if (challenge.authorization !== `Bearer ${current.access_token}`) return true;
+      if (challenge.authorization !== `${schemeOf(current)} ${current.access_token}`) return true;
     }
     // What the server says now counts: its authorization server may have changed.
     this.discovered = undefined;
     await this.renew(() => this.refreshOrRenew(current, bearer));
     return true;
+  }
+
+  /**
+   * The DPoP key for tokens from `d`'s issuer, made (and stored with the registration) the
+   * first time; `undefined` when DPoP is not used there.
+   */
+  protected async dpopFor(d: Discovered): Promise<DpopKey | undefined> {
+    const setting = this.options.dpop;
+    if (setting === false) return undefined;
+    const supported = d.metadata.dpop_signing_alg_values_supported;
+    const advertised = Array.isArray(supported) && supported.length > 0;
+    if (!setting && !advertised && !this.resourceWantsDpop) return undefined;
+    const wanted = typeof setting === 'object' ? setting.alg : undefined;
+    const alg = chooseDpopAlgorithm(wanted, advertised ? supported : undefined);
+    if (!alg) {
+      const listed = (supported as unknown[]).map((a) => showValue(a)).join(', ');
+      if (setting)
+        throw this.fail(
+          `the authorization server ${d.metadata.issuer} accepts DPoP proofs signed with ${listed}${wanted ? `, not ${wanted}` : ', none of which this client can make'}; set dpop.alg to one of them, or dpop: false`,
+        );
+      this.log(`DPoP not used: this client signs none of ${listed}`);
+      return undefined;
+    }
+    const issuer = d.metadata.issuer;
+    const have = await this.storedDpopKey(issuer);
+    if (have?.alg === alg) return have;
+    const key = await DpopKey.generate(alg);
+    const r = await this.record();
+    const entry = r.issuers[issuer] ?? {};
+    entry.dpop_key = key.stored;
+    r.issuers[issuer] = entry;
+    await this.saveRecord(r);
+    this.dpopKeys.set(issuer, { stored: key.stored, key: Promise.resolve(key) });
+    this.secrets.remember(key.stored.jwk.d);
+    this.log(`made a DPoP key (${alg}) for ${issuer}`);
+    return key;
+  }
+
+  /** The stored DPoP key for `issuer`, imported once; `undefined` if none or damaged. */
+  private async storedDpopKey(issuer: string): Promise<DpopKey | undefined> {
+    const stored = (await this.record()).issuers[issuer]?.dpop_key;
+    if (!stored) return undefined;
+    let cached = this.dpopKeys.get(issuer);
+    if (cached?.stored !== stored) {
+      cached = { stored, key: DpopKey.restore(stored) };
+      this.dpopKeys.set(issuer, cached);
+      this.secrets.remember(stored.jwk?.d);
+    }
+    return cached.key.catch(() => undefined);
+  }
+
+  /**
+   * A grant at `d`'s token endpoint, with a DPoP proof where DPoP is used there; returns
+   * the tokens to store. A token that should be bound and is not is refused when the host
+   * asked for DPoP; a bound token this client has no key for is refused always.
+   */
+  protected async grant(
+    d: Discovered,
+    params: Record<string, string | undefined>,
+    auth: ClientAuth,
+    what: string,
+    signal: AbortSignal | undefined,
+    previous?: StoredTokens,
+  ): Promise<StoredTokens> {
+    const key = await this.dpopFor(d);
+    const dpop: TokenRequestDpop | undefined = key ? { key, nonces: this.dpopNonces } : undefined;
+    const response: TokenResponse = await tokenRequest(
+      d.metadata.token_endpoint,
+      params,
+      auth,
+      this.requestContext(signal),
+      what,
+      dpop,
+    );
+    const type = typeof response.token_type === 'string' ? response.token_type : 'Bearer';
+    const bound = type.toLowerCase() === 'dpop';
+    if (bound && !key)
+      throw this.fail(
+        `${what}: the authorization server issued a DPoP-bound token to a request that carried no DPoP proof; it cannot be used`,
+      );
+    if (key && !bound) {
+      if (this.options.dpop)
+        throw this.fail(
+          `${what}: the authorization server issued a "${showValue(type)}" token, not a DPoP-bound one, though this client asked for DPoP; refusing a token that is not sender-constrained (set dpop: false to accept bearer tokens from this server)`,
+        );
+      this.log(`the authorization server issued a ${showValue(type)} token despite the DPoP proof`);
+    }
+    return { ...toStored(response, previous), token_type: bound ? 'DPoP' : 'Bearer' };
   }
 
   /** 403: only `insufficient_scope` can be fixed (by a new authorization with more scopes). */
@@ -262,6 +427,8 @@ export abstract class BaseProvider implements HttpAuth {
     await this.store.delete(this.key);
     this.cached = undefined;
     this.discovered = undefined;
+    this.dpopKeys.clear();
+    this.dpopNonces.clear();
     this.secrets.clear();
   }
 
@@ -273,6 +440,8 @@ export abstract class BaseProvider implements HttpAuth {
   async close(): Promise<void> {
     this.cached = undefined;
     this.discovered = undefined;
+    this.dpopKeys.clear();
+    this.dpopNonces.clear();
     this.secrets.clear();
   }
 

@@ -1,27 +1,14 @@
 import type { HttpAuth, HttpAuthChallenge, HttpAuthRequest } from '@mcpkit/jsonrpc';
 import { checkPositive } from './defaults.js';
 import { canonicalResource, type Discovered, discover } from './discovery.js';
-import {
-  chooseDpopAlgorithm,
-  DpopKey,
-  DpopNonces,
-  type DpopSetting,
-  dpopAlgorithms,
-  nonceOfProof,
-  type StoredDpopKey,
-} from './dpop.js';
+import { type DpopSetting, nonceOfProof } from './dpop.js';
+import { DpopKeyring } from './dpop-keyring.js';
 import { checkEndpoint, checkMetadataEndpoints, showValue } from './endpoint.js';
 import { AuthError, NeedsAuthError } from './errors.js';
 import { type FetchLike, fetchBounded, parseObject, type RequestContext } from './fetch-bounded.js';
 import { SecretSet } from './redact.js';
 import { type AuthRecord, MemoryTokenStore, type StoredTokens, type TokenStore } from './store.js';
-import {
-  type ClientAuth,
-  type TokenRequestDpop,
-  type TokenResponse,
-  tokenRequest,
-  toStored,
-} from './token-endpoint.js';
+import { type ClientAuth, tokenRequest, toStored } from './token-endpoint.js';
 import { type BearerChallenge, parseAuthChallenges } from './www-authenticate.js';
 
 /** Options every provider shares. */
@@ -77,12 +64,8 @@ export abstract class BaseProvider implements HttpAuth {
   private renewing: Promise<void> | undefined;
   private cached: Promise<AuthRecord> | undefined;
   private discovered: { url: string | undefined; value: Discovered } | undefined;
-  /** The latest DPoP nonce of each server (authorization and resource), per origin. */
-  protected readonly dpopNonces = new DpopNonces();
-  /** Imported DPoP keys, by issuer, with the stored form they came from. */
-  private readonly dpopKeys = new Map<string, { stored: StoredDpopKey; key: Promise<DpopKey> }>();
-  /** The MCP server challenged with the `DPoP` scheme only. */
-  private resourceWantsDpop = false;
+  /** DPoP keys and nonces. */
+  protected readonly dpop: DpopKeyring;
   /**
    * A request may be refused twice: once for a token (then renewed), once for a DPoP nonce
    * the resource wants in the proof (RFC 9449 9).
@@ -98,11 +81,13 @@ export abstract class BaseProvider implements HttpAuth {
     checkPositive('requestTimeoutMs', options.requestTimeoutMs);
     checkPositive('maxResponseBytes', options.maxResponseBytes, 2 ** 30);
     checkPositive('maxErrorBodyBytes', options.maxErrorBodyBytes, 2 ** 30);
-    const alg = typeof options.dpop === 'object' ? options.dpop.alg : undefined;
-    if (alg !== undefined && !dpopAlgorithms.includes(alg))
-      throw new TypeError(
-        `dpop.alg must be one of ${dpopAlgorithms.join(', ')}, not ${JSON.stringify(alg)}`,
-      );
+    this.dpop = new DpopKeyring(options.dpop, {
+      record: () => this.record(),
+      saveRecord: (r) => this.saveRecord(r),
+      log: (m) => this.log(m),
+      fail: (m) => this.fail(m),
+      secrets: this.secrets,
+    });
     this.options = options;
     this.store = options.store ?? new MemoryTokenStore();
     this.key = options.storeKey ?? canonicalResource(options.serverUrl);
@@ -255,7 +240,7 @@ export abstract class BaseProvider implements HttpAuth {
         'the token is DPoP-bound, and the transport did not say which method and URL the request has, which the proof signs; use a transport of @mcpkit that passes them to headers()',
       );
     const issuer = (await this.record()).issuer;
-    const key = issuer ? await this.storedDpopKey(issuer) : undefined;
+    const key = issuer ? await this.dpop.storedKey(issuer) : undefined;
     if (!key) {
       // Without its key a bound token is useless: let the server's 401 get a new one.
       this.log('the DPoP key of the stored token is missing or damaged; a new token is needed');
@@ -265,27 +250,27 @@ export abstract class BaseProvider implements HttpAuth {
       htm: request.method,
       htu: request.url,
       accessToken: tokens.access_token,
-      nonce: this.dpopNonces.get(request.url),
+      nonce: this.dpop.nonces.get(request.url),
     });
     return { authorization: `DPoP ${tokens.access_token}`, dpop: proof };
   }
 
   async onUnauthorized(challenge: HttpAuthChallenge): Promise<boolean> {
-    const { bearer: bearerOnly, dpop } = parseAuthChallenges(challenge.wwwAuthenticate);
-    const bearer = bearerOnly ?? dpop;
-    if (dpop && !bearerOnly) this.resourceWantsDpop = true;
+    const challenges = parseAuthChallenges(challenge.wwwAuthenticate);
+    const bearer = challenges.bearer ?? challenges.dpop;
+    if (challenges.dpop && !challenges.bearer) this.dpop.resourceWantsDpop = true;
     const sentProof = challenge.dpop;
-    if (dpop?.error === 'use_dpop_nonce' && sentProof !== undefined) {
+    if (challenges.dpop?.error === 'use_dpop_nonce' && sentProof !== undefined) {
       // RFC 9449 9: the token is fine; the proof lacks the resource's nonce. Retried with a
       // new one only: a server that refuses the nonce it gave cannot be satisfied.
-      const nonce = this.dpopNonces.set(challenge.url, challenge.dpopNonce);
+      const nonce = this.dpop.nonces.set(challenge.url, challenge.dpopNonce);
       if (nonce === undefined) {
         this.log('the server asked for a DPoP nonce and gave no usable one');
         return false;
       }
       return nonce !== nonceOfProof(sentProof);
     }
-    this.dpopNonces.set(challenge.url, challenge.dpopNonce);
+    this.dpop.nonces.set(challenge.url, challenge.dpopNonce);
     // One renewal per request: a request refused again after it is refused for good.
     if ((challenge.retries ?? 0) > 0) return false;
     if (challenge.status === 403) return this.onForbidden(bearer);
@@ -306,55 +291,6 @@ export abstract class BaseProvider implements HttpAuth {
   }
 
   /**
-   * The DPoP key for tokens from `d`'s issuer, made (and stored with the registration) the
-   * first time; `undefined` when DPoP is not used there.
-   */
-  protected async dpopFor(d: Discovered): Promise<DpopKey | undefined> {
-    const setting = this.options.dpop;
-    if (setting === false) return undefined;
-    const supported = d.metadata.dpop_signing_alg_values_supported;
-    const advertised = Array.isArray(supported) && supported.length > 0;
-    if (!setting && !advertised && !this.resourceWantsDpop) return undefined;
-    const wanted = typeof setting === 'object' ? setting.alg : undefined;
-    const alg = chooseDpopAlgorithm(wanted, advertised ? supported : undefined);
-    if (!alg) {
-      const listed = (supported as unknown[]).map((a) => showValue(a)).join(', ');
-      if (setting)
-        throw this.fail(
-          `the authorization server ${d.metadata.issuer} accepts DPoP proofs signed with ${listed}${wanted ? `, not ${wanted}` : ', none of which this client can make'}; set dpop.alg to one of them, or dpop: false`,
-        );
-      this.log(`DPoP not used: this client signs none of ${listed}`);
-      return undefined;
-    }
-    const issuer = d.metadata.issuer;
-    const have = await this.storedDpopKey(issuer);
-    if (have?.alg === alg) return have;
-    const key = await DpopKey.generate(alg);
-    const r = await this.record();
-    const entry = r.issuers[issuer] ?? {};
-    entry.dpop_key = key.stored;
-    r.issuers[issuer] = entry;
-    await this.saveRecord(r);
-    this.dpopKeys.set(issuer, { stored: key.stored, key: Promise.resolve(key) });
-    this.secrets.remember(key.stored.jwk.d);
-    this.log(`made a DPoP key (${alg}) for ${issuer}`);
-    return key;
-  }
-
-  /** The stored DPoP key for `issuer`, imported once; `undefined` if none or damaged. */
-  private async storedDpopKey(issuer: string): Promise<DpopKey | undefined> {
-    const stored = (await this.record()).issuers[issuer]?.dpop_key;
-    if (!stored) return undefined;
-    let cached = this.dpopKeys.get(issuer);
-    if (cached?.stored !== stored) {
-      cached = { stored, key: DpopKey.restore(stored) };
-      this.dpopKeys.set(issuer, cached);
-      this.secrets.remember(stored.jwk?.d);
-    }
-    return cached.key.catch(() => undefined);
-  }
-
-  /**
    * A grant at `d`'s token endpoint, with a DPoP proof where DPoP is used there; returns
    * the tokens to store. A token that should be bound and is not is refused when the host
    * asked for DPoP; a bound token this client has no key for is refused always.
@@ -367,30 +303,17 @@ export abstract class BaseProvider implements HttpAuth {
     signal: AbortSignal | undefined,
     previous?: StoredTokens,
   ): Promise<StoredTokens> {
-    const key = await this.dpopFor(d);
-    const dpop: TokenRequestDpop | undefined = key ? { key, nonces: this.dpopNonces } : undefined;
-    const response: TokenResponse = await tokenRequest(
+    const key = await this.dpop.keyFor(d);
+    const response = await tokenRequest(
       d.metadata.token_endpoint,
       params,
       auth,
       this.requestContext(signal),
       what,
-      dpop,
+      key ? { key, nonces: this.dpop.nonces } : undefined,
     );
-    const type = typeof response.token_type === 'string' ? response.token_type : 'Bearer';
-    const bound = type.toLowerCase() === 'dpop';
-    if (bound && !key)
-      throw this.fail(
-        `${what}: the authorization server issued a DPoP-bound token to a request that carried no DPoP proof; it cannot be used`,
-      );
-    if (key && !bound) {
-      if (this.options.dpop)
-        throw this.fail(
-          `${what}: the authorization server issued a "${showValue(type)}" token, not a DPoP-bound one, though this client asked for DPoP; refusing a token that is not sender-constrained (set dpop: false to accept bearer tokens from this server)`,
-        );
-      this.log(`the authorization server issued a ${showValue(type)} token despite the DPoP proof`);
-    }
-    return { ...toStored(response, previous), token_type: bound ? 'DPoP' : 'Bearer' };
+    const tokenType = this.dpop.tokenType(response, key, what);
+    return { ...toStored(response, previous), token_type: tokenType };
   }
 
   /** 403: only `insufficient_scope` can be fixed (by a new authorization with more scopes). */
@@ -427,8 +350,7 @@ export abstract class BaseProvider implements HttpAuth {
     await this.store.delete(this.key);
     this.cached = undefined;
     this.discovered = undefined;
-    this.dpopKeys.clear();
-    this.dpopNonces.clear();
+    this.dpop.clear();
     this.secrets.clear();
   }
 
@@ -440,8 +362,7 @@ export abstract class BaseProvider implements HttpAuth {
   async close(): Promise<void> {
     this.cached = undefined;
     this.discovered = undefined;
-    this.dpopKeys.clear();
-    this.dpopNonces.clear();
+    this.dpop.clear();
     this.secrets.clear();
   }
 

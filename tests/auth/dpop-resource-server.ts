@@ -38,10 +38,59 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+export type ProofVerdict =
+  | { ok: true; authorization: string; proof: string; payload: Record<string, unknown> }
+  | { ok: false; why: string; error?: string };
+
+/**
+ * Checks a request's DPoP token and proof as a resource server must (RFC 9449 4.3, 7.1):
+ * one proof, signed by the public key in its header, `typ`, `htm`, `htu` (the URL without
+ * query), `iat` within a minute, `ath` of the token, the token bound to that key, a `jti`
+ * never seen by this verifier before.
+ */
+export function proofVerifier(boundKey: DpopResourceServerOptions['boundKey']) {
+  const seen = new Set<string>();
+  return async (req: IncomingMessage, resource: string): Promise<ProofVerdict> => {
+    const origin = new URL(resource).origin;
+    const authorization = req.headers.authorization ?? '';
+    const proof = req.headers.dpop;
+    const m = /^DPoP ([\x21-\x7e]+)$/.exec(authorization);
+    if (!m) return { ok: false, why: 'no DPoP token' };
+    const token = m[1]!;
+    if (typeof proof !== 'string' || proof.includes(','))
+      return { ok: false, why: 'not exactly one proof', error: 'invalid_dpop_proof' };
+    const bad = (why: string) => ({ ok: false as const, why, error: 'invalid_dpop_proof' });
+    let payload: Record<string, unknown>;
+    let jwk: Record<string, unknown>;
+    try {
+      jwk = decodeProtectedHeader(proof).jwk as Record<string, unknown>;
+      if (!jwk || 'd' in jwk) throw new Error('the proof header has no public jwk');
+      ({ payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ALGS }));
+    } catch (error) {
+      return bad(`bad proof: ${(error as Error).message}`);
+    }
+    if (payload.htm !== req.method) return bad('htm mismatch');
+    if (payload.htu !== `${origin}${new URL(req.url ?? '/', origin).pathname}`)
+      return bad('htu mismatch');
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > 60)
+      return bad('iat out of window');
+    if (payload.ath !== createHash('sha256').update(token).digest('base64url'))
+      return bad('ath mismatch');
+    if (typeof payload.jti !== 'string') return bad('no jti');
+    if (seen.has(payload.jti)) return bad('replayed proof');
+    seen.add(payload.jti);
+    const bound = await boundKey(token, resource);
+    if (!bound || bound !== (await calculateJwkThumbprint(jwk as never, 'sha256')))
+      return { ok: false, why: 'token not bound to the proof key', error: 'invalid_token' };
+    return { ok: true, authorization, proof, payload };
+  };
+}
+
 export async function startDpopResourceServer(
   options: DpopResourceServerOptions,
 ): Promise<DpopResourceServer> {
-  const seen = new Set<string>();
+  const verify = proofVerifier(options.boundKey);
   const refusals: string[] = [];
   const accepted: DpopResourceServer['accepted'] = [];
   const server = createServer((req, res) => {
@@ -82,37 +131,9 @@ export async function startDpopResourceServer(
       return;
     }
     const body = await readBody(req);
-    const authorization = req.headers.authorization ?? '';
-    const proof = req.headers.dpop;
-    const m = /^DPoP ([\x21-\x7e]+)$/.exec(authorization);
-    if (!m) return refuse(res, 'no DPoP token');
-    const token = m[1]!;
-    if (typeof proof !== 'string' || proof.includes(','))
-      return refuse(res, 'not exactly one proof', 'invalid_dpop_proof');
-    let payload: Record<string, unknown>;
-    let jwk: Record<string, unknown>;
-    try {
-      const header = decodeProtectedHeader(proof);
-      jwk = header.jwk as Record<string, unknown>;
-      if (!jwk || 'd' in jwk) throw new Error('the proof header has no public jwk');
-      ({ payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ALGS }));
-    } catch (error) {
-      return refuse(res, `bad proof: ${(error as Error).message}`, 'invalid_dpop_proof');
-    }
-    if (payload.htm !== req.method) return refuse(res, 'htm mismatch', 'invalid_dpop_proof');
-    if (payload.htu !== `${origin}${new URL(req.url ?? '/', origin).pathname}`)
-      return refuse(res, 'htu mismatch', 'invalid_dpop_proof');
-    const now = Math.floor(Date.now() / 1000);
-    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > 60)
-      return refuse(res, 'iat out of window', 'invalid_dpop_proof');
-    if (payload.ath !== createHash('sha256').update(token).digest('base64url'))
-      return refuse(res, 'ath mismatch', 'invalid_dpop_proof');
-    if (typeof payload.jti !== 'string') return refuse(res, 'no jti', 'invalid_dpop_proof');
-    if (seen.has(payload.jti)) return refuse(res, 'replayed proof', 'invalid_dpop_proof');
-    seen.add(payload.jti);
-    const bound = await options.boundKey(token, url);
-    if (!bound || bound !== (await calculateJwkThumbprint(jwk as never, 'sha256')))
-      return refuse(res, 'token not bound to the proof key', 'invalid_token');
+    const v = await verify(req, url);
+    if (!v.ok) return refuse(res, v.why, v.error);
+    const { authorization, proof, payload } = v;
     const nonce = options.nonce?.();
     if (nonce !== undefined && payload.nonce !== nonce)
       return refuse(res, 'nonce required', 'use_dpop_nonce', nonce);

@@ -61,6 +61,8 @@ interface Setup {
   /** The MCP endpoint, for a request that carries a token. */
   mcp?: (req: Seen, res: ServerResponse, count: number) => void;
   dpop?: DpopSetting;
+  /** The schemes the MCP server's 401 offers. Default both, DPoP first. */
+  schemes?: Array<'DPoP' | 'Bearer'>;
 }
 
 /** An authorization server and an MCP server in front of it, and a provider for them. */
@@ -83,10 +85,13 @@ async function setup(s: Setup) {
     const url = `${rs.origin}/mcp`;
     if (req.path === '/.well-known/oauth-protected-resource/mcp')
       return json(res, 200, { resource: url, authorization_servers: [as.origin] });
+    const prm = `resource_metadata="${rs.origin}/.well-known/oauth-protected-resource/mcp"`;
     if (!req.headers.authorization)
       return res
         .writeHead(401, {
-          'www-authenticate': `Bearer resource_metadata="${rs.origin}/.well-known/oauth-protected-resource/mcp"`,
+          'www-authenticate': (s.schemes ?? ['DPoP', 'Bearer'])
+            .map((x) => `${x} ${prm}`)
+            .join(', '),
         })
         .end();
     if (s.mcp) return s.mcp(req, res, mcpCount++);
@@ -219,13 +224,27 @@ describe('DPoP against hostile servers', () => {
     expect(await t.auth.tokens()).toBeUndefined();
   });
 
-  it('where DPoP was only offered, a Bearer token is used as one: no proof goes with it', async () => {
+  it('where DPoP was not asked for by the host, a Bearer token in answer to a proof is used as one: no proof goes with it', async () => {
     await using t = await setup({
       algs: ['ES256'],
       token: (_req, res) =>
         json(res, 200, { access_token: 'bearer-token-0123', token_type: 'bearer' }),
     });
     await t.ping(1);
+    const last = t.mcpRequests().at(-1)!;
+    expect(last.headers.authorization).toBe('Bearer bearer-token-0123');
+    expect(last.headers.dpop).toBeUndefined();
+  });
+
+  it('a resource that challenges with Bearer alone gets Bearer tokens, though the authorization server offers DPoP', async () => {
+    await using t = await setup({
+      algs: ['ES256'],
+      schemes: ['Bearer'],
+      token: (_req, res) =>
+        json(res, 200, { access_token: 'bearer-token-0123', token_type: 'Bearer' }),
+    });
+    await t.ping(1);
+    expect(t.tokenRequests()[0]!.headers.dpop).toBeUndefined();
     const last = t.mcpRequests().at(-1)!;
     expect(last.headers.authorization).toBe('Bearer bearer-token-0123');
     expect(last.headers.dpop).toBeUndefined();

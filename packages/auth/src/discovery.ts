@@ -9,6 +9,8 @@ export interface ProtectedResourceMetadata {
   resource: string;
   authorization_servers?: string[];
   scopes_supported?: string[];
+  /** RFC 9728 2: the resource takes DPoP-bound tokens only. */
+  dpop_bound_access_tokens_required?: boolean;
   [key: string]: unknown;
 }
 

@@ -12,6 +12,7 @@ import type { AuthError } from './errors.js';
 import type { SecretSet } from './redact.js';
 import type { AuthRecord } from './store.js';
 import type { TokenResponse } from './token-endpoint.js';
+import type { AuthChallenges } from './www-authenticate.js';
 
 /** What the keyring needs of the provider it serves. */
 export interface DpopKeyringHost {
@@ -32,8 +33,11 @@ export class DpopKeyring {
   readonly nonces = new DpopNonces();
   /** Imported keys, by issuer, with the stored form they came from. */
   private readonly keys = new Map<string, { stored: StoredDpopKey; key: Promise<DpopKey> }>();
-  /** The MCP server challenged with the `DPoP` scheme only. */
-  resourceWantsDpop = false;
+  /**
+   * What the MCP server's last challenge offered: `dpop` (the `DPoP` scheme, maybe beside
+   * `Bearer`) or `bearer-only`; `undefined` before any challenge.
+   */
+  private resourceScheme: 'dpop' | 'bearer-only' | undefined;
 
   constructor(
     private readonly setting: DpopSetting | undefined,
@@ -46,6 +50,24 @@ export class DpopKeyring {
       );
   }
 
+  /** Notes which schemes the MCP server challenged with. */
+  noteChallenge(challenges: AuthChallenges): void {
+    if (challenges.dpop) this.resourceScheme = 'dpop';
+    else if (challenges.bearer) this.resourceScheme = 'bearer-only';
+  }
+
+  /**
+   * Whether DPoP is used with `d` when the host did not say: the resource requires it (its
+   * metadata's `dpop_bound_access_tokens_required`, or a `DPoP` challenge), or the
+   * authorization server offers it and the resource did not challenge with `Bearer` alone
+   * (a resource that knows only Bearer would refuse a DPoP token).
+   */
+  private wanted(d: Discovered, advertised: boolean): boolean {
+    if (d.resourceMetadata?.dpop_bound_access_tokens_required === true) return true;
+    if (this.resourceScheme === 'dpop') return true;
+    return advertised && this.resourceScheme !== 'bearer-only';
+  }
+
   /**
    * The key for tokens from `d`'s issuer, made (and stored with the registration) the first
    * time; `undefined` when DPoP is not used there.
@@ -55,7 +77,7 @@ export class DpopKeyring {
     if (setting === false) return undefined;
     const supported = d.metadata.dpop_signing_alg_values_supported;
     const advertised = Array.isArray(supported) && supported.length > 0;
-    if (!setting && !advertised && !this.resourceWantsDpop) return undefined;
+    if (!setting && !this.wanted(d, advertised)) return undefined;
     const wanted = typeof setting === 'object' ? setting.alg : undefined;
     const alg = chooseDpopAlgorithm(wanted, advertised ? supported : undefined);
     if (!alg) {

@@ -35,8 +35,9 @@ export type DpopAlgorithm = (typeof dpopAlgorithms)[number];
 /**
  * `true`: use DPoP with every authorization server (ES256 unless it lists others only);
  * `{ alg }`: with that algorithm; `false`: never, even where the server offers it.
- * Unset: DPoP where the authorization server advertises `dpop_signing_alg_values_supported`
- * or the MCP server challenges with the `DPoP` scheme only.
+ * Unset: DPoP where the MCP server asks for it, or the authorization server advertises
+ * `dpop_signing_alg_values_supported` and the MCP server did not challenge with `Bearer`
+ * alone.
  */
 export type DpopSetting = boolean | { alg?: DpopAlgorithm };
 

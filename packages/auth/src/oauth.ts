@@ -198,8 +198,9 @@ export class OAuthProvider extends BaseProvider {
       { what: 'the sign-in probe', discardBody: true },
     );
     if (res.status !== 401 && res.status !== 403) return undefined;
-    const { bearer, dpop } = parseAuthChallenges(res.headers.get('www-authenticate') ?? undefined);
-    return bearer ?? dpop;
+    const challenges = parseAuthChallenges(res.headers.get('www-authenticate') ?? undefined);
+    this.dpop.noteChallenge(challenges);
+    return challenges.bearer ?? challenges.dpop;
   }
 
   protected override async onForbidden(bearer: BearerChallenge | undefined): Promise<boolean> {

@@ -38,10 +38,11 @@ export interface ProviderOptions {
   /** How much of an error answer is read (for its OAuth error code). Default 4 KiB. */
   maxErrorBodyBytes?: number;
   /**
-   * DPoP (RFC 9449) sender-constrained tokens. Unset: used where the authorization server
-   * advertises `dpop_signing_alg_values_supported` (or the MCP server challenges with the
-   * `DPoP` scheme only). `true` or `{ alg }`: always, and a token that comes back unbound
-   * is refused. `false`: never.
+   * DPoP (RFC 9449) sender-constrained tokens. Unset: used where the MCP server requires
+   * it (a `DPoP` challenge, `dpop_bound_access_tokens_required`), or the authorization
+   * server advertises `dpop_signing_alg_values_supported` and the MCP server did not
+   * challenge with `Bearer` alone. `true` or `{ alg }`: always, and a token that comes back
+   * unbound is refused. `false`: never.
    */
   dpop?: DpopSetting;
 }
@@ -258,7 +259,7 @@ export abstract class BaseProvider implements HttpAuth {
   async onUnauthorized(challenge: HttpAuthChallenge): Promise<boolean> {
     const challenges = parseAuthChallenges(challenge.wwwAuthenticate);
     const bearer = challenges.bearer ?? challenges.dpop;
-    if (challenges.dpop && !challenges.bearer) this.dpop.resourceWantsDpop = true;
+    this.dpop.noteChallenge(challenges);
     const sentProof = challenge.dpop;
     if (challenges.dpop?.error === 'use_dpop_nonce' && sentProof !== undefined) {
       // RFC 9449 9: the token is fine; the proof lacks the resource's nonce. Retried with a

@@ -4,6 +4,12 @@ import { MockLanguageModelV3 } from 'ai/test';
 type CallOptions = Parameters<MockLanguageModelV3['doGenerate']>[0];
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 type Content = GenerateResult['content'][number];
+type PromptMessage = CallOptions['prompt'][number];
+/** A tool-result part of a prompt message. */
+export type ToolResultPart = Extract<
+  Extract<PromptMessage, { role: 'tool' }>['content'][number],
+  { type: 'tool-result' }
+>;
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -17,9 +23,9 @@ export interface PlannedCall {
 }
 
 /** The tool results the AI SDK put into a prompt, as the model sees them. */
-export function toolResultsIn(options: CallOptions) {
+export function toolResultsIn(options: CallOptions): ToolResultPart[] {
   return options.prompt.flatMap((m) =>
-    m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : [],
+    m.role === 'tool' ? m.content.filter((p): p is ToolResultPart => p.type === 'tool-result') : [],
   );
 }
 

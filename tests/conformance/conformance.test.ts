@@ -112,6 +112,12 @@ const suites: Array<{
     },
   },
   {
+    // DPoP and workload identity (issue #15): extensions too, forced.
+    runner: 'conformance-next',
+    spec: 'extension',
+    scenarios: ['auth/dpop', 'auth/dpop-nonce', 'auth/wif-jwt-bearer'],
+  },
+  {
     runner: 'conformance-next',
     spec: '2026-07-28',
     scenarios: [

@@ -4,7 +4,12 @@
 // (server/discover, else initialize), as a host's would. Uses the built packages
 // ("pnpm test" builds first).
 import { appendFileSync } from 'node:fs';
-import { ClientCredentialsProvider, EnterpriseAuthProvider, OAuthProvider } from '@mcpkit/auth';
+import {
+  ClientCredentialsProvider,
+  EnterpriseAuthProvider,
+  OAuthProvider,
+  WorkloadIdentityProvider,
+} from '@mcpkit/auth';
 import { McpClient, SkillVerificationError } from '@mcpkit/client';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 
@@ -129,10 +134,26 @@ const approveAtOnce = {
   },
 };
 
+/**
+ * Workload identity (auth/wif-jwt-bearer): the platform's token is the scenario's valid
+ * workload JWT. The DPoP scenarios need nothing of their own: the authorization server
+ * advertises DPoP, and OAuthProvider turns it on.
+ */
+function workloadAuthFor(name, common) {
+  if (name !== 'auth/wif-jwt-bearer') return undefined;
+  return new WorkloadIdentityProvider({
+    ...common,
+    clientId: context.client_id,
+    workloadToken: () => context.valid_jwt,
+  });
+}
+
 /** The auth provider a scenario calls for (none outside auth/*). */
 function authFor(name) {
   if (!name?.startsWith('auth/')) return undefined;
   const common = { serverUrl: url, serverName: 'conformance' };
+  const workload = workloadAuthFor(name, common);
+  if (workload) return workload;
   if (name.startsWith('auth/client-credentials-')) {
     return new ClientCredentialsProvider({
       ...common,

@@ -167,8 +167,12 @@ describe('Streamable HTTP against a test server', () => {
     });
     let token = 'stale';
     const challenges: unknown[] = [];
+    const asked: unknown[] = [];
     const auth = {
-      headers: () => ({ Authorization: `Bearer ${token}` }),
+      headers: (request?: unknown) => {
+        asked.push(request);
+        return { Authorization: `Bearer ${token}` };
+      },
       onUnauthorized: (c: unknown) => {
         challenges.push(c);
         token = 'good';
@@ -185,8 +189,12 @@ describe('Streamable HTTP against a test server', () => {
         wwwAuthenticate: expect.stringContaining('resource_metadata='),
         // What the refused request carried, so that a provider can tell stale from bad.
         authorization: 'Bearer stale',
+        method: 'POST',
+        retries: 0,
       },
     ]);
+    // Each request's method and URL, which a DPoP proof signs.
+    expect(asked[0]).toEqual({ method: 'POST', url: server.url });
     await client.close();
   });
 

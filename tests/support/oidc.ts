@@ -6,8 +6,9 @@ import Provider from 'oidc-provider';
  * A real OpenID provider (oidc-provider, certified) on 127.0.0.1 for tests: dynamic
  * registration, resource indicators (one resource scope, `mcp:tools`), PKCE required,
  * refresh tokens rotated, and its development login and consent pages (any login).
+ * `dPoP`: its DPoP feature on (RFC 9449), with nonces required when asked.
  */
-export async function startOidcProvider() {
+export async function startOidcProvider(options: { dPoP?: { requireNonce?: boolean } } = {}) {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -17,6 +18,15 @@ export async function startOidcProvider() {
       registration: { enabled: true },
       devInteractions: { enabled: true },
       revocation: { enabled: true },
+      ...(options.dPoP
+        ? {
+            dPoP: {
+              enabled: true,
+              nonceSecret: Buffer.alloc(32, 7),
+              requireNonce: () => options.dPoP?.requireNonce === true,
+            },
+          }
+        : {}),
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined as unknown as string,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
 import { BaseProvider, type ProviderOptions } from './provider.js';
 import type { StoredTokens } from './store.js';
-import { type ClientAuth, chooseAuthMethod, tokenRequest, toStored } from './token-endpoint.js';
+import { type ClientAuth, chooseAuthMethod } from './token-endpoint.js';
 import type { BearerChallenge } from './www-authenticate.js';
 
 export interface ClientCredentialsOptions extends ProviderOptions {
@@ -35,18 +35,18 @@ export class ClientCredentialsProvider extends BaseProvider {
   ): Promise<void> {
     const d = await this.discovery(bearer?.resourceMetadata, signal);
     const m = d.metadata;
-    const response = await tokenRequest(
-      m.token_endpoint,
+    const tokens = await this.grant(
+      d,
       {
         grant_type: 'client_credentials',
         resource: d.resource,
         scope: this.scopeParam(bearer, this.options.scopes, d),
       },
       this.clientAuth(m.issuer, m.token_endpoint_auth_methods_supported),
-      this.requestContext(signal),
       'client credentials',
+      signal,
     );
-    await this.saveTokens(m.issuer, toStored(response));
+    await this.saveTokens(m.issuer, tokens);
     this.log('token issued (client credentials)');
   }
 

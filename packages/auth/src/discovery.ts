@@ -9,6 +9,8 @@ export interface ProtectedResourceMetadata {
   resource: string;
   authorization_servers?: string[];
   scopes_supported?: string[];
+  /** RFC 9728 2: the resource takes DPoP-bound tokens only. */
+  dpop_bound_access_tokens_required?: boolean;
   [key: string]: unknown;
 }
 
@@ -25,6 +27,8 @@ export interface AuthorizationServerMetadata {
   token_endpoint_auth_methods_supported?: string[];
   client_id_metadata_document_supported?: boolean;
   authorization_response_iss_parameter_supported?: boolean;
+  /** RFC 9449 5.1: the algorithms it accepts DPoP proofs signed with. */
+  dpop_signing_alg_values_supported?: string[];
   [key: string]: unknown;
 }
 

@@ -1,7 +1,7 @@
 import { checkEndpoint } from './endpoint.js';
 import { BaseProvider, type ProviderOptions } from './provider.js';
 import type { StoredTokens } from './store.js';
-import { type ClientAuth, chooseAuthMethod, tokenRequest, toStored } from './token-endpoint.js';
+import { type ClientAuth, chooseAuthMethod, tokenRequest } from './token-endpoint.js';
 import type { BearerChallenge } from './www-authenticate.js';
 
 /** The enterprise identity provider, configured once and shared by every server. */
@@ -92,14 +92,14 @@ export class EnterpriseAuthProvider extends BaseProvider {
           clientSecret: o.clientSecret,
         }
       : { method: 'none', clientId: o.clientId };
-    const response = await tokenRequest(
-      m.token_endpoint,
+    const tokens = await this.grant(
+      d,
       { grant_type: JWT_BEARER, assertion: exchanged.access_token, resource: d.resource, scope },
       auth,
-      this.requestContext(signal),
       'JWT bearer grant',
+      signal,
     );
-    await this.saveTokens(m.issuer, toStored(response));
+    await this.saveTokens(m.issuer, tokens);
     this.log('token issued (enterprise-managed authorization)');
   }
 }

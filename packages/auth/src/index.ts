@@ -22,6 +22,19 @@ export {
   resourceCovers,
 } from './discovery.js';
 export {
+  accessTokenHash,
+  checkNonce,
+  chooseDpopAlgorithm,
+  type DpopAlgorithm,
+  DpopKey,
+  DpopNonces,
+  type DpopProofRequest,
+  type DpopSetting,
+  dpopAlgorithms,
+  htuOf,
+  type StoredDpopKey,
+} from './dpop.js';
+export {
   checkEndpoint,
   type EndpointSource,
   isLoopbackHost,
@@ -63,4 +76,14 @@ export {
   type StoredTokens,
   type TokenStore,
 } from './store.js';
-export { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
+export {
+  type WorkloadIdentityOptions,
+  WorkloadIdentityProvider,
+  type WorkloadTokenSource,
+} from './workload-identity.js';
+export {
+  type AuthChallenges,
+  type BearerChallenge,
+  parseAuthChallenges,
+  parseBearerChallenge,
+} from './www-authenticate.js';

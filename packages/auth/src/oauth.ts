@@ -7,8 +7,8 @@ import { fetchBounded, parseObject, raceAbort } from './fetch-bounded.js';
 import { pkce } from './pkce.js';
 import { BaseProvider, type ProviderOptions } from './provider.js';
 import type { StoredClient, StoredTokens } from './store.js';
-import { type ClientAuth, chooseAuthMethod, tokenRequest, toStored } from './token-endpoint.js';
-import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
+import { type ClientAuth, chooseAuthMethod } from './token-endpoint.js';
+import { type BearerChallenge, parseAuthChallenges } from './www-authenticate.js';
 
 /**
  * Sends the user to the authorization server and brings back where it redirected to.
@@ -197,9 +197,10 @@ export class OAuthProvider extends BaseProvider {
       },
       { what: 'the sign-in probe', discardBody: true },
     );
-    return res.status === 401 || res.status === 403
-      ? parseBearerChallenge(res.headers.get('www-authenticate') ?? undefined)
-      : undefined;
+    if (res.status !== 401 && res.status !== 403) return undefined;
+    const challenges = parseAuthChallenges(res.headers.get('www-authenticate') ?? undefined);
+    this.dpop.noteChallenge(challenges);
+    return challenges.bearer ?? challenges.dpop;
   }
 
   protected override async onForbidden(bearer: BearerChallenge | undefined): Promise<boolean> {
@@ -252,23 +253,24 @@ export class OAuthProvider extends BaseProvider {
   ): Promise<void> {
     const d = await this.discovery(bearer?.resourceMetadata, signal);
     const client = await this.client(d, undefined, signal);
-    const response = await tokenRequest(
-      d.metadata.token_endpoint,
+    const tokens = await this.grant(
+      d,
       {
         grant_type: 'refresh_token',
         refresh_token: current.refresh_token,
         resource: d.resource,
       },
       this.clientAuth(client, d),
-      this.requestContext(signal),
       'token refresh',
+      signal,
+      current,
     ).catch(async (error: unknown) => {
       if (AuthError.isInstance(error) && error.oauthError === 'invalid_client')
         await this.forgetClient(d.metadata.issuer);
       throw error;
     });
     // Saved before anyone else can read the old one: a rotated refresh token is not lost.
-    await this.saveTokens(d.metadata.issuer, toStored(response, current));
+    await this.saveTokens(d.metadata.issuer, tokens);
     this.log('token refreshed');
   }
 
@@ -338,8 +340,8 @@ export class OAuthProvider extends BaseProvider {
       const answer = await raceAbort(Promise.resolve(handler.authorize(url, { signal })), signal);
       const code = this.checkCallback(new URL(String(answer)), state, m);
       try {
-        const response = await tokenRequest(
-          m.token_endpoint,
+        const tokens = await this.grant(
+          d,
           {
             grant_type: 'authorization_code',
             code,
@@ -348,10 +350,10 @@ export class OAuthProvider extends BaseProvider {
             resource: d.resource,
           },
           this.clientAuth(client, d),
-          this.requestContext(signal),
           'token request',
+          signal,
         );
-        await this.saveTokens(m.issuer, toStored(response));
+        await this.saveTokens(m.issuer, tokens);
         this.log('authorized');
         return;
       } catch (error) {

@@ -1,12 +1,15 @@
-import type { HttpAuth, HttpAuthChallenge } from '@mcpkit/jsonrpc';
+import type { HttpAuth, HttpAuthChallenge, HttpAuthRequest } from '@mcpkit/jsonrpc';
 import { checkPositive } from './defaults.js';
 import { canonicalResource, type Discovered, discover } from './discovery.js';
+import { type DpopSetting, nonceOfProof } from './dpop.js';
+import { DpopKeyring } from './dpop-keyring.js';
 import { checkEndpoint, checkMetadataEndpoints, showValue } from './endpoint.js';
 import { AuthError, NeedsAuthError } from './errors.js';
 import { type FetchLike, fetchBounded, parseObject, type RequestContext } from './fetch-bounded.js';
 import { SecretSet } from './redact.js';
 import { type AuthRecord, MemoryTokenStore, type StoredTokens, type TokenStore } from './store.js';
-import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
+import { type ClientAuth, tokenRequest, toStored } from './token-endpoint.js';
+import { type BearerChallenge, parseAuthChallenges } from './www-authenticate.js';
 
 /** Options every provider shares. */
 export interface ProviderOptions {
@@ -34,7 +37,19 @@ export interface ProviderOptions {
   maxResponseBytes?: number;
   /** How much of an error answer is read (for its OAuth error code). Default 4 KiB. */
   maxErrorBodyBytes?: number;
+  /**
+   * DPoP (RFC 9449) sender-constrained tokens. Unset: used where the MCP server requires
+   * it (a `DPoP` challenge, `dpop_bound_access_tokens_required`), or the authorization
+   * server advertises `dpop_signing_alg_values_supported` and the MCP server did not
+   * challenge with `Bearer` alone. `true` or `{ alg }`: always, and a token that comes back
+   * unbound is refused. `false`: never.
+   */
+  dpop?: DpopSetting;
 }
+
+/** `DPoP` when the token is bound to a DPoP key (the token type is case-insensitive). */
+const isDpopToken = (tokens: StoredTokens) => tokens.token_type.toLowerCase() === 'dpop';
+const schemeOf = (tokens: StoredTokens) => (isDpopToken(tokens) ? 'DPoP' : 'Bearer');
 
 /**
  * What all providers share: the stored record, `headers()` with refresh before expiry,
@@ -50,6 +65,13 @@ export abstract class BaseProvider implements HttpAuth {
   private renewing: Promise<void> | undefined;
   private cached: Promise<AuthRecord> | undefined;
   private discovered: { url: string | undefined; value: Discovered } | undefined;
+  /** DPoP keys and nonces. */
+  protected readonly dpop: DpopKeyring;
+  /**
+   * A request may be refused twice: once for a token (then renewed), once for a DPoP nonce
+   * the resource wants in the proof (RFC 9449 9).
+   */
+  readonly maxRetries = 2;
   /**
    * The secret values this provider has handled (its tokens, client secrets): every
    * message it produces is redacted with them. Bounded; cleared on logout and close.
@@ -60,6 +82,13 @@ export abstract class BaseProvider implements HttpAuth {
     checkPositive('requestTimeoutMs', options.requestTimeoutMs);
     checkPositive('maxResponseBytes', options.maxResponseBytes, 2 ** 30);
     checkPositive('maxErrorBodyBytes', options.maxErrorBodyBytes, 2 ** 30);
+    this.dpop = new DpopKeyring(options.dpop, {
+      record: () => this.record(),
+      saveRecord: (r) => this.saveRecord(r),
+      log: (m) => this.log(m),
+      fail: (m) => this.fail(m),
+      secrets: this.secrets,
+    });
     this.options = options;
     this.store = options.store ?? new MemoryTokenStore();
     this.key = options.storeKey ?? canonicalResource(options.serverUrl);
@@ -192,7 +221,7 @@ export abstract class BaseProvider implements HttpAuth {
     };
   }
 
-  async headers(): Promise<Record<string, string>> {
+  async headers(request?: HttpAuthRequest): Promise<Record<string, string>> {
     let tokens = await this.tokens();
     if (!tokens) return {};
     const skew = this.options.refreshSkewMs ?? 60_000;
@@ -206,11 +235,45 @@ export abstract class BaseProvider implements HttpAuth {
       if (!tokens || (tokens.expires_at !== undefined && tokens.expires_at <= Date.now()))
         return {};
     }
-    return { authorization: `Bearer ${tokens.access_token}` };
+    if (!isDpopToken(tokens)) return { authorization: `Bearer ${tokens.access_token}` };
+    if (!request)
+      throw this.fail(
+        'the token is DPoP-bound, and the transport did not say which method and URL the request has, which the proof signs; use a transport of @mcpkit that passes them to headers()',
+      );
+    const issuer = (await this.record()).issuer;
+    const key = issuer ? await this.dpop.storedKey(issuer) : undefined;
+    if (!key) {
+      // Without its key a bound token is useless: let the server's 401 get a new one.
+      this.log('the DPoP key of the stored token is missing or damaged; a new token is needed');
+      return {};
+    }
+    const proof = await key.proof({
+      htm: request.method,
+      htu: request.url,
+      accessToken: tokens.access_token,
+      nonce: this.dpop.nonces.get(request.url),
+    });
+    return { authorization: `DPoP ${tokens.access_token}`, dpop: proof };
   }
 
   async onUnauthorized(challenge: HttpAuthChallenge): Promise<boolean> {
-    const bearer = parseBearerChallenge(challenge.wwwAuthenticate);
+    const challenges = parseAuthChallenges(challenge.wwwAuthenticate);
+    const bearer = challenges.bearer ?? challenges.dpop;
+    this.dpop.noteChallenge(challenges);
+    const sentProof = challenge.dpop;
+    if (challenges.dpop?.error === 'use_dpop_nonce' && sentProof !== undefined) {
+      // RFC 9449 9: the token is fine; the proof lacks the resource's nonce. Retried with a
+      // new one only: a server that refuses the nonce it gave cannot be satisfied.
+      const nonce = this.dpop.nonces.set(challenge.url, challenge.dpopNonce);
+      if (nonce === undefined) {
+        this.log('the server asked for a DPoP nonce and gave no usable one');
+        return false;
+      }
+      return nonce !== nonceOfProof(sentProof);
+    }
+    this.dpop.nonces.set(challenge.url, challenge.dpopNonce);
+    // One renewal per request: a request refused again after it is refused for good.
+    if ((challenge.retries ?? 0) > 0) return false;
     if (challenge.status === 403) return this.onForbidden(bearer);
     // Someone renewed the token since this request went out: just retry.
     if (this.renewing) {
@@ -220,12 +283,38 @@ export abstract class BaseProvider implements HttpAuth {
     this.cached = undefined;
     const current = await this.tokens();
     if (current && challenge.authorization !== undefined) {
-      if (challenge.authorization !== `Bearer ${current.access_token}`) return true;
+      if (challenge.authorization !== `${schemeOf(current)} ${current.access_token}`) return true;
     }
     // What the server says now counts: its authorization server may have changed.
     this.discovered = undefined;
     await this.renew(() => this.refreshOrRenew(current, bearer));
     return true;
+  }
+
+  /**
+   * A grant at `d`'s token endpoint, with a DPoP proof where DPoP is used there; returns
+   * the tokens to store. A token that should be bound and is not is refused when the host
+   * asked for DPoP; a bound token this client has no key for is refused always.
+   */
+  protected async grant(
+    d: Discovered,
+    params: Record<string, string | undefined>,
+    auth: ClientAuth,
+    what: string,
+    signal: AbortSignal | undefined,
+    previous?: StoredTokens,
+  ): Promise<StoredTokens> {
+    const key = await this.dpop.keyFor(d);
+    const response = await tokenRequest(
+      d.metadata.token_endpoint,
+      params,
+      auth,
+      this.requestContext(signal),
+      what,
+      key ? { key, nonces: this.dpop.nonces } : undefined,
+    );
+    const tokenType = this.dpop.tokenType(response, key, what);
+    return { ...toStored(response, previous), token_type: tokenType };
   }
 
   /** 403: only `insufficient_scope` can be fixed (by a new authorization with more scopes). */
@@ -262,6 +351,7 @@ export abstract class BaseProvider implements HttpAuth {
     await this.store.delete(this.key);
     this.cached = undefined;
     this.discovered = undefined;
+    this.dpop.clear();
     this.secrets.clear();
   }
 
@@ -273,6 +363,7 @@ export abstract class BaseProvider implements HttpAuth {
   async close(): Promise<void> {
     this.cached = undefined;
     this.discovered = undefined;
+    this.dpop.clear();
     this.secrets.clear();
   }
 

@@ -2,10 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import type { StoredDpopKey } from './dpop.js';
 
 /** Tokens as kept: `expires_at` is absolute (ms since the epoch). */
 export interface StoredTokens {
   access_token: string;
+  /** `Bearer`, or `DPoP` for a token bound to the issuer's DPoP key. */
   token_type: string;
   refresh_token?: string;
   expires_at?: number;
@@ -27,7 +29,15 @@ export interface StoredClient {
 export interface AuthRecord {
   /** The issuer in use. */
   issuer?: string;
-  issuers: Record<string, { client?: StoredClient; tokens?: StoredTokens }>;
+  issuers: Record<
+    string,
+    {
+      client?: StoredClient;
+      tokens?: StoredTokens;
+      /** The DPoP key this client's tokens from that issuer are bound to (private JWK). */
+      dpop_key?: StoredDpopKey;
+    }
+  >;
 }
 
 /** Where credentials live. Keys are MCP server URLs (or names). */

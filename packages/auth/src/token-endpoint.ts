@@ -1,3 +1,4 @@
+import type { DpopKey, DpopNonces } from './dpop.js';
 import { showValue } from './endpoint.js';
 import { AuthError } from './errors.js';
 import { fetchBounded, parseObject, type RequestContext } from './fetch-bounded.js';
@@ -38,10 +39,18 @@ export interface TokenResponse {
   [key: string]: unknown;
 }
 
+/** A DPoP key and the nonces known so far: the token request carries a proof. */
+export interface TokenRequestDpop {
+  key: DpopKey;
+  nonces: DpopNonces;
+}
+
 /**
  * POSTs a grant to a token endpoint (already checked by the endpoint rule) within the
  * step's time and size limits; rejects with `AuthError` carrying the OAuth error. The
- * tokens it receives and the secrets it sends are remembered in `ctx.secrets`.
+ * tokens it receives and the secrets it sends are remembered in `ctx.secrets`. With
+ * `dpop`, the request carries a proof; a `use_dpop_nonce` answer with a new nonce is
+ * retried once with it (RFC 9449 8), and the latest nonce is kept for the endpoint.
  */
 export async function tokenRequest(
   endpoint: string,
@@ -49,10 +58,49 @@ export async function tokenRequest(
   auth: ClientAuth,
   ctx: RequestContext,
   what: string,
+  dpop?: TokenRequestDpop,
 ): Promise<TokenResponse> {
   const secrets = ctx.secrets;
   for (const key of ['refresh_token', 'subject_token', 'assertion', 'code', 'code_verifier'])
     secrets?.remember(params[key]);
+  const hide = (text: string) => (secrets ? secrets.redact(text) : redact(text));
+  for (let attempt = 0; ; attempt++) {
+    // Built anew for a retry: a client assertion or a proof is good for one request only.
+    const nonce = dpop?.nonces.get(endpoint);
+    const init = await requestOf(params, auth, secrets);
+    if (dpop) init.headers.dpop = await dpop.key.proof({ htm: 'POST', htu: endpoint, nonce });
+    const res = await fetchBounded(ctx, endpoint, { method: 'POST', ...init }, { what });
+    const fresh = dpop?.nonces.set(endpoint, res.headers.get('dpop-nonce') ?? undefined);
+    const json = parseObject(res.text);
+    if (!res.ok) {
+      const error = typeof json?.error === 'string' ? json.error : undefined;
+      // RFC 9449 8: the server wants its nonce in the proof. Once, and only for a new one:
+      // a server that refuses the nonce it just gave cannot be satisfied by retrying.
+      if (error === 'use_dpop_nonce' && dpop && attempt === 0 && fresh && fresh !== nonce) continue;
+      const description =
+        typeof json?.error_description === 'string' ? `: ${json.error_description}` : '';
+      throw new AuthError(
+        hide(
+          `${ctx.label}: ${what}: the token endpoint answered ${res.status}${error ? ` ${showValue(error)}` : ''}${showValue(description)}${error === 'use_dpop_nonce' ? (dpop ? '; it refused the DPoP nonce it asked for, or gave none' : '; it wants a DPoP proof, and this client sent none') : ''}`,
+        ),
+        error,
+      );
+    }
+    if (!json || typeof json.access_token !== 'string')
+      throw new AuthError(`${ctx.label}: ${what}: the token endpoint's answer has no access_token`);
+    secrets?.remember(json.access_token);
+    if (typeof json.refresh_token === 'string') secrets?.remember(json.refresh_token);
+    if (typeof json.id_token === 'string') secrets?.remember(json.id_token);
+    return json as TokenResponse;
+  }
+}
+
+/** The body and headers of a token request for `auth`. */
+async function requestOf(
+  params: Record<string, string | undefined>,
+  auth: ClientAuth,
+  secrets: RequestContext['secrets'],
+): Promise<{ headers: Record<string, string>; body: string }> {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) body.set(k, v);
   const headers: Record<string, string> = {
@@ -83,31 +131,7 @@ export async function tokenRequest(
     case 'assertion-only':
       break;
   }
-  const hide = (text: string) => (secrets ? secrets.redact(text) : redact(text));
-  const res = await fetchBounded(
-    ctx,
-    endpoint,
-    { method: 'POST', headers, body: body.toString() },
-    { what },
-  );
-  const json = parseObject(res.text);
-  if (!res.ok) {
-    const error = typeof json?.error === 'string' ? json.error : undefined;
-    const description =
-      typeof json?.error_description === 'string' ? `: ${json.error_description}` : '';
-    throw new AuthError(
-      hide(
-        `${ctx.label}: ${what}: the token endpoint answered ${res.status}${error ? ` ${showValue(error)}` : ''}${showValue(description)}`,
-      ),
-      error,
-    );
-  }
-  if (!json || typeof json.access_token !== 'string')
-    throw new AuthError(`${ctx.label}: ${what}: the token endpoint's answer has no access_token`);
-  secrets?.remember(json.access_token);
-  if (typeof json.refresh_token === 'string') secrets?.remember(json.refresh_token);
-  if (typeof json.id_token === 'string') secrets?.remember(json.id_token);
-  return json as TokenResponse;
+  return { headers, body: body.toString() };
 }
 
 /** A token response as stored, with the absolute expiry. */

@@ -15,6 +15,20 @@ export interface HttpAuthChallenge {
    * it with its current token to tell a stale token (refreshed meanwhile) from a bad one.
    */
   authorization?: string | undefined;
+  /** The refused request's method (`POST`, `GET`, `DELETE`). */
+  method?: string | undefined;
+  /** The `DPoP` proof header the refused request carried, if any. */
+  dpop?: string | undefined;
+  /** The refusal's `DPoP-Nonce` header (RFC 9449 section 9), if any. */
+  dpopNonce?: string | undefined;
+  /** How many times this request was already retried after a refusal: 0 the first time. */
+  retries?: number | undefined;
+}
+
+/** The request an `HttpAuth` gives headers for: a DPoP proof signs its method and URL. */
+export interface HttpAuthRequest {
+  method: string;
+  url: string;
 }
 
 /** The value of the `Authorization` header among `headers`, whatever its case. */
@@ -24,11 +38,20 @@ export function authorizationOf(headers: Record<string, string>): string | undef
 }
 
 export interface HttpAuth {
-  /** Headers for the next request (e.g. `{ Authorization: 'Bearer …' }`). */
-  headers(): Promise<Record<string, string>> | Record<string, string>;
+  /**
+   * Headers for the next request (e.g. `{ Authorization: 'Bearer …' }`). Transports pass
+   * the request's method and URL; an auth that signs them (DPoP) fails without.
+   */
+  headers(request?: HttpAuthRequest): Promise<Record<string, string>> | Record<string, string>;
   /**
    * Called when a request was refused with 401 or 403. Resolve `true` to have the request
-   * retried once with fresh `headers()`, `false` to fail it with `HttpError`.
+   * retried with fresh `headers()`, `false` to fail it with `HttpError`.
    */
   onUnauthorized(challenge: HttpAuthChallenge): Promise<boolean> | boolean;
+  /**
+   * How many times one request may be retried after refusals. Default 1. An auth that can
+   * be refused twice in a row for different reasons it can fix (a new token, then a DPoP
+   * nonce) raises it and decides by `challenge.retries`.
+   */
+  readonly maxRetries?: number;
 }

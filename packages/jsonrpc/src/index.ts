@@ -24,7 +24,12 @@ export {
   TransportError,
   UnauthorizedError,
 } from './errors.js';
-export { authorizationOf, type HttpAuth, type HttpAuthChallenge } from './http-auth.js';
+export {
+  authorizationOf,
+  type HttpAuth,
+  type HttpAuthChallenge,
+  type HttpAuthRequest,
+} from './http-auth.js';
 export {
   CANCELLED_NOTIFICATION,
   DEFAULT_REQUEST_TIMEOUT_MS,

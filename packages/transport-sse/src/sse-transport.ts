@@ -142,18 +142,18 @@ export class SseTransport implements Transport {
     }
   }
 
-  private async authHeaders(): Promise<Record<string, string>> {
+  private async authHeaders(method: string, url: URL): Promise<Record<string, string>> {
     return {
       ...this.options.headers,
-      ...(this.options.auth ? await this.options.auth.headers() : {}),
+      ...(this.options.auth ? await this.options.auth.headers({ method, url: url.href }) : {}),
     };
   }
 
   /** Opens the stream and waits for its endpoint; the stream is then read in the background. */
-  private async open(mayRetryAuth = true): Promise<void> {
+  private async open(authRetries = 0): Promise<void> {
     const signal = this.abort.signal;
     let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.authHeaders();
+    const sentHeaders = await this.authHeaders('GET', this.url);
     try {
       res = await request(this.url, {
         method: 'GET',
@@ -174,15 +174,24 @@ export class SseTransport implements Transport {
         },
       );
     }
-    if ((res.statusCode === 401 || res.statusCode === 403) && this.options.auth && mayRetryAuth) {
+    const auth = this.options.auth;
+    if (
+      (res.statusCode === 401 || res.statusCode === 403) &&
+      auth &&
+      authRetries < (auth.maxRetries ?? 1)
+    ) {
       await res.body.dump();
-      const retry = await this.options.auth.onUnauthorized({
+      const retry = await auth.onUnauthorized({
         status: res.statusCode,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
         url: this.url.href,
         authorization: authorizationOf(sentHeaders),
+        method: 'GET',
+        dpop: sentHeaders.dpop,
+        dpopNonce: header(res.headers, 'dpop-nonce'),
+        retries: authRetries,
       });
-      if (retry) return this.open(false);
+      if (retry) return this.open(authRetries + 1);
     }
     if (res.statusCode === 401 || res.statusCode === 403) {
       const excerpt = await readBodyExcerpt(res.body);
@@ -351,12 +360,12 @@ export class SseTransport implements Transport {
       );
     const endpoint = this.endpoint ?? (await this.endpointReady);
     if (!endpoint) throw new ConnectionClosedError(`${this.description}: no endpoint to send to`);
-    await this.post(endpoint, message, true);
+    await this.post(endpoint, message, 0);
   }
 
-  private async post(endpoint: URL, message: JsonRpcMessage, mayRetryAuth: boolean): Promise<void> {
+  private async post(endpoint: URL, message: JsonRpcMessage, authRetries: number): Promise<void> {
     let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.authHeaders();
+    const sentHeaders = await this.authHeaders('POST', endpoint);
     try {
       res = await request(endpoint, {
         method: 'POST',
@@ -381,14 +390,19 @@ export class SseTransport implements Transport {
     // Only a short excerpt of an error body is read: a hostile server may send gigabytes.
     if (status >= 300) excerpt = await readBodyExcerpt(res.body);
     else await res.body.dump();
-    if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
-      const retry = await this.options.auth.onUnauthorized({
+    const auth = this.options.auth;
+    if ((status === 401 || status === 403) && auth && authRetries < (auth.maxRetries ?? 1)) {
+      const retry = await auth.onUnauthorized({
         status,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
         url: endpoint.href,
         authorization: authorizationOf(sentHeaders),
+        method: 'POST',
+        dpop: sentHeaders.dpop,
+        dpopNonce: header(res.headers, 'dpop-nonce'),
+        retries: authRetries,
       });
-      if (retry) return this.post(endpoint, message, false);
+      if (retry) return this.post(endpoint, message, authRetries + 1);
     }
     if (status === 401 || status === 403) {
       throw new UnauthorizedError(

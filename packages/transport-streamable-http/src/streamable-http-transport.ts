@@ -164,7 +164,7 @@ export class StreamableHttpTransport implements Transport {
     const streamAbort = requestId === undefined ? undefined : new AbortController();
     if (requestId !== undefined) this.responseStreams.set(requestId, streamAbort!);
     try {
-      await this.post(message, requestId, streamAbort, options, true);
+      await this.post(message, requestId, streamAbort, options, 0);
     } finally {
       if (requestId !== undefined && this.responseStreams.get(requestId) === streamAbort) {
         this.responseStreams.delete(requestId);
@@ -175,11 +175,12 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private headers(
+    method: string,
     extra: Record<string, string>,
   ): Record<string, string> | Promise<Record<string, string>> {
     // Without an auth hook there is nothing to wait for: no promise on the hot path.
     if (!this.options.auth) return this.buildHeaders({}, extra);
-    return Promise.resolve(this.options.auth.headers()).then((auth) =>
+    return Promise.resolve(this.options.auth.headers({ method, url: this.url.href })).then((auth) =>
       this.buildHeaders(auth, extra),
     );
   }
@@ -205,12 +206,13 @@ export class StreamableHttpTransport implements Transport {
     requestId: JsonRpcId | undefined,
     streamAbort: AbortController | undefined,
     options: TransportSendOptions | undefined,
-    mayRetryAuth: boolean,
+    authRetries: number,
   ): Promise<void> {
     const sentSession = this._sessionId;
     const signal = this.signalFor(streamAbort);
     let res: Dispatcher.ResponseData;
     const sentHeaders = await this.headers(
+      'POST',
       this.modern
         ? {
             'content-type': 'application/json',
@@ -236,15 +238,20 @@ export class StreamableHttpTransport implements Transport {
       throw this.networkError('POST', error);
     }
     const status = res.statusCode;
-    if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
+    const auth = this.options.auth;
+    if ((status === 401 || status === 403) && auth && authRetries < (auth.maxRetries ?? 1)) {
       const excerpt = await readBodyExcerpt(res.body);
-      const retry = await this.options.auth.onUnauthorized({
+      const retry = await auth.onUnauthorized({
         status,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
         url: this.url.href,
         authorization: authorizationOf(sentHeaders),
+        method: 'POST',
+        dpop: sentHeaders.dpop,
+        dpopNonce: header(res.headers, 'dpop-nonce'),
+        retries: authRetries,
       });
-      if (retry) return this.post(message, requestId, streamAbort, options, false);
+      if (retry) return this.post(message, requestId, streamAbort, options, authRetries + 1);
       throw this.unauthorized(status, res, excerpt);
     }
     if (status === 401 || status === 403)
@@ -490,7 +497,7 @@ export class StreamableHttpTransport implements Transport {
     const res = await request(this.url, {
       method: 'GET',
       dispatcher: this.dispatcher,
-      headers: await this.headers({
+      headers: await this.headers('GET', {
         accept: 'text/event-stream',
         ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
       }),
@@ -581,7 +588,7 @@ export class StreamableHttpTransport implements Transport {
         const res = await request(this.url, {
           method: 'DELETE',
           dispatcher: this.dispatcher,
-          headers: await this.headers({}),
+          headers: await this.headers('DELETE', {}),
           headersTimeout: 5_000,
           bodyTimeout: 5_000,
         });

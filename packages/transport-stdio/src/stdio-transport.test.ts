@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConnectionClosedError, JsonRpcPeer, MessageTooLargeError } from '@mcpkit/jsonrpc';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ProcessExitedError,
   ProcessSpawnError,
@@ -182,7 +182,8 @@ describe('StdioTransport', () => {
     expect(echoed.text.length).toBe(text.length);
     const big = (await peer.request('big', { bytes: 10 * 1024 * 1024 })) as { text: string };
     expect(big.text.length).toBe(10 * 1024 * 1024);
-  });
+    // 20 MB through two pipes and JSON on a busy 2-core machine: more than vitest's 5 s.
+  }, 60_000);
 
   it('a response over maxMessageBytes fails that request at once and the connection lives on', async () => {
     const { peer } = await connect({ maxMessageBytes: 1024 * 1024 });
@@ -204,8 +205,11 @@ describe('StdioTransport', () => {
     const pending = peer.request('hang', {}, { signal: controller.signal });
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
-    await new Promise((r) => setTimeout(r, 100));
-    expect(chunks.join('')).toContain('cancelled 1');
+    // The server writes the line when the cancellation reaches it: wait for that event.
+    await vi.waitFor(() => expect(chunks.join('')).toContain('cancelled 1'), {
+      timeout: 20_000,
+      interval: 20,
+    });
     expect(transport.stderrTail().length).toBeLessThanOrEqual(16);
   });
 

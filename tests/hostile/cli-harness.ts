@@ -118,6 +118,8 @@ export function processesWith(marker: string) {
 
 /** Kills what a failed test left behind, so that one failure does not leak into others. */
 export function killLeftovers(marker: string): void {
+  // An empty marker would match every process on the machine.
+  if (marker.length < 8) throw new Error(`killLeftovers: marker "${marker}" is too short`);
   for (const p of processesWith(marker)) {
     try {
       process.kill(p.pid, 'SIGKILL');

@@ -34,7 +34,8 @@ afterEach(async (context) => {
   tmux = undefined;
   await http?.close();
   http = undefined;
-  killLeftovers(marker);
+  if (marker) killLeftovers(marker);
+  marker = '';
   box?.[Symbol.dispose]();
 });
 

@@ -1,0 +1,309 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ConnectionClosedError,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type MessageExtra,
+  SENT,
+  type Transport,
+  type TransportSendOptions,
+} from '@mcpkit/jsonrpc';
+import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
+
+export interface LegacySessionTransportOptions {
+  sessionId: string;
+  /** Events kept per session for `Last-Event-ID` resumption (oldest dropped first). */
+  maxBufferedEvents: number;
+  /** The SSE `retry` hint, in ms. */
+  retryMs: number;
+  /** `auto`: JSON when the answer is all there is, SSE once anything else is sent first. */
+  responseMode: 'auto' | 'sse' | 'json';
+  /** A session with no request and no open stream for this long is closed. */
+  idleTimeoutMs: number;
+}
+
+interface Stream {
+  /** 0 is the standalone GET stream. */
+  readonly id: number;
+  res: ServerResponse | undefined;
+  mode: 'pending' | 'sse' | 'json';
+  readonly pending: Set<JsonRpcId>;
+  ended: boolean;
+  readonly acceptsJson: boolean;
+}
+
+interface BufferedEvent {
+  stream: number;
+  seq: number;
+  data: string;
+}
+
+function isResponse(message: JsonRpcMessage): boolean {
+  return !('method' in message);
+}
+
+/**
+ * One Streamable HTTP session of the 2025 revisions, as a `Transport` for a
+ * `ServerSession`: requests arrive on POSTs, and what the server sends goes to the POST
+ * stream of the request it relates to, else to the standalone GET stream. SSE events get
+ * ids `<stream>_<seq>` and stay in a bounded buffer so that a client can resume a broken
+ * stream with `Last-Event-ID`.
+ */
+export class LegacySessionTransport implements Transport {
+  onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
+  onerror: ((error: Error) => void) | undefined;
+  onclose: ((cause?: Error) => void) | undefined;
+  readonly capabilities = { serverToClientRequests: true, sessions: true } as const;
+  readonly description: string;
+  /** The negotiated revision (the session sets it after `initialize`). */
+  protocolVersion: string | undefined;
+
+  private readonly streams = new Map<number, Stream>();
+  private readonly byRequest = new Map<JsonRpcId, Stream>();
+  private readonly buffer: BufferedEvent[] = [];
+  private readonly standalone: Stream;
+  private nextStream = 1;
+  private seq = 0;
+  private closed = false;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The id of the `initialize` that opened the session: a failed one ends it. */
+  private initializeId: JsonRpcId | undefined;
+
+  constructor(private readonly options: LegacySessionTransportOptions) {
+    this.description = `HTTP session ${options.sessionId}`;
+    this.standalone = {
+      id: 0,
+      res: undefined,
+      mode: 'sse',
+      pending: new Set(),
+      ended: false,
+      acceptsJson: false,
+    };
+  }
+
+  get sessionId(): string {
+    return this.options.sessionId;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  async start(): Promise<void> {
+    this.touch();
+  }
+
+  /** A POST of this session (the message is already validated). */
+  handlePost(req: IncomingMessage, res: ServerResponse, message: JsonRpcMessage): void {
+    this.touch();
+    if ('method' in message && message.method === 'initialize' && 'id' in message) {
+      if (this.nextStream === 1) this.initializeId = message.id as JsonRpcId;
+    }
+    if (isResponse(message) || !('id' in message)) {
+      res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      this.onmessage?.(message);
+      return;
+    }
+    const requestId = message.id as JsonRpcId;
+    if (this.byRequest.has(requestId)) {
+      // Two live requests under one id could not be told apart.
+      sendJsonError(
+        res,
+        409,
+        -32600,
+        `Invalid Request: request id ${JSON.stringify(requestId)} is still in progress in this session`,
+        requestId,
+      );
+      return;
+    }
+    const accept = String(req.headers.accept ?? '');
+    const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
+    const acceptsJson =
+      accept.includes('application/json') || accept.includes('*/*') || !acceptsSse;
+    const stream: Stream = {
+      id: this.nextStream++,
+      res,
+      mode: this.options.responseMode === 'sse' && acceptsSse ? 'sse' : 'pending',
+      pending: new Set([requestId]),
+      ended: false,
+      acceptsJson: acceptsJson && this.options.responseMode !== 'sse',
+    };
+    if (!acceptsSse) stream.mode = 'json';
+    this.streams.set(stream.id, stream);
+    this.byRequest.set(requestId, stream);
+    if (stream.mode === 'sse') this.openSse(stream);
+    // A dropped connection is not a cancellation in these revisions: the client may resume.
+    res.on('close', () => {
+      if (stream.res === res) stream.res = undefined;
+    });
+    this.onmessage?.(message);
+  }
+
+  /** A GET of this session: the standalone stream, or the resumption of a broken one. */
+  handleGet(req: IncomingMessage, res: ServerResponse): void {
+    this.touch();
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '') {
+      this.resume(lastEventId, res);
+      return;
+    }
+    if (this.standalone.res) {
+      sendJsonError(res, 409, -32000, 'Conflict: this session already has a GET stream open');
+      return;
+    }
+    this.standalone.res = res;
+    startSse(res, { 'mcp-session-id': this.sessionId });
+    if (this.resumable()) res.write(primingEvent(`0_${this.seq}`, this.options.retryMs));
+    res.on('close', () => {
+      if (this.standalone.res === res) this.standalone.res = undefined;
+    });
+  }
+
+  /** SEP-1699: the server ends a request's stream; the client comes back with `Last-Event-ID`. */
+  closeSseStream(requestId: JsonRpcId): void {
+    const stream = this.byRequest.get(requestId);
+    if (!stream || stream.ended || !this.resumable()) return;
+    if (stream.mode === 'pending') this.openSse(stream);
+    if (stream.mode !== 'sse') return;
+    const res = stream.res;
+    stream.res = undefined;
+    res?.end();
+  }
+
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) {
+      return Promise.reject(new ConnectionClosedError(`${this.description} is closed`));
+    }
+    if (isResponse(message)) {
+      const id = (message as { id: JsonRpcId }).id;
+      const stream = this.byRequest.get(id);
+      if (stream) {
+        this.byRequest.delete(id);
+        stream.pending.delete(id);
+        this.write(stream, message, stream.pending.size === 0);
+        if (id === this.initializeId) {
+          this.initializeId = undefined;
+          // A session whose initialize failed can never be used: do not keep it.
+          if ('error' in message) void this.close();
+        }
+        return SENT;
+      }
+    }
+    const related =
+      options?.relatedRequestId === undefined
+        ? undefined
+        : this.byRequest.get(options.relatedRequestId);
+    if (related && !related.ended) {
+      // A request the server sends on a request's stream: its answer will come on a POST.
+      this.write(related, message, false);
+    } else {
+      this.write(this.standalone, message, false);
+    }
+    return SENT;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    for (const stream of this.streams.values()) stream.res?.end();
+    this.streams.clear();
+    this.byRequest.clear();
+    this.standalone.res?.end();
+    this.standalone.res = undefined;
+    this.buffer.length = 0;
+    this.onclose?.();
+  }
+
+  /** Re-arms the idle timer: any request or stream keeps the session alive. */
+  private touch(): void {
+    if (this.closed) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      const busy =
+        this.standalone.res !== undefined ||
+        this.byRequest.size > 0 ||
+        [...this.streams.values()].some((s) => s.res !== undefined);
+      if (busy) this.touch();
+      else void this.close();
+    }, this.options.idleTimeoutMs);
+    // An idle session never keeps the process alive.
+    this.idleTimer.unref();
+  }
+
+  /** Priming events and resumption exist from 2025-11-25 (older clients do not expect them). */
+  private resumable(): boolean {
+    return this.protocolVersion !== undefined && this.protocolVersion >= '2025-11-25';
+  }
+
+  private openSse(stream: Stream): void {
+    stream.mode = 'sse';
+    if (!stream.res) return;
+    startSse(stream.res, { 'mcp-session-id': this.sessionId });
+    if (this.resumable())
+      stream.res.write(primingEvent(`${stream.id}_${this.seq}`, this.options.retryMs));
+  }
+
+  private write(stream: Stream, message: JsonRpcMessage, final: boolean): void {
+    const data = JSON.stringify(message);
+    if (stream.mode === 'pending') {
+      if (final && stream.acceptsJson) {
+        stream.mode = 'json';
+      } else {
+        this.openSse(stream);
+      }
+    }
+    if (stream.mode === 'json') {
+      if (!final) return; // A JSON answer carries the response alone.
+      stream.ended = true;
+      this.streams.delete(stream.id);
+      const res = stream.res;
+      if (res && !res.headersSent) {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'mcp-session-id': this.sessionId,
+        });
+        res.end(data);
+      }
+      return;
+    }
+    const seq = ++this.seq;
+    this.buffer.push({ stream: stream.id, seq, data });
+    if (this.buffer.length > this.options.maxBufferedEvents) this.buffer.shift();
+    stream.res?.write(sseEvent(data, `${stream.id}_${seq}`));
+    if (final) {
+      stream.ended = true;
+      this.streams.delete(stream.id);
+      stream.res?.end();
+      stream.res = undefined;
+    }
+  }
+
+  private resume(lastEventId: string, res: ServerResponse): void {
+    const m = /^(\d+)_(\d+)$/.exec(lastEventId);
+    const streamId = m ? Number(m[1]) : Number.NaN;
+    const after = m ? Number(m[2]) : Number.NaN;
+    const live = streamId === 0 ? this.standalone : this.streams.get(streamId);
+    const events = this.buffer.filter((e) => e.stream === streamId && e.seq > after);
+    if (!m || (!live && events.length === 0)) {
+      sendJsonError(
+        res,
+        404,
+        -32000,
+        `Cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}: no such stream in this session`,
+      );
+      return;
+    }
+    if (live?.res && live.res !== res) live.res.end();
+    startSse(res, { 'mcp-session-id': this.sessionId });
+    for (const e of events) res.write(sseEvent(e.data, `${e.stream}_${e.seq}`));
+    if (!live || live.ended) {
+      res.end();
+      return;
+    }
+    live.res = res;
+    res.on('close', () => {
+      if (live.res === res) live.res = undefined;
+    });
+  }
+}

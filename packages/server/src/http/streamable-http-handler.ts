@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  RpcErrorCode,
+  validateMessage,
+} from '@mcpkit/jsonrpc';
+import { isLegacyVersion, MetaKey } from '@mcpkit/protocol';
+import { McpServerError, ServerErrorCode } from '../errors.js';
+import type { McpServer } from '../mcp-server.js';
+import type { ServerSession } from '../server-session.js';
+import { LOOPBACK_HOSTS, refuseHostOrOrigin } from './host-check.js';
+import { LegacySessionTransport } from './legacy-session-transport.js';
+import { ModernExchangeTransport, statusOfError } from './modern-exchange-transport.js';
+import { checkModernHeaders } from './modern-headers.js';
+import { sendJsonError } from './sse.js';
+
+export interface StreamableHttpOptions {
+  /** Host names (no port) the `Host` header may carry: DNS-rebinding protection. */
+  allowedHosts?: readonly string[];
+  /** Exact origins a browser may call from; by default http(s) origins on an allowed host. */
+  allowedOrigins?: readonly string[];
+  /** Largest request body, in bytes; bigger ones get 413. */
+  maxBodyBytes?: number;
+  /** 2025 sessions open at once; more `initialize` requests get 503. */
+  maxSessions?: number;
+  /** SSE events kept per session for `Last-Event-ID` resumption. */
+  maxBufferedEvents?: number;
+  /** The SSE `retry` hint sent with priming events, in ms. */
+  retryMs?: number;
+  /** How 2025-era requests are answered: `auto` picks JSON when nothing else is sent first. */
+  responseMode?: 'auto' | 'sse' | 'json';
+  /** A 2025 session without requests or open streams for this long is closed (its id then gets 404). */
+  sessionIdleTimeoutMs?: number;
+  /** A 2025 session opened (after its `initialize` arrived). */
+  onsessionopen?: (sessionId: string) => void;
+  /** A 2025 session ended: DELETE, idle expiry, a failed `initialize`, or `close()`. */
+  onsessionclose?: (sessionId: string) => void;
+  /** Session ids; random UUIDs by default. Must be visible ASCII. */
+  generateSessionId?: () => string;
+}
+
+export const streamableHttpDefaults = {
+  allowedHosts: LOOPBACK_HOSTS,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxSessions: 1000,
+  maxBufferedEvents: 256,
+  retryMs: 1000,
+  responseMode: 'auto',
+  sessionIdleTimeoutMs: 30 * 60_000,
+} as const;
+
+/** A `node:http` request listener that serves an `McpServer`, plus what it holds open. */
+export interface StreamableHttpHandler {
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Open 2025-era sessions. */
+  readonly sessionCount: number;
+  /** Ends every session and open stream. */
+  close(): Promise<void>;
+}
+
+const SESSION_NOT_FOUND = -32001;
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    req.on('error', reject);
+  });
+}
+
+function hasModernMeta(message: JsonRpcMessage): boolean {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  return typeof meta === 'object' && meta !== null && MetaKey.ProtocolVersion in meta;
+}
+
+/**
+ * Serves `server` over Streamable HTTP on any `node:http` server: the 2025 revisions with
+ * `Mcp-Session-Id` sessions (JSON or SSE answers, the GET stream, resumption, DELETE), and
+ * the stateless 2026-07-28 binding (header checks, `subscriptions/listen`, cancellation
+ * by closing the stream), told apart per request.
+ */
+export function createStreamableHttpHandler(
+  server: McpServer,
+  options: StreamableHttpOptions = {},
+): StreamableHttpHandler {
+  const allowedHosts = (options.allowedHosts ?? streamableHttpDefaults.allowedHosts).map((h) =>
+    h.toLowerCase(),
+  );
+  const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
+  const maxSessions = options.maxSessions ?? streamableHttpDefaults.maxSessions;
+  const generateSessionId = options.generateSessionId ?? randomUUID;
+  const sessions = new Map<string, LegacySessionTransport>();
+  const exchanges = new Set<ServerSession>();
+
+  async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const type = String(req.headers['content-type'] ?? '');
+    if (!type.toLowerCase().includes('application/json')) {
+      sendJsonError(
+        res,
+        415,
+        RpcErrorCode.InvalidRequest,
+        'Unsupported Media Type: send application/json',
+      );
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8'));
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        sendJsonError(
+          res,
+          413,
+          RpcErrorCode.InvalidRequest,
+          `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
+          null,
+          { connection: 'close' },
+        );
+      } else {
+        sendJsonError(res, 400, RpcErrorCode.ParseError, 'Parse error: the body is not JSON');
+      }
+      return;
+    }
+    if (Array.isArray(parsed)) {
+      sendJsonError(
+        res,
+        400,
+        RpcErrorCode.InvalidRequest,
+        'Invalid Request: send one message per POST',
+      );
+      return;
+    }
+    const checked = validateMessage(parsed);
+    if (!checked.ok) {
+      sendJsonError(res, 400, RpcErrorCode.InvalidRequest, checked.error.message, checked.error.id);
+      return;
+    }
+    const message = checked.message;
+    const id = 'id' in message ? ((message.id as string | number | null) ?? null) : null;
+    const sessionId = req.headers['mcp-session-id'];
+    const version = String(req.headers['mcp-protocol-version'] ?? '').trim();
+
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (!session || session.isClosed) {
+        sendJsonError(
+          res,
+          404,
+          SESSION_NOT_FOUND,
+          'Session not found: initialize a new session',
+          id,
+        );
+        return;
+      }
+      if (version !== '' && !isLegacyVersion(version)) {
+        sendJsonError(
+          res,
+          400,
+          RpcErrorCode.InvalidRequest,
+          `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} for this session`,
+          id,
+        );
+        return;
+      }
+      session.handlePost(req, res, message);
+      return;
+    }
+
+    const modern = hasModernMeta(message) || (version !== '' && !isLegacyVersion(version));
+    if (!modern) {
+      if ('method' in message && message.method === 'initialize' && 'id' in message) {
+        await openSession(req, res, message as JsonRpcRequest);
+        return;
+      }
+      sendJsonError(
+        res,
+        400,
+        -32000,
+        'Bad Request: no session; send initialize first (2025 revisions) or a request with _meta (2026-07-28)',
+        id,
+      );
+      return;
+    }
+    if (!('method' in message) || !('id' in message)) {
+      // 2026-07-28 defines no client notifications over HTTP; accept and ignore them.
+      res.writeHead(202).end();
+      return;
+    }
+    const request = message as JsonRpcRequest;
+    const mismatch = checkModernHeaders(req.headers, request, (tool) =>
+      server.toolInputSchema(tool),
+    );
+    if (mismatch) {
+      sendJsonError(
+        res,
+        statusOfError(mismatch.rpcCode),
+        mismatch.rpcCode,
+        mismatch.rpcMessage,
+        request.id,
+      );
+      return;
+    }
+    const accept = String(req.headers.accept ?? '');
+    const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
+    if (request.method === 'subscriptions/listen' && !acceptsSse) {
+      sendJsonError(
+        res,
+        406,
+        RpcErrorCode.InvalidRequest,
+        'Not Acceptable: subscriptions/listen answers with an event stream; accept text/event-stream',
+        request.id,
+      );
+      return;
+    }
+    const transport = new ModernExchangeTransport(res, request, acceptsSse);
+    const session = await server.connect(transport, { era: 'modern', label: 'HTTP client' });
+    exchanges.add(session);
+    const previous = session.onclose;
+    session.onclose = () => {
+      exchanges.delete(session);
+      previous?.();
+    };
+    transport.deliver();
+  }
+
+  async function openSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: JsonRpcRequest,
+  ): Promise<void> {
+    if (sessions.size >= maxSessions) {
+      sendJsonError(
+        res,
+        503,
+        -32000,
+        `Service Unavailable: ${maxSessions} sessions are open`,
+        message.id,
+        {
+          'retry-after': '5',
+        },
+      );
+      return;
+    }
+    const sessionId = generateSessionId();
+    if (!/^[\x21-\x7e]+$/.test(sessionId))
+      throw new TypeError('generateSessionId must return visible ASCII');
+    const transport = new LegacySessionTransport({
+      sessionId,
+      maxBufferedEvents: options.maxBufferedEvents ?? streamableHttpDefaults.maxBufferedEvents,
+      retryMs: options.retryMs ?? streamableHttpDefaults.retryMs,
+      responseMode: options.responseMode ?? streamableHttpDefaults.responseMode,
+      idleTimeoutMs: options.sessionIdleTimeoutMs ?? streamableHttpDefaults.sessionIdleTimeoutMs,
+    });
+    sessions.set(sessionId, transport);
+    const session = await server.connect(transport, {
+      sessionId,
+      era: 'legacy',
+      label: `HTTP session ${sessionId}`,
+      closeSseStream: (requestId) => transport.closeSseStream(requestId),
+    });
+    session.onnegotiated = (version) => {
+      transport.protocolVersion = version;
+    };
+    const previous = session.onclose;
+    session.onclose = () => {
+      sessions.delete(sessionId);
+      previous?.();
+      options.onsessionclose?.(sessionId);
+    };
+    options.onsessionopen?.(sessionId);
+    transport.handlePost(req, res, message);
+  }
+
+  const handler = (async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refusal = refuseHostOrOrigin(req, allowedHosts, options.allowedOrigins);
+    if (refusal) {
+      sendJsonError(res, 403, -32000, `Forbidden: ${refusal}`);
+      return;
+    }
+    try {
+      if (req.method === 'POST') {
+        await post(req, res);
+        return;
+      }
+      const sessionId = req.headers['mcp-session-id'];
+      if (req.method !== 'GET' && req.method !== 'DELETE') {
+        sendJsonError(res, 405, -32000, 'Method Not Allowed', null, { allow: 'GET, POST, DELETE' });
+        return;
+      }
+      if (typeof sessionId !== 'string') {
+        // The 2026-07-28 binding has neither the GET stream nor DELETE.
+        sendJsonError(res, 405, -32000, 'Method Not Allowed without an Mcp-Session-Id', null, {
+          allow: 'POST',
+        });
+        return;
+      }
+      const session = sessions.get(sessionId);
+      if (!session || session.isClosed) {
+        sendJsonError(res, 404, SESSION_NOT_FOUND, 'Session not found: initialize a new session');
+        return;
+      }
+      if (req.method === 'DELETE') {
+        await session.close();
+        res.writeHead(200).end();
+        return;
+      }
+      const accept = String(req.headers.accept ?? '');
+      if (!accept.includes('text/event-stream') && !accept.includes('*/*')) {
+        sendJsonError(
+          res,
+          406,
+          -32000,
+          'Not Acceptable: a GET stream needs Accept: text/event-stream',
+        );
+        return;
+      }
+      session.handleGet(req, res);
+    } catch (error) {
+      if (McpServerError.isInstance(error) && error.code === ServerErrorCode.Closed) {
+        sendJsonError(res, 503, -32000, 'Service Unavailable: the server is shutting down');
+        return;
+      }
+      server.reportError(error instanceof Error ? error : new Error(String(error)));
+      sendJsonError(res, 500, RpcErrorCode.InternalError, 'Internal error');
+    }
+  }) as StreamableHttpHandler;
+
+  Object.defineProperty(handler, 'sessionCount', { get: () => sessions.size });
+  handler.close = async () => {
+    // Open subscriptions/listen streams end with their graceful result first.
+    await Promise.allSettled([...exchanges].map((s) => s.close()));
+    await Promise.allSettled([...sessions.values()].map((s) => s.close()));
+    sessions.clear();
+  };
+  return handler;
+}

@@ -1,0 +1,53 @@
+export { checkCapabilities } from './check-capabilities.js';
+export {
+  headerMismatch,
+  invalidParams,
+  McpServerError,
+  methodNotFound,
+  missingCapability,
+  ServerErrorCode,
+  unsupportedVersion,
+} from './errors.js';
+export { hostnameOf, LOOPBACK_HOSTS, refuseHostOrOrigin } from './http/host-check.js';
+export {
+  type ListenOptions,
+  listenStreamableHttp,
+  type StreamableHttpListener,
+} from './http/listen.js';
+export {
+  createStreamableHttpHandler,
+  type StreamableHttpHandler,
+  type StreamableHttpOptions,
+  streamableHttpDefaults,
+} from './http/streamable-http-handler.js';
+export { McpServer, type McpServerOptions, serverDefaults } from './mcp-server.js';
+export { DEFAULT_PAGE_SIZE } from './pagination.js';
+export {
+  RequestStateSeal,
+  type RequestStateSealOptions,
+  requestStateDefaults,
+} from './request-state.js';
+export { inputRequired } from './run-with-input.js';
+export { serveStdio } from './serve-stdio.js';
+export { ServerSession, type ServerSessionOptions } from './server-session.js';
+export {
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+} from './stdio-server-transport.js';
+export type {
+  CacheHints,
+  Completer,
+  HandlerContext,
+  InputRequest,
+  InputRequiredReturn,
+  PromptDefinition,
+  PromptHandler,
+  Registration,
+  ResourceDefinition,
+  ResourceReader,
+  ResourceTemplateDefinition,
+  TemplateReader,
+  ToolDefinition,
+  ToolHandler,
+} from './types.js';
+export { UriTemplate } from './uri-template.js';

@@ -1,0 +1,128 @@
+import { JsonRpcPeer } from '@mcpkit/jsonrpc';
+import { createInProcessPair } from '@mcpkit/transport-in-process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpServer } from './mcp-server.js';
+import { inputRequired } from './run-with-input.js';
+
+const meta = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+});
+
+async function connect(server: McpServer): Promise<JsonRpcPeer> {
+  const [clientEnd, serverEnd] = createInProcessPair();
+  await server.connect(serverEnd);
+  const client = new JsonRpcPeer(clientEnd);
+  await client.start();
+  closers.push(() => server.close());
+  return client;
+}
+
+function greeter(): McpServer {
+  const server = new McpServer({ info: { name: 'unit', version: '1.0.0' }, pageSize: 1 });
+  server.registerTool('greet', {}, (_args, ctx) => {
+    const name = (ctx.inputResponses?.who?.content as { name?: string } | undefined)?.name;
+    if (!name) {
+      return inputRequired({
+        inputRequests: {
+          who: {
+            method: 'elicitation/create',
+            params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+          },
+        },
+        requestState: { asked: true },
+      });
+    }
+    return {
+      content: [{ type: 'text', text: `hi ${name} (${JSON.stringify(ctx.requestState)})` }],
+    };
+  });
+  server.registerTool('second', {}, () => ({ content: [] }));
+  return server;
+}
+
+describe('McpServer', () => {
+  it('refuses a second registration under one name', () => {
+    const server = greeter();
+    expect(() => server.registerTool('greet', {}, () => ({ content: [] }))).toThrow(
+      expect.objectContaining({ code: 'MCPKIT_SERVER_DUPLICATE' }),
+    );
+  });
+
+  it('pages lists with pageSize', async () => {
+    const client = await connect(greeter());
+    const first = (await client.request('tools/list', { _meta: meta })) as {
+      tools: unknown[];
+      nextCursor: string;
+    };
+    expect(first.tools).toHaveLength(1);
+    const second = (await client.request('tools/list', {
+      _meta: meta,
+      cursor: first.nextCursor,
+    })) as {
+      tools: Array<{ name: string }>;
+      nextCursor?: string;
+    };
+    expect(second.tools.map((t) => t.name)).toEqual(['second']);
+    expect(second.nextCursor).toBeUndefined();
+  });
+
+  it('2026-07-28: returns input_required with a sealed state, and finishes on the retry', async () => {
+    const client = await connect(greeter());
+    const round1 = (await client.request('tools/call', { name: 'greet', _meta: meta })) as {
+      resultType: string;
+      requestState: string;
+    };
+    expect(round1.resultType).toBe('input_required');
+    expect(round1.requestState).not.toContain('asked');
+    const round2 = await client.request('tools/call', {
+      name: 'greet',
+      _meta: meta,
+      requestState: round1.requestState,
+      inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    expect(round2).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'hi Ada ({"asked":true})' }],
+    });
+  });
+
+  it('2026-07-28: refuses input requests the client has not declared with -32021', async () => {
+    const client = await connect(greeter());
+    const noElicitation = { ...meta, 'io.modelcontextprotocol/clientCapabilities': {} };
+    await expect(
+      client.request('tools/call', { name: 'greet', _meta: noElicitation }),
+    ).rejects.toMatchObject({
+      rpcCode: -32021,
+      data: { requiredCapabilities: { elicitation: {} } },
+    });
+  });
+
+  it('2025: asks the client itself and runs the handler again with the answer', async () => {
+    const client = await connect(greeter());
+    client.setRequestHandler('elicitation/create', () => ({
+      action: 'accept',
+      content: { name: 'Lin' },
+    }));
+    await client.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: { elicitation: {} },
+      clientInfo: { name: 'unit', version: '1' },
+    });
+    expect(await client.request('tools/call', { name: 'greet' })).toEqual({
+      content: [{ type: 'text', text: 'hi Lin ({"asked":true})' }],
+    });
+  });
+
+  it('answers a request before initialize, or without _meta, with a clear error', async () => {
+    const client = await connect(greeter());
+    await expect(client.request('tools/list', {})).rejects.toMatchObject({
+      rpcCode: -32602,
+      rpcMessage: expect.stringMatching(/needs _meta .* or an initialize handshake first/),
+    });
+  });
+});

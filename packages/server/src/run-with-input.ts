@@ -1,0 +1,100 @@
+import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
+import { checkCapabilities } from './check-capabilities.js';
+import { invalidParams } from './errors.js';
+import type { McpServer } from './mcp-server.js';
+import type { HandlerContext, InputRequest, InputRequiredReturn } from './types.js';
+
+/** What each kind of input request needs the client to have declared. */
+const CAPABILITY_OF: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+function isInputRequired(value: unknown): value is InputRequiredReturn {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { resultType?: unknown }).resultType === 'input_required'
+  );
+}
+
+/** Builds the result a handler returns when it needs the client's input (2026-07-28 MRTR). */
+export function inputRequired(input: {
+  inputRequests?: Record<string, InputRequest>;
+  requestState?: unknown;
+}): InputRequiredReturn {
+  return { resultType: 'input_required', ...input };
+}
+
+function readInputResponses(value: unknown): Record<string, Record<string, unknown>> | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidParams('inputResponses must be an object keyed by the inputRequests keys');
+  }
+  for (const [key, answer] of Object.entries(value)) {
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+      throw invalidParams(`inputResponses["${key}"] must be a result object`);
+    }
+  }
+  return value as Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Runs a handler that may answer `input_required`. In the 2026-07-28 era the result goes
+ * back to the client (its `requestState` sealed) and the client retries; in the 2025 eras
+ * the server asks the client itself, request by request, and runs the handler again with
+ * the answers, so one handler serves both eras.
+ */
+export async function runWithInput(
+  server: McpServer,
+  params: Record<string, unknown>,
+  ctx: HandlerContext,
+  name: string,
+  invoke: (ctx: HandlerContext) => unknown,
+): Promise<unknown> {
+  let inputResponses = readInputResponses(params.inputResponses);
+  let requestState: unknown;
+  if (params.requestState !== undefined) {
+    requestState = server.seal.open(params.requestState, ctx.method, name);
+  }
+  for (let round = 0; ; round++) {
+    const result = await invoke({ ...ctx, inputResponses, requestState });
+    if (!isInputRequired(result)) return result;
+    if (result.inputRequests === undefined && result.requestState === undefined) {
+      throw new Error(
+        `${ctx.method} "${name}": an input_required result needs inputRequests or requestState`,
+      );
+    }
+    for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
+      const capability = CAPABILITY_OF[request?.method];
+      if (!capability) {
+        throw new Error(
+          `${ctx.method} "${name}": input request "${key}" has unknown method ${JSON.stringify(request?.method)}`,
+        );
+      }
+      checkCapabilities({ [capability]: {} }, ctx, `${ctx.method} "${name}"`);
+    }
+    if (ctx.era === 'modern') {
+      const out: Record<string, unknown> = { resultType: 'input_required' };
+      if (result.inputRequests) out.inputRequests = result.inputRequests;
+      if (result.requestState !== undefined) {
+        out.requestState = server.seal.seal(result.requestState, ctx.method, name);
+      }
+      return out;
+    }
+    if (round + 1 >= server.maxInputRounds) {
+      throw new RpcError(
+        RpcErrorCode.InternalError,
+        `${ctx.method} "${name}" asked for input ${server.maxInputRounds} times without finishing`,
+      );
+    }
+    // A legacy client is asked directly; answers come back before the handler runs again.
+    const answers: Record<string, Record<string, unknown>> = {};
+    for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
+      answers[key] = await ctx.request(request.method, request.params ?? {});
+    }
+    inputResponses = answers;
+    requestState = result.requestState;
+  }
+}

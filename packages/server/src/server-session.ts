@@ -1,0 +1,401 @@
+import {
+  type JsonRpcId,
+  JsonRpcPeer,
+  type RequestContext,
+  RpcError,
+  RpcErrorCode,
+  type Transport,
+} from '@mcpkit/jsonrpc';
+import {
+  type ClientCapabilities,
+  type Era,
+  type Implementation,
+  isLegacyVersion,
+  type LoggingLevel,
+  MetaKey,
+  Notification,
+} from '@mcpkit/protocol';
+import {
+  CACHEABLE,
+  CLIENT_CAPABILITY_OF,
+  complete,
+  FEATURE_METHODS,
+  LEVELS,
+  legacyCapabilities,
+  REMOVED_IN_MODERN,
+  readModernMeta,
+  SESSION_METHODS,
+} from './era-rules.js';
+import {
+  invalidParams,
+  McpServerError,
+  methodNotFound,
+  ServerErrorCode,
+  unsupportedVersion,
+} from './errors.js';
+import type { McpServer } from './mcp-server.js';
+import type { HandlerContext } from './types.js';
+
+export interface ServerSessionOptions {
+  /** HTTP session id (2025 revisions over Streamable HTTP). */
+  sessionId?: string;
+  /** Serve only this era: the HTTP binding pins a stateless exchange to `modern`. */
+  era?: Era;
+  /** Ends the SSE stream of a request (HTTP, SEP-1699 polling). */
+  closeSseStream?: (requestId: JsonRpcId) => void;
+  /** Names the client in error messages. */
+  label?: string;
+}
+
+interface LegacyState {
+  version: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation | undefined;
+  logLevel: LoggingLevel | undefined;
+  subscriptions: Set<string>;
+}
+
+interface Listen {
+  id: JsonRpcId;
+  filter: {
+    toolsListChanged?: boolean;
+    promptsListChanged?: boolean;
+    resourcesListChanged?: boolean;
+    resourceSubscriptions?: string[];
+  };
+  end: () => void;
+}
+
+/**
+ * One connection of an `McpServer`: a stdio process, an HTTP session, or one stateless
+ * 2026-07-28 HTTP exchange. It owns the `JsonRpcPeer`, tells the eras apart per request
+ * (`initialize` opens the 2025 era; a request `_meta` with a protocol version is 2026-07-28),
+ * and keeps the state of the 2025 era (version, capabilities, log level, subscriptions).
+ */
+export class ServerSession {
+  readonly peer: JsonRpcPeer;
+  readonly sessionId: string | undefined;
+  onclose: (() => void) | undefined;
+  /** Resolves when the connection has closed. */
+  readonly closed: Promise<void>;
+  /** Told the version an `initialize` settled on. */
+  onnegotiated: ((version: string) => void) | undefined;
+  private legacy: LegacyState | undefined;
+  private readonly listens = new Map<JsonRpcId, Listen>();
+
+  constructor(
+    private readonly server: McpServer,
+    transport: Transport,
+    private readonly options: ServerSessionOptions = {},
+  ) {
+    this.sessionId = options.sessionId;
+    this.peer = new JsonRpcPeer(transport, {
+      label: options.label ?? `client of "${server.info.name}"`,
+      respondToParseErrors: true,
+      // Requests to the client carry their own deadline; answers to it are not ours to time.
+    });
+    this.peer.onerror = (error) => server.reportError(error);
+    let closed!: () => void;
+    this.closed = new Promise((resolve) => {
+      closed = resolve;
+    });
+    this.peer.onclose = () => {
+      closed();
+      for (const listen of this.listens.values()) listen.end();
+      this.listens.clear();
+      this.onclose?.();
+    };
+    for (const method of [...FEATURE_METHODS, ...SESSION_METHODS]) {
+      this.peer.setRequestHandler(method, (params, rctx) => this.handle(method, params, rctx));
+    }
+    this.peer.setNotificationHandler(Notification.Initialized, () => {});
+  }
+
+  /** The 2025-era version negotiated by `initialize`, if any. */
+  get protocolVersion(): string | undefined {
+    return this.legacy?.version;
+  }
+
+  start(): Promise<void> {
+    return this.peer.start();
+  }
+
+  /** Ends open subscriptions gracefully, then closes the transport. */
+  async close(): Promise<void> {
+    if (this.listens.size > 0) {
+      for (const listen of this.listens.values()) listen.end();
+      this.listens.clear();
+      // Let the graceful listen results reach the transport before it closes.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await this.peer.close();
+  }
+
+  /** @internal */
+  listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
+    const method = `notifications/${kind}/list_changed`;
+    if (this.legacy) this.peer.notify(method).catch(() => {});
+    const key = `${kind}ListChanged` as const;
+    for (const listen of this.listens.values()) {
+      if (listen.filter[key]) this.notifyListen(listen, method, {});
+    }
+  }
+
+  /** @internal */
+  resourceUpdated(uri: string): void {
+    if (this.legacy?.subscriptions.has(uri)) {
+      this.peer.notify(Notification.ResourceUpdated, { uri }).catch(() => {});
+    }
+    for (const listen of this.listens.values()) {
+      if (listen.filter.resourceSubscriptions?.includes(uri)) {
+        this.notifyListen(listen, Notification.ResourceUpdated, { uri });
+      }
+    }
+  }
+
+  private notifyListen(listen: Listen, method: string, params: Record<string, unknown>): void {
+    this.peer
+      .notify(
+        method,
+        { ...params, _meta: { [MetaKey.SubscriptionId]: listen.id } },
+        { relatedRequestId: listen.id },
+      )
+      .catch(() => {});
+  }
+
+  private async handle(
+    method: string,
+    params: Record<string, unknown>,
+    rctx: RequestContext,
+  ): Promise<unknown> {
+    const meta = rctx.meta;
+    const modern =
+      this.options.era === 'modern' ||
+      (this.options.era !== 'legacy' &&
+        ((meta !== undefined && MetaKey.ProtocolVersion in meta) ||
+          (this.legacy === undefined && method !== 'initialize')));
+    if (modern) {
+      const m = readModernMeta(meta, this.server.versions);
+      if (REMOVED_IN_MODERN.has(method)) throw methodNotFound(method);
+      const ctx = this.context(
+        rctx,
+        'modern',
+        m.version,
+        m.clientCapabilities,
+        m.clientInfo,
+        (l) => m.logLevel !== undefined && LEVELS.indexOf(l) >= LEVELS.indexOf(m.logLevel),
+      );
+      const result = await this.modern(method, params, ctx, rctx);
+      return complete(result);
+    }
+    if (method === 'initialize') return this.initialize(params);
+    const legacy = this.legacy;
+    if (!legacy) {
+      throw new RpcError(
+        RpcErrorCode.InvalidRequest,
+        'Server not initialized: send initialize first',
+      );
+    }
+    switch (method) {
+      case 'ping':
+        return {};
+      case 'logging/setLevel': {
+        const level = params.level as LoggingLevel;
+        if (!LEVELS.includes(level))
+          throw invalidParams(`Unknown log level ${JSON.stringify(level)}`);
+        legacy.logLevel = level;
+        return {};
+      }
+      case 'resources/subscribe':
+      case 'resources/unsubscribe': {
+        if (!this.server.capabilities().resources?.subscribe) throw methodNotFound(method);
+        const uri = params.uri;
+        if (typeof uri !== 'string') throw invalidParams(`${method} needs a "uri" string`);
+        if (method === 'resources/subscribe') legacy.subscriptions.add(uri);
+        else legacy.subscriptions.delete(uri);
+        return {};
+      }
+      case 'server/discover':
+      case 'subscriptions/listen':
+        throw methodNotFound(method);
+    }
+    const ctx = this.context(
+      rctx,
+      'legacy',
+      legacy.version,
+      legacy.clientCapabilities,
+      legacy.clientInfo,
+      (l) => legacy.logLevel === undefined || LEVELS.indexOf(l) >= LEVELS.indexOf(legacy.logLevel),
+    );
+    return this.server.dispatch(method, params, ctx);
+  }
+
+  private modern(
+    method: string,
+    params: Record<string, unknown>,
+    ctx: HandlerContext,
+    rctx: RequestContext,
+  ): Promise<unknown> | unknown {
+    if (method === 'server/discover') {
+      const result: Record<string, unknown> = {
+        supportedVersions: [...this.server.versions],
+        capabilities: this.server.capabilities(),
+        ...this.server.cacheHints,
+        _meta: { [MetaKey.ServerInfo]: this.server.info },
+      };
+      if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
+      return result;
+    }
+    if (method === 'subscriptions/listen') return this.listen(params, rctx);
+    return this.server.dispatch(method, params, ctx).then((result) => {
+      if (CACHEABLE.has(method) && (result as { resultType?: unknown }).resultType === undefined) {
+        return { ...this.server.cacheHints, ...(result as object) };
+      }
+      return result;
+    });
+  }
+
+  private listen(params: Record<string, unknown>, rctx: RequestContext): Promise<unknown> {
+    const caps = this.server.capabilities();
+    const asked = (params.notifications ?? {}) as Record<string, unknown>;
+    if (typeof asked !== 'object' || asked === null || Array.isArray(asked)) {
+      throw invalidParams('subscriptions/listen needs a "notifications" filter object');
+    }
+    // The acknowledgment names only what this server will deliver.
+    const filter: Listen['filter'] = {};
+    if (asked.toolsListChanged === true && caps.tools?.listChanged) filter.toolsListChanged = true;
+    if (asked.promptsListChanged === true && caps.prompts?.listChanged)
+      filter.promptsListChanged = true;
+    if (asked.resourcesListChanged === true && caps.resources?.listChanged) {
+      filter.resourcesListChanged = true;
+    }
+    if (Array.isArray(asked.resourceSubscriptions) && caps.resources?.subscribe) {
+      filter.resourceSubscriptions = asked.resourceSubscriptions
+        .filter((u): u is string => typeof u === 'string')
+        .slice(0, 1000);
+    }
+    const id = rctx.id;
+    return new Promise((resolve, reject) => {
+      const listen: Listen = {
+        id,
+        filter,
+        end: () => resolve({ _meta: { [MetaKey.SubscriptionId]: id } }),
+      };
+      rctx.signal.addEventListener(
+        'abort',
+        () => {
+          this.listens.delete(id);
+          reject(rctx.signal.reason);
+        },
+        { once: true },
+      );
+      rctx
+        .notify(Notification.SubscriptionsAcknowledged, {
+          _meta: { [MetaKey.SubscriptionId]: id },
+          notifications: filter,
+        })
+        .then(
+          () => {
+            if (!rctx.signal.aborted) this.listens.set(id, listen);
+          },
+          (error: unknown) => reject(error),
+        );
+    });
+  }
+
+  private initialize(params: Record<string, unknown>): unknown {
+    if (this.legacy) {
+      throw new RpcError(
+        RpcErrorCode.InvalidRequest,
+        `Invalid Request: this connection is already initialized (${this.legacy.version})`,
+      );
+    }
+    const requested = params.protocolVersion;
+    if (typeof requested !== 'string') {
+      throw invalidParams('initialize needs a "protocolVersion" string');
+    }
+    const legacyVersions = this.server.versions.filter((v) => isLegacyVersion(v));
+    if (legacyVersions.length === 0) {
+      // A modern-only server names its versions: a legacy client can show nothing else.
+      throw unsupportedVersion(requested, this.server.versions);
+    }
+    // The requested revision when we speak it, else our newest handshake-era one.
+    const version = legacyVersions.includes(requested as never)
+      ? requested
+      : legacyVersions[legacyVersions.length - 1]!;
+    const capabilities = params.capabilities;
+    this.legacy = {
+      version,
+      clientCapabilities:
+        typeof capabilities === 'object' && capabilities !== null
+          ? (capabilities as ClientCapabilities)
+          : {},
+      clientInfo: params.clientInfo as Implementation | undefined,
+      logLevel: undefined,
+      subscriptions: new Set(),
+    };
+    this.onnegotiated?.(version);
+    const result: Record<string, unknown> = {
+      protocolVersion: version,
+      capabilities: legacyCapabilities(this.server.capabilities(), version),
+      serverInfo: this.server.info,
+    };
+    if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
+    return result;
+  }
+
+  private context(
+    rctx: RequestContext,
+    era: Era,
+    version: string,
+    clientCapabilities: ClientCapabilities,
+    clientInfo: Implementation | undefined,
+    logs: (level: LoggingLevel) => boolean,
+  ): HandlerContext {
+    const closeSse = this.options.closeSseStream;
+    return {
+      signal: rctx.signal,
+      requestId: rctx.id,
+      method: rctx.method,
+      era,
+      protocolVersion: version,
+      clientCapabilities,
+      clientInfo,
+      sessionId: this.sessionId,
+      meta: rctx.meta,
+      inputResponses: undefined,
+      requestState: undefined,
+      progress: (progress) => rctx.progress(progress),
+      log: (level, data, logger) =>
+        logs(level)
+          ? rctx.notify(
+              Notification.Message,
+              logger === undefined ? { level, data } : { level, data, logger },
+            )
+          : Promise.resolve(),
+      request: async (method, params) => {
+        if (era === 'modern') {
+          throw new McpServerError(
+            ServerErrorCode.NotSupported,
+            `${method}: a 2026-07-28 server cannot send requests to the client; return inputRequired({ inputRequests }) instead`,
+          );
+        }
+        const capability = CLIENT_CAPABILITY_OF[method];
+        if (
+          capability &&
+          (clientCapabilities as Record<string, unknown>)[capability] === undefined
+        ) {
+          throw new McpServerError(
+            ServerErrorCode.NotSupported,
+            `${method}: the client did not declare the "${capability}" capability`,
+          );
+        }
+        return (await rctx.request(method, params, { signal: rctx.signal })) as Record<
+          string,
+          unknown
+        >;
+      },
+      closeSseStream: () => closeSse?.(rctx.id),
+    };
+  }
+}

@@ -38,6 +38,13 @@ Using servers:
   mcpkit [options] prompts                         list prompts
   mcpkit [options] prompt <server> <name> [json]   get a prompt with JSON arguments
 
+Serving (a gateway: every server behind one MCP server; see SERVE.md):
+  mcpkit [options] serve [--http [host:]port]      stdio by default; --http serves Streamable HTTP on /mcp
+      --token <t>           bearer token for --http (or MCPKIT_SERVE_TOKEN; required off loopback)
+      --separator <s>       between server and tool names (default "__")
+      --no-prefix           one server (--server): names unchanged
+      --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)
+
 Authorization:
   mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600
   mcpkit logout <server>                           forget its tokens and registration
@@ -85,6 +92,7 @@ const COMMANDS = [
   'import',
   'login',
   'logout',
+  'serve',
 ];
 
 function parseJsonArgument(
@@ -167,6 +175,11 @@ export async function main(
     }
     const resolved = await resolveServers(ctx, selection);
     for (const line of problems(resolved)) io.stderr(`mcpkit: ${line}\n`);
+    if (command === 'serve') {
+      if (rest.length > 0) throw new UsageError('usage: mcpkit serve [--http [host:]port]');
+      const { serveCommand } = await import('./serve/serve-command.js');
+      return await serveCommand(io, ctx, resolved, values, timeoutMs, VERSION);
+    }
     if (command === 'login' || command === 'logout')
       return await authCommand(io, ctx, resolved, command, rest, values['no-browser'] ?? false);
     const run = new Runner(
@@ -327,6 +340,11 @@ function parse(argv: readonly string[]) {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
       'no-browser': { type: 'boolean' },
+      http: { type: 'string' },
+      token: { type: 'string' },
+      separator: { type: 'string' },
+      'no-prefix': { type: 'boolean' },
+      tools: { type: 'string', multiple: true },
     },
   });
 }

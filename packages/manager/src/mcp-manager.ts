@@ -397,6 +397,15 @@ export class McpManager implements ManagerView {
     return c;
   }
 
+  /**
+   * The connected client of a server, for callers that need the raw protocol (a gateway).
+   * A `pending` server gets one immediate attempt, awaited up to `timeoutMs`; a server that
+   * is failed, needs a sign-in or is disabled rejects with `ServerUnavailableError`.
+   */
+  client(name: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<McpClient> {
+    return this.connection(name).ready(options);
+  }
+
   /** Calls a tool on a server and normalizes the result for a host. */
   callTool(
     server: string,

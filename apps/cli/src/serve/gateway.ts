@@ -1,0 +1,462 @@
+import type { McpClient } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
+import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
+import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
+import { type HandlerContext, McpServer, type Registration } from '@mcpkit/server';
+import { nameAll } from './exposed-names.js';
+
+/** What the gateway last saw of one backend; kept while it reconnects. */
+interface BackendLists {
+  tools: Tool[];
+  prompts: Prompt[];
+  resources: Resource[];
+  templates: ResourceTemplate[];
+}
+
+export interface GatewayOptions {
+  manager: McpManager;
+  /** The backends served, in order. */
+  servers: readonly string[];
+  info: Implementation;
+  /** Between server and tool/prompt name. Default `__`. */
+  separator?: string;
+  /** False: names pass through unchanged (one backend only). */
+  prefix?: boolean;
+  /** Which backend tools are served. */
+  allowTool?: (server: string, tool: string) => boolean;
+  /** How long a call waits for a reconnecting backend, and for its answer. */
+  callTimeoutMs: number;
+  /** Quiet time before list changes are applied (and announced once). */
+  listDebounceMs?: number;
+  warn: (text: string) => void;
+}
+
+/** Error code of a server→client request the gateway's client cannot answer. */
+const NOT_FORWARDABLE = -32601;
+
+/**
+ * Many backends behind one `McpServer`: the backends' tools, prompts and resources under
+ * gateway names, calls forwarded with progress, cancellation, logging and `_meta`, and the
+ * backends' own requests (elicitation, sampling, roots) forwarded to the client whose call
+ * caused them. The lists follow the manager's events; a backend that reconnects keeps its
+ * entries, and clients hear `list_changed` only when a served list really changed.
+ */
+export class Gateway {
+  readonly server: McpServer;
+  private readonly lists = new Map<string, BackendLists>();
+  private readonly needsAuth = new Set<string>();
+  private readonly registered = {
+    tools: new Map<string, { key: string; reg: Registration }>(),
+    prompts: new Map<string, { key: string; reg: Registration }>(),
+    resources: new Map<string, { key: string; reg: Registration }>(),
+    templates: new Map<string, { key: string; reg: Registration }>(),
+  };
+  /** The gateway calls running on each backend, newest last: where its requests go. */
+  private readonly inflight = new Map<string, HandlerContext[]>();
+  private readonly refreshing = new Map<string, number>();
+  private syncTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly options: GatewayOptions) {
+    this.server = new McpServer({
+      info: options.info,
+      // Every list may appear later (a backend connects after the client did): declared up front.
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true },
+        logging: {},
+      },
+      onerror: (error) => options.warn(`gateway: ${error.message}`),
+    });
+    const { manager } = options;
+    const served = new Set(options.servers);
+    this.unsubscribe.push(
+      manager.on('statechange', ({ name, state }) => {
+        if (served.has(name)) void this.refresh(name, state);
+      }),
+    );
+    for (const kind of ['toolschange', 'promptschange', 'resourceschange'] as const)
+      this.unsubscribe.push(
+        manager.on(kind, ({ server }) => {
+          const state = manager.state(server);
+          if (served.has(server) && state) void this.refresh(server, state);
+        }),
+      );
+    this.unsubscribe.push(
+      manager.on('log', ({ server, params }) => {
+        // A backend's log lines go to the clients whose calls are running on it.
+        for (const ctx of this.inflight.get(server) ?? [])
+          void ctx.log(params.level, params.data, params.logger).catch(() => {});
+      }),
+    );
+  }
+
+  /** Handlers the manager gives each backend's client: its requests come back through here. */
+  static handlers(gateway: () => Gateway | undefined): (server: string) => ManagerHandlers {
+    return (server) => {
+      const forward =
+        (method: string, capability: 'elicitation' | 'sampling') =>
+        async (params: unknown, context: { signal: AbortSignal }) =>
+          (await gateway()?.forward(server, method, capability, params, context)) as never;
+      return {
+        elicitation: forward('elicitation/create', 'elicitation'),
+        sampling: forward('sampling/createMessage', 'sampling'),
+        roots: async () => {
+          const answer = await gateway()?.forward(
+            server,
+            'roots/list',
+            'roots',
+            {},
+            {
+              signal: AbortSignal.timeout(60_000),
+            },
+          );
+          return ((answer as { roots?: unknown[] } | undefined)?.roots ?? []) as never;
+        },
+      };
+    };
+  }
+
+  /** Reads every served backend's lists once (after `connectAll`) and serves them. */
+  async start(): Promise<void> {
+    await Promise.all(
+      this.options.servers.map((name) => {
+        const state = this.options.manager.state(name);
+        return state ? this.refresh(name, state) : undefined;
+      }),
+    );
+    this.sync();
+  }
+
+  /** `GET /healthz`: each backend's state, without errors' details or anything from config. */
+  health(): Array<{ server: string; state: string }> {
+    return this.options.servers.map((server) => ({
+      server,
+      state: this.options.manager.state(server)?.state ?? 'unknown',
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.syncTimer);
+    for (const off of this.unsubscribe) off();
+    await this.server.close();
+  }
+
+  private async forward(
+    server: string,
+    method: string,
+    capability: 'elicitation' | 'sampling' | 'roots',
+    params: unknown,
+    context: { signal: AbortSignal },
+  ): Promise<unknown> {
+    const calls = this.inflight.get(server) ?? [];
+    const ctx = [...calls]
+      .reverse()
+      .find((c) => c.clientCapabilities[capability] !== undefined && c.era === 'legacy');
+    if (!ctx)
+      throw new RpcError(
+        NOT_FORWARDABLE,
+        calls.length === 0
+          ? `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`
+          : `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
+      );
+    const signal = AbortSignal.any([context.signal, ctx.signal]);
+    return Promise.race([
+      ctx.request(method, (params ?? {}) as Record<string, unknown>),
+      new Promise((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      }),
+    ]);
+  }
+
+  /** Fetches a backend's lists after a change of state or list; serializes per backend. */
+  private async refresh(name: string, state: ServerState): Promise<void> {
+    const generation = (this.refreshing.get(name) ?? 0) + 1;
+    this.refreshing.set(name, generation);
+    if (state.state === 'needs-auth') this.needsAuth.add(name);
+    else this.needsAuth.delete(name);
+    if (state.state === 'failed' || state.state === 'disabled' || state.state === 'needs-auth') {
+      this.lists.delete(name);
+      this.scheduleSync();
+      return;
+    }
+    // A pending backend keeps its last lists: a restart is not a change.
+    if (state.state !== 'connected') return;
+    try {
+      const lists = await fetchLists(state.client);
+      if (this.refreshing.get(name) !== generation || this.closed) return;
+      this.lists.set(name, lists);
+      this.scheduleSync();
+    } catch (error) {
+      this.options.warn(
+        `server "${name}": its lists could not be read: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  private scheduleSync(): void {
+    if (this.closed) return;
+    clearTimeout(this.syncTimer);
+    this.syncTimer = setTimeout(() => this.sync(), this.options.listDebounceMs ?? 150);
+    this.syncTimer.unref();
+  }
+
+  /**
+   * Makes the served registry match the backends' lists. Only entries whose definition
+   * changed are replaced, all in one tick, so the server sends one `list_changed` per list
+   * that changed and none when nothing did.
+   */
+  private sync(): void {
+    if (this.closed) return;
+    const { separator = '__', prefix = true, allowTool = () => true } = this.options;
+    const toolPairs: Array<{ server: string; item: string; tool?: Tool }> = [];
+    const promptPairs: Array<{ server: string; item: string; prompt: Prompt }> = [];
+    for (const server of this.options.servers) {
+      const lists = this.lists.get(server);
+      for (const tool of lists?.tools ?? [])
+        if (allowTool(server, tool.name)) toolPairs.push({ server, item: tool.name, tool });
+      if (this.needsAuth.has(server)) toolPairs.push({ server, item: 'authenticate' });
+      for (const prompt of lists?.prompts ?? [])
+        promptPairs.push({ server, item: prompt.name, prompt });
+    }
+    const naming = { separator, prefix };
+    const tools = nameAll(toolPairs, naming);
+    const prompts = nameAll(promptPairs, naming);
+    for (const c of [...tools.collisions, ...prompts.collisions])
+      this.options.warn(
+        `name "${c.name}" is offered by ${c.kept.map((k) => `"${k.server}" (${k.item})`).join(' and ')}; both kept, the later renamed`,
+      );
+    const byPair = <T extends { server: string; item: string }>(list: T[]) =>
+      new Map(list.map((p) => [`${p.server}\u0000${p.item}`, p]));
+    const toolByPair = byPair(toolPairs);
+    const promptByPair = byPair(promptPairs);
+
+    const wantTools = new Map<string, { key: string; add: () => Registration }>();
+    for (const [name, pair] of tools.names) {
+      const entry = toolByPair.get(`${pair.server}\u0000${pair.item}`)!;
+      wantTools.set(name, this.toolEntry(name, pair.server, entry.tool));
+    }
+    const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
+    for (const [name, pair] of prompts.names) {
+      const { prompt } = promptByPair.get(`${pair.server}\u0000${pair.item}`)!;
+      wantPrompts.set(name, this.promptEntry(name, pair.server, prompt));
+    }
+    const { resources, templates } = this.resourceEntries();
+    apply(this.registered.tools, wantTools);
+    apply(this.registered.prompts, wantPrompts);
+    apply(this.registered.resources, resources);
+    apply(this.registered.templates, templates);
+  }
+
+  private toolEntry(name: string, server: string, tool: Tool | undefined) {
+    if (!tool) {
+      const description = `Sign in to "${server}" (it needs authorization); its tools appear once signed in.`;
+      return {
+        key: `auth\u0000${server}`,
+        add: () =>
+          this.server.registerTool(
+            name,
+            { description, inputSchema: { type: 'object' } },
+            async () => {
+              const state = await this.options.manager.authenticate(server);
+              const ok = state.state === 'connected';
+              return {
+                content: [
+                  {
+                    type: 'text',
+                    text: ok
+                      ? `Signed in to "${server}".`
+                      : `"${server}" is ${state.state} after the sign-in.`,
+                  },
+                ],
+                isError: !ok,
+              };
+            },
+          ),
+      };
+    }
+    const {
+      name: original,
+      inputSchema,
+      outputSchema,
+      title,
+      description,
+      annotations,
+      icons,
+      _meta,
+    } = tool as Tool & { icons?: never; _meta?: Record<string, unknown> };
+    const definition = {
+      ...(title !== undefined ? { title } : {}),
+      ...(description !== undefined ? { description } : {}),
+      inputSchema: (inputSchema ?? { type: 'object' }) as Record<string, unknown>,
+      ...(outputSchema !== undefined
+        ? { outputSchema: outputSchema as Record<string, unknown> }
+        : {}),
+      ...(annotations !== undefined ? { annotations } : {}),
+      ...(icons !== undefined ? { icons } : {}),
+      ...(_meta !== undefined ? { _meta } : {}),
+    };
+    return {
+      key: `${server}\u0000${JSON.stringify(tool)}`,
+      add: () =>
+        this.server.registerTool(
+          name,
+          definition,
+          (args, ctx) =>
+            this.call(server, ctx, (client, options) =>
+              client.callTool({ name: original, arguments: args, ...metaOf(ctx) }, options),
+            ) as never,
+        ),
+    };
+  }
+
+  private promptEntry(name: string, server: string, prompt: Prompt) {
+    const { name: original, ...rest } = prompt;
+    return {
+      key: `${server}\u0000${JSON.stringify(prompt)}`,
+      add: () =>
+        this.server.registerPrompt(
+          name,
+          rest as never,
+          (args, ctx) =>
+            this.call(server, ctx, (client, options) =>
+              client.getPrompt(original, args, options),
+            ) as never,
+        ),
+    };
+  }
+
+  /**
+   * Resources keep the backend's URI; a URI two backends offer is served as
+   * `<server>:<uri>` for each. Templates likewise.
+   */
+  private resourceEntries() {
+    const owners = new Map<string, string[]>();
+    const tOwners = new Map<string, string[]>();
+    for (const server of this.options.servers) {
+      for (const r of this.lists.get(server)?.resources ?? [])
+        owners.set(r.uri, [...(owners.get(r.uri) ?? []), server]);
+      for (const t of this.lists.get(server)?.templates ?? [])
+        tOwners.set(t.uriTemplate, [...(tOwners.get(t.uriTemplate) ?? []), server]);
+    }
+    const resources = new Map<string, { key: string; add: () => Registration }>();
+    const templates = new Map<string, { key: string; add: () => Registration }>();
+    for (const server of this.options.servers) {
+      for (const r of this.lists.get(server)?.resources ?? []) {
+        const shared = (owners.get(r.uri)?.length ?? 0) > 1;
+        const uri = shared ? `${server}:${r.uri}` : r.uri;
+        if (resources.has(uri)) continue;
+        const { uri: original, ...definition } = r;
+        resources.set(uri, {
+          key: `${server}\u0000${JSON.stringify(r)}`,
+          add: () =>
+            this.server.registerResource(
+              uri,
+              definition as never,
+              (_uri, ctx) =>
+                this.call(server, ctx, (client, options) =>
+                  client.readResource(original, options),
+                ) as never,
+            ),
+        });
+      }
+      for (const t of this.lists.get(server)?.templates ?? []) {
+        const shared = (tOwners.get(t.uriTemplate)?.length ?? 0) > 1;
+        const uriTemplate = shared ? `${server}:${t.uriTemplate}` : t.uriTemplate;
+        if (templates.has(uriTemplate)) continue;
+        const { uriTemplate: _, ...definition } = t;
+        const strip = shared ? `${server}:`.length : 0;
+        templates.set(uriTemplate, {
+          key: `${server}\u0000${JSON.stringify(t)}`,
+          add: () =>
+            this.server.registerResourceTemplate(
+              uriTemplate,
+              definition as never,
+              (uri, _vars, ctx) =>
+                this.call(server, ctx, (client, options) =>
+                  client.readResource(uri.slice(strip), options),
+                ) as never,
+            ),
+        });
+      }
+    }
+    return { resources, templates };
+  }
+
+  /**
+   * Runs one forwarded request: waits for a reconnecting backend (bounded by the call's
+   * timeout), passes cancellation and progress through, and keeps the call findable for the
+   * backend's own requests while it runs.
+   */
+  private async call<T>(
+    server: string,
+    ctx: HandlerContext,
+    run: (
+      client: McpClient,
+      options: {
+        signal: AbortSignal;
+        timeoutMs: number;
+        resetTimeoutOnProgress: boolean;
+        onprogress: (p: { progress: number; total?: number; message?: string }) => void;
+      },
+    ) => Promise<T>,
+  ): Promise<T> {
+    const { manager, callTimeoutMs } = this.options;
+    const calls = this.inflight.get(server) ?? [];
+    calls.push(ctx);
+    this.inflight.set(server, calls);
+    try {
+      const client = await manager.client(server, { signal: ctx.signal, timeoutMs: callTimeoutMs });
+      return await run(client, {
+        signal: ctx.signal,
+        timeoutMs: callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => void ctx.progress(p).catch(() => {}),
+      });
+    } finally {
+      calls.splice(calls.indexOf(ctx), 1);
+      if (calls.length === 0) this.inflight.delete(server);
+    }
+  }
+}
+
+/** `_meta` of the client's request, minus what belongs to the gateway's own hop. */
+function metaOf(ctx: HandlerContext): { _meta?: Record<string, unknown> } {
+  if (!ctx.meta) return {};
+  const { progressToken: _, ...rest } = ctx.meta;
+  // 2026-07-28 request metadata (protocol version, capabilities) is per hop too.
+  for (const key of Object.keys(rest))
+    if (key.startsWith('io.modelcontextprotocol/')) delete rest[key];
+  return Object.keys(rest).length > 0 ? { _meta: rest } : {};
+}
+
+async function fetchLists(client: McpClient): Promise<BackendLists> {
+  const caps = client.serverCapabilities ?? {};
+  const fresh = { fresh: true };
+  const [tools, prompts, resources, templates] = await Promise.all([
+    caps.tools ? client.listTools(fresh) : [],
+    caps.prompts ? client.listPrompts(fresh) : [],
+    caps.resources ? client.listResources(fresh) : [],
+    caps.resources ? client.listResourceTemplates(fresh) : [],
+  ]);
+  return { tools, prompts, resources, templates };
+}
+
+function apply(
+  current: Map<string, { key: string; reg: Registration }>,
+  wanted: Map<string, { key: string; add: () => Registration }>,
+): void {
+  for (const [name, entry] of current) {
+    if (wanted.get(name)?.key === entry.key) continue;
+    entry.reg.remove();
+    current.delete(name);
+  }
+  for (const [name, entry] of wanted) {
+    if (current.has(name)) continue;
+    current.set(name, { key: entry.key, reg: entry.add() });
+  }
+}

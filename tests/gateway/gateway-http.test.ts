@@ -27,8 +27,8 @@ afterAll(async () => {
 });
 
 const auth = { Authorization: `Bearer ${TOKEN}` };
-const text = (result: { content: unknown }) =>
-  (result.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
+const text = (result: unknown) =>
+  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
 
 describe('mcpkit serve --http with real clients', () => {
   it('SDK v1 client: lists and calls through the gateway', async () => {

@@ -15,8 +15,8 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-const text = (result: { content: unknown }) =>
-  (result.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
+const text = (result: unknown) =>
+  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
 
 async function ourClient(extra: string[] = [], servers = backends()) {
   const { args, env, cleanup } = gatewayArgs(servers, extra);

@@ -2,7 +2,7 @@ import type { McpClient } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
-import { type HandlerContext, McpServer, type Registration } from '@mcpkit/server';
+import { type Completer, type HandlerContext, McpServer, type Registration } from '@mcpkit/server';
 import { nameAll } from './exposed-names.js';
 
 /** What the gateway last saw of one backend; kept while it reconnects. */
@@ -66,6 +66,7 @@ export class Gateway {
         tools: { listChanged: true },
         prompts: { listChanged: true },
         resources: { listChanged: true },
+        completions: {},
         logging: {},
       },
       onerror: (error) => options.warn(`gateway: ${error.message}`),
@@ -187,6 +188,9 @@ export class Gateway {
     // A pending backend keeps its last lists: a restart is not a change.
     if (state.state !== 'connected') return;
     try {
+      // Backends log at every level; each client's own level filters what it is sent.
+      if (state.client.serverCapabilities?.logging)
+        await state.client.setLoggingLevel('debug').catch(() => {});
       const lists = await fetchLists(state.client);
       if (this.refreshing.get(name) !== generation || this.closed) return;
       this.lists.set(name, lists);
@@ -316,12 +320,18 @@ export class Gateway {
 
   private promptEntry(name: string, server: string, prompt: Prompt) {
     const { name: original, ...rest } = prompt;
+    const complete = this.completers(
+      server,
+      { type: 'ref/prompt', name: original },
+      (prompt.arguments ?? []).map((a) => a.name),
+    );
+    const definition = complete ? { ...rest, complete } : rest;
     return {
       key: `${server}\u0000${JSON.stringify(prompt)}`,
       add: () =>
         this.server.registerPrompt(
           name,
-          rest as never,
+          definition as never,
           (args, ctx) =>
             this.call(server, ctx, (client, options) =>
               client.getPrompt(original, args, options),
@@ -368,7 +378,13 @@ export class Gateway {
         const shared = (tOwners.get(t.uriTemplate)?.length ?? 0) > 1;
         const uriTemplate = shared ? `${server}:${t.uriTemplate}` : t.uriTemplate;
         if (templates.has(uriTemplate)) continue;
-        const { uriTemplate: _, ...definition } = t;
+        const { uriTemplate: _, ...plain } = t;
+        const complete = this.completers(
+          server,
+          { type: 'ref/resource', uri: t.uriTemplate },
+          templateVariables(t.uriTemplate),
+        );
+        const definition = complete ? { ...plain, complete } : plain;
         const strip = shared ? `${server}:`.length : 0;
         templates.set(uriTemplate, {
           key: `${server}\u0000${JSON.stringify(t)}`,
@@ -385,6 +401,30 @@ export class Gateway {
       }
     }
     return { resources, templates };
+  }
+
+  /** Completers that ask the backend (when it offers completions) for each argument. */
+  private completers(
+    server: string,
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    names: string[],
+  ): Record<string, Completer> | undefined {
+    const client = this.connectedClient(server);
+    if (!client?.serverCapabilities?.completions || names.length === 0) return undefined;
+    const { manager, callTimeoutMs } = this.options;
+    const completer: (name: string) => Completer = (name) => async (value, context) => {
+      const backend = await manager.client(server, { timeoutMs: callTimeoutMs });
+      const result = await backend.complete(ref, { name, value }, context, {
+        timeoutMs: callTimeoutMs,
+      });
+      return result.completion.values;
+    };
+    return Object.fromEntries(names.map((n) => [n, completer(n)]));
+  }
+
+  private connectedClient(server: string): McpClient | undefined {
+    const state = this.options.manager.state(server);
+    return state?.state === 'connected' ? state.client : undefined;
   }
 
   /**
@@ -459,4 +499,12 @@ function apply(
     if (current.has(name)) continue;
     current.set(name, { key: entry.key, reg: entry.add() });
   }
+}
+
+/** The variable names of an RFC 6570 template (`{a}`, `{+path}`, `{?x,y}`). */
+function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const m of template.matchAll(/\{[+#./;?&]?([^}]+)\}/g))
+    for (const part of m[1]!.split(',')) names.push(part.replace(/[*]|:\d+$/g, '').trim());
+  return names;
 }

@@ -192,6 +192,7 @@ export class McpManager implements ManagerView {
       ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
       onlog: (params) => this.events.emit('log', { server: server.name, params }),
+      onresourceupdated: (uri) => this.events.emit('resourceupdated', { server: server.name, uri }),
       onlistchanged: (list) =>
         this.catalog.changed(server.name, list, () => this.connections.get(server.name)?.client),
     });

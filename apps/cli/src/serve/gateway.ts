@@ -1,9 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import type { McpClient } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
-import { type Completer, type HandlerContext, McpServer, type Registration } from '@mcpkit/server';
+import {
+  type Completer,
+  type HandlerContext,
+  type InputRequest,
+  type InputRequiredReturn,
+  inputRequired,
+  McpServer,
+  type Registration,
+} from '@mcpkit/server';
 import { nameAll } from './exposed-names.js';
+import { ForwardedCall } from './forwarded-call.js';
 
 /** What the gateway last saw of one backend; kept while it reconnects. */
 interface BackendLists {
@@ -52,8 +62,17 @@ export class Gateway {
     templates: new Map<string, { key: string; reg: Registration }>(),
   };
   /** The gateway calls running on each backend, newest last: where its requests go. */
-  private readonly inflight = new Map<string, HandlerContext[]>();
+  private readonly inflight = new Map<string, Array<ForwardedCall<unknown>>>();
+  /** Calls parked for a 2026-07-28 client's next round, by the ticket in its requestState. */
+  private readonly tickets = new Map<
+    string,
+    { call: ForwardedCall<unknown>; timer: NodeJS.Timeout }
+  >();
   private readonly refreshing = new Map<string, number>();
+  /** `server\0backend URI` → the URI served for it. */
+  private servedUris = new Map<string, string>();
+  /** Backend URIs followed on each backend client (updates reach subscribed sessions). */
+  private readonly followed = new WeakMap<McpClient, Set<string>>();
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
@@ -65,7 +84,7 @@ export class Gateway {
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
         completions: {},
         logging: {},
       },
@@ -86,10 +105,17 @@ export class Gateway {
         }),
       );
     this.unsubscribe.push(
+      manager.on('resourceupdated', ({ server, uri }) => {
+        // Sent only to the sessions that subscribed to the served URI.
+        if (served.has(server))
+          this.server.resourceUpdated(this.servedUris.get(`${server}\u0000${uri}`) ?? uri);
+      }),
+    );
+    this.unsubscribe.push(
       manager.on('log', ({ server, params }) => {
         // A backend's log lines go to the clients whose calls are running on it.
-        for (const ctx of this.inflight.get(server) ?? [])
-          void ctx.log(params.level, params.data, params.logger).catch(() => {});
+        for (const call of this.inflight.get(server) ?? [])
+          void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
       }),
     );
   }
@@ -142,6 +168,11 @@ export class Gateway {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.syncTimer);
+    for (const { call, timer } of this.tickets.values()) {
+      clearTimeout(timer);
+      call.fail(new Error('mcpkit gateway: closing'));
+    }
+    this.tickets.clear();
     for (const off of this.unsubscribe) off();
     await this.server.close();
   }
@@ -154,19 +185,22 @@ export class Gateway {
     context: { signal: AbortSignal },
   ): Promise<unknown> {
     const calls = this.inflight.get(server) ?? [];
-    const ctx = [...calls]
+    const call = [...calls]
       .reverse()
-      .find((c) => c.clientCapabilities[capability] !== undefined && c.era === 'legacy');
-    if (!ctx)
+      .find((c) => c.ctx.clientCapabilities[capability] !== undefined);
+    if (!call)
       throw new RpcError(
         NOT_FORWARDABLE,
         calls.length === 0
           ? `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`
           : `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
       );
-    const signal = AbortSignal.any([context.signal, ctx.signal]);
+    const body = (params ?? {}) as Record<string, unknown>;
+    // 2026-07-28 clients are asked through an input_required result and their retry.
+    if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
+    const signal = AbortSignal.any([context.signal, call.signal]);
     return Promise.race([
-      ctx.request(method, (params ?? {}) as Record<string, unknown>),
+      call.ctx.request(method, body),
       new Promise((_, reject) => {
         if (signal.aborted) reject(signal.reason);
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
@@ -194,11 +228,31 @@ export class Gateway {
       const lists = await fetchLists(state.client);
       if (this.refreshing.get(name) !== generation || this.closed) return;
       this.lists.set(name, lists);
+      void this.follow(name, state.client, lists.resources);
       this.scheduleSync();
     } catch (error) {
       this.options.warn(
         `server "${name}": its lists could not be read: ${(error as Error).message}`,
       );
+    }
+  }
+
+  /**
+   * Subscribes on the backend to its listed resources (at most 256), so that an update can
+   * reach the gateway's sessions that subscribed; the gateway has no per-subscription hook.
+   */
+  private async follow(server: string, client: McpClient, resources: Resource[]): Promise<void> {
+    if (!client.serverCapabilities?.resources?.subscribe) return;
+    const done = this.followed.get(client) ?? new Set<string>();
+    this.followed.set(client, done);
+    for (const r of resources.slice(0, 256)) {
+      if (done.has(r.uri)) continue;
+      done.add(r.uri);
+      await client
+        .subscribeResource(r.uri, { timeoutMs: this.options.callTimeoutMs })
+        .catch((error: Error) => {
+          this.options.warn(`server "${server}": subscribing to ${r.uri} failed: ${error.message}`);
+        });
     }
   }
 
@@ -354,12 +408,14 @@ export class Gateway {
         tOwners.set(t.uriTemplate, [...(tOwners.get(t.uriTemplate) ?? []), server]);
     }
     const resources = new Map<string, { key: string; add: () => Registration }>();
+    const servedUris = new Map<string, string>();
     const templates = new Map<string, { key: string; add: () => Registration }>();
     for (const server of this.options.servers) {
       for (const r of this.lists.get(server)?.resources ?? []) {
         const shared = (owners.get(r.uri)?.length ?? 0) > 1;
         const uri = shared ? `${server}:${r.uri}` : r.uri;
         if (resources.has(uri)) continue;
+        servedUris.set(`${server}\u0000${r.uri}`, uri);
         const { uri: original, ...definition } = r;
         resources.set(uri, {
           key: `${server}\u0000${JSON.stringify(r)}`,
@@ -400,6 +456,7 @@ export class Gateway {
         });
       }
     }
+    this.servedUris = servedUris;
     return { resources, templates };
   }
 
@@ -444,23 +501,59 @@ export class Gateway {
         onprogress: (p: { progress: number; total?: number; message?: string }) => void;
       },
     ) => Promise<T>,
-  ): Promise<T> {
+  ): Promise<T | InputRequiredReturn> {
     const { manager, callTimeoutMs } = this.options;
-    const calls = this.inflight.get(server) ?? [];
-    calls.push(ctx);
-    this.inflight.set(server, calls);
-    try {
-      const client = await manager.client(server, { signal: ctx.signal, timeoutMs: callTimeoutMs });
-      return await run(client, {
-        signal: ctx.signal,
-        timeoutMs: callTimeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: (p) => void ctx.progress(p).catch(() => {}),
-      });
-    } finally {
-      calls.splice(calls.indexOf(ctx), 1);
-      if (calls.length === 0) this.inflight.delete(server);
+    const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
+    const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
+    let call: ForwardedCall<T>;
+    if (parked) {
+      this.tickets.delete(ticket as string);
+      clearTimeout(parked.timer);
+      call = parked.call as ForwardedCall<T>;
+      call.attach(ctx);
+      call.answer(ctx.inputResponses);
+    } else {
+      call = new ForwardedCall<T>(ctx);
+      const calls = this.inflight.get(server) ?? [];
+      calls.push(call as ForwardedCall<unknown>);
+      this.inflight.set(server, calls);
+      call.result = (async () => {
+        const client = await manager.client(server, {
+          signal: call.signal,
+          timeoutMs: callTimeoutMs,
+        });
+        return run(client, {
+          signal: call.signal,
+          timeoutMs: callTimeoutMs,
+          resetTimeoutOnProgress: true,
+          onprogress: (p) => void call.ctx.progress(p).catch(() => {}),
+        });
+      })();
+      void call.result
+        .catch(() => {})
+        .finally(() => {
+          calls.splice(calls.indexOf(call as ForwardedCall<unknown>), 1);
+          if (calls.length === 0) this.inflight.delete(server);
+        });
     }
+    const step = await call.next();
+    if ('value' in step) return step.value;
+    const id = randomUUID();
+    const timer = setTimeout(() => {
+      this.tickets.delete(id);
+      call.fail(
+        new RpcError(
+          -32603,
+          `mcpkit gateway: the client did not answer server "${server}" within ${callTimeoutMs} ms`,
+        ),
+      );
+    }, callTimeoutMs);
+    timer.unref();
+    this.tickets.set(id, { call: call as ForwardedCall<unknown>, timer });
+    return inputRequired({
+      inputRequests: step.inputRequests,
+      requestState: { gatewayTicket: id },
+    });
   }
 }
 

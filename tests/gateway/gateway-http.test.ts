@@ -79,6 +79,35 @@ describe('mcpkit serve --http with real clients', () => {
     },
   );
 
+  it('a 2026-07-28 client answers a backend elicitation through input_required rounds (the backend call resumes)', async () => {
+    const asked: string[] = [];
+    const client = new McpClient({
+      name: 'ours-modern',
+      era: 'modern',
+      eraCache: false,
+      handlers: {
+        elicitation: (params) => {
+          asked.push(String((params as { message?: unknown }).message));
+          return {
+            action: 'accept',
+            content: { color: 'green', name: 'Ada', email: 'ada@example.com' },
+          };
+        },
+      },
+    });
+    await client.connect(
+      new StreamableHttpTransport({ url: gateway.url, name: 'gateway', headers: auth }),
+    );
+    opened.push(client);
+    expect(client.era).toBe('modern');
+    const result = await client.callTool({
+      name: 'everything__trigger-elicitation-request',
+      arguments: {},
+    });
+    expect(asked.length).toBe(1);
+    expect(JSON.stringify(result.content)).toContain('accept');
+  });
+
   it('two HTTP clients are isolated: a backend elicitation goes only to the client whose call caused it', async () => {
     const seen: Record<string, number> = { a: 0, b: 0 };
     const make = async (who: 'a' | 'b') => {

@@ -22,7 +22,11 @@ function withHash(mapped: string, hash: string): string {
 export function exposedName(server: string, item: string, separator: string): string {
   const plain = `${server}${separator}${item}`;
   const unambiguous =
-    SAFE.test(server) && SAFE.test(item) && !server.includes(separator) && !server.endsWith('_');
+    SAFE.test(server) &&
+    SAFE.test(item) &&
+    SAFE.test(separator) &&
+    !server.includes(separator) &&
+    !server.endsWith('_');
   if (unambiguous && plain.length <= MAX) return plain;
   return withHash(plain.replace(/[^A-Za-z0-9_-]/g, '_'), pairHash(server, item, ''));
 }

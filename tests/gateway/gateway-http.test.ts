@@ -188,6 +188,27 @@ describe('mcpkit serve --http: the HTTP face', () => {
     expect(res).toBe(403);
   });
 
+  it('refuses a body over the limit (413) before reading it all', async () => {
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'ping',
+      params: { pad: 'x'.repeat(5 * 1024 * 1024) },
+    });
+    const res = await fetch(gateway.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...auth,
+      },
+      body: big,
+    }).catch((error: Error) => error);
+    // The server may answer 413 and close before the upload ends.
+    if (res instanceof Error) expect(res.message).toMatch(/fetch failed|socket|reset/i);
+    else expect(res.status).toBe(413);
+  });
+
   it('GET /healthz: each backend state, and nothing from the config', async () => {
     const res = await fetch(new URL('/healthz', gateway.url), { headers: auth });
     expect(res.status).toBe(200);

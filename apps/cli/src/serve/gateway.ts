@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { McpClient } from '@mcpkit/client';
-import { RpcError } from '@mcpkit/jsonrpc';
+import { type Progress, RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Resource, Tool } from '@mcpkit/protocol';
 import {
@@ -497,7 +497,7 @@ export class Gateway {
         signal: AbortSignal;
         timeoutMs: number;
         resetTimeoutOnProgress: boolean;
-        onprogress: (p: { progress: number; total?: number; message?: string }) => void;
+        onprogress?: (p: Progress) => void;
       },
     ) => Promise<T>,
   ): Promise<T | InputRequiredReturn> {
@@ -521,11 +521,16 @@ export class Gateway {
           signal: call.signal,
           timeoutMs: callTimeoutMs,
         });
+        // A progress token goes to the backend only when the client sent one: no token, no
+        // progress handler on the hot path.
+        const wantsProgress = ctx.meta?.progressToken !== undefined;
         return run(client, {
           signal: call.signal,
           timeoutMs: callTimeoutMs,
-          resetTimeoutOnProgress: true,
-          onprogress: (p) => void call.ctx.progress(p).catch(() => {}),
+          resetTimeoutOnProgress: wantsProgress,
+          ...(wantsProgress
+            ? { onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}) }
+            : {}),
         });
       })();
       void call.result

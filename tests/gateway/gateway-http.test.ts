@@ -108,6 +108,35 @@ describe('mcpkit serve --http with real clients', () => {
     expect(JSON.stringify(result.content)).toContain('accept');
   });
 
+  it('progress from the backend reaches the client; a cancelled call leaves the gateway serving', async () => {
+    const client = new McpClient({ name: 'ours-progress', era: 'legacy', eraCache: false });
+    await client.connect(
+      new StreamableHttpTransport({ url: gateway.url, name: 'gateway', headers: auth }),
+    );
+    opened.push(client);
+    const seen: number[] = [];
+    const result = await client.callTool(
+      { name: 'everything__trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
+      { onprogress: (p) => seen.push(p.progress) },
+    );
+    expect(result.isError).not.toBe(true);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+
+    const controller = new AbortController();
+    const cancelled = client.callTool(
+      {
+        name: 'everything__trigger-long-running-operation',
+        arguments: { duration: 30, steps: 30 },
+      },
+      { signal: controller.signal, onprogress: () => controller.abort(new Error('stop')) },
+    );
+    await expect(cancelled).rejects.toThrow('stop');
+    expect(
+      text(await client.callTool({ name: 'fault__echo', arguments: { text: 'still here' } })),
+    ).toBe('still here');
+  });
+
   it('two HTTP clients are isolated: a backend elicitation goes only to the client whose call caused it', async () => {
     const seen: Record<string, number> = { a: 0, b: 0 };
     const make = async (who: 'a' | 'b') => {

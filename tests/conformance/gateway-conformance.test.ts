@@ -25,6 +25,8 @@ const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
 let gateway: ChildProcess;
 let url: string;
 let home: string;
+/** The gateway's stderr, shown when a run fails. */
+let gatewayErr = '';
 
 beforeAll(async () => {
   home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-conformance-'));
@@ -53,6 +55,7 @@ beforeAll(async () => {
     );
     gateway.stderr!.on('data', (chunk: string) => {
       err += chunk;
+      gatewayErr = err.slice(-4000);
       const m = /listening on (\S+)/.exec(err);
       if (m) resolve(m[1]!);
     });
@@ -122,7 +125,9 @@ for (const run of runs) {
 
     it('runs at least one scenario and reports no warning', () => {
       expect(expected.length).toBeGreaterThan(0);
-      expect(output, output).toMatch(/Total: \d+ passed, 0 failed/);
+      expect(output, `${output}\n--- gateway stderr ---\n${gatewayErr}`).toMatch(
+        /Total: \d+ passed, 0 failed/,
+      );
       expect(output, output).not.toMatch(/WARNING/);
     });
 

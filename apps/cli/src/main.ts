@@ -34,6 +34,13 @@ Using servers:
   mcpkit [options] prompts                         list prompts
   mcpkit [options] prompt <server> <name> [json]   get a prompt with JSON arguments
 
+Serving (a gateway: every server behind one MCP server; see SERVE.md):
+  mcpkit [options] serve [--http [host:]port]      stdio by default; --http serves Streamable HTTP on /mcp
+      --token <t>           bearer token for --http (or MCPKIT_SERVE_TOKEN; required off loopback)
+      --separator <s>       between server and tool names (default "__")
+      --no-prefix           one server (--server): names unchanged
+      --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)
+
 Authorization:
   mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600
   mcpkit logout <server>                           forget its tokens and registration
@@ -84,6 +91,7 @@ const COMMANDS = [
   'import',
   'login',
   'logout',
+  'serve',
 ];
 
 function parseJsonArgument(
@@ -200,6 +208,11 @@ export async function main(
     const resolved = await resolveServers(ctx, selection);
     out.scrubber.addServers(secretHolders(resolved));
     for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
+    if (command === 'serve') {
+      if (rest.length > 0) throw new UsageError('usage: mcpkit serve [--http [host:]port]');
+      const { serveCommand } = await import('./serve/serve-command.js');
+      return await serveCommand(out, ctx, resolved, values, timeoutMs, VERSION, shutdown);
+    }
     if (command === 'login' || command === 'logout')
       return await authCommand(out, ctx, resolved, command, rest, {
         noBrowser: values['no-browser'] ?? false,
@@ -337,6 +350,11 @@ function parse(argv: readonly string[]) {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
       'no-browser': { type: 'boolean' },
+      http: { type: 'string' },
+      token: { type: 'string' },
+      separator: { type: 'string' },
+      'no-prefix': { type: 'boolean' },
+      tools: { type: 'string', multiple: true },
     },
   });
 }

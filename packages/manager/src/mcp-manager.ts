@@ -192,6 +192,7 @@ export class McpManager implements ManagerView {
       ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
       onlog: (params) => this.events.emit('log', { server: server.name, params }),
+      onresourceupdated: (uri) => this.events.emit('resourceupdated', { server: server.name, uri }),
       onlistchanged: (list) =>
         this.catalog.changed(server.name, list, () => this.connections.get(server.name)?.client),
     });
@@ -395,6 +396,15 @@ export class McpManager implements ManagerView {
     const c = this.connections.get(name);
     if (!c) throw new UnknownServerError(name, [...this.connections.keys()]);
     return c;
+  }
+
+  /**
+   * The connected client of a server, for callers that need the raw protocol (a gateway).
+   * A `pending` server gets one immediate attempt, awaited up to `timeoutMs`; a server that
+   * is failed, needs a sign-in or is disabled rejects with `ServerUnavailableError`.
+   */
+  client(name: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<McpClient> {
+    return this.connection(name).ready(options);
   }
 
   /** Calls a tool on a server and normalizes the result for a host. */

@@ -83,6 +83,8 @@ export interface ManagerEvents {
   promptschange: ListDiff<import('./commands.js').HostCommand>;
   resourceschange: ListDiff<import('./resources.js').HostResource>;
   log: { server: string; params: LoggingMessageParams };
+  /** `notifications/resources/updated` for a resource the host subscribed to on the server's client. */
+  resourceupdated: { server: string; uri: string };
   stderr: { server: string; text: string };
   warning: { server: string; error: Error };
 }

@@ -1,0 +1,104 @@
+import { RpcError } from '@mcpkit/jsonrpc';
+import type { HandlerContext, InputRequest } from '@mcpkit/server';
+
+type Step<T> = { value: T } | { inputRequests: Record<string, InputRequest> };
+
+interface Asked {
+  request: InputRequest;
+  resolve: (answer: unknown) => void;
+  reject: (error: Error) => void;
+  sent: boolean;
+}
+
+/**
+ * One call forwarded to a backend, which may outlive the client's request that started it:
+ * on 2026-07-28 the client cannot be asked anything mid-call, so a backend's request
+ * (elicitation, sampling, roots) is parked, the client gets an `input_required` result, and
+ * its retry (carrying the answers) resumes the same backend call. The call's signal follows
+ * whichever client request is attached; a parked call is not cancelled by its request's end.
+ */
+export class ForwardedCall<T> {
+  ctx: HandlerContext;
+  result!: Promise<T>;
+  private readonly controller = new AbortController();
+  private readonly asked = new Map<string, Asked>();
+  private counter = 0;
+  private wake: (() => void) | undefined;
+  private parked = false;
+  private detach: (() => void) | undefined;
+
+  constructor(ctx: HandlerContext) {
+    this.ctx = ctx;
+    this.attach(ctx);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The client's request now driving the call (the first, or a retry with answers). */
+  attach(ctx: HandlerContext): void {
+    this.detach?.();
+    this.ctx = ctx;
+    this.parked = false;
+    const onAbort = () => {
+      if (!this.parked && this.ctx === ctx) this.controller.abort(ctx.signal.reason);
+    };
+    if (ctx.signal.aborted) onAbort();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    this.detach = () => ctx.signal.removeEventListener('abort', onAbort);
+  }
+
+  /** A backend's request for the client: answered on the client's next round. */
+  ask(method: InputRequest['method'], params: Record<string, unknown>): Promise<unknown> {
+    const key = `gw${++this.counter}`;
+    return new Promise((resolve, reject) => {
+      this.asked.set(key, { request: { method, params }, resolve, reject, sent: false });
+      // Requests the backend makes together go out in one round.
+      setImmediate(() => this.wake?.());
+    });
+  }
+
+  /** Runs until the backend answers or needs input from the client. */
+  async next(): Promise<Step<T>> {
+    const unsent = () =>
+      Object.fromEntries(
+        [...this.asked].filter(([, a]) => !a.sent).map(([k, a]) => [k, a.request] as const),
+      );
+    const needInput = new Promise<'input'>((resolve) => {
+      this.wake = () => resolve('input');
+      if (Object.keys(unsent()).length > 0) setImmediate(() => resolve('input'));
+    });
+    const first = await Promise.race([this.result.then((value) => ({ value })), needInput]);
+    this.wake = undefined;
+    if (first !== 'input') return first;
+    const inputRequests = unsent();
+    for (const key of Object.keys(inputRequests)) this.asked.get(key)!.sent = true;
+    this.parked = true;
+    return { inputRequests };
+  }
+
+  /** The client's answers (its retry's `inputResponses`) to what was asked. */
+  answer(responses: Record<string, Record<string, unknown>> | undefined): void {
+    for (const [key, asked] of this.asked) {
+      if (!asked.sent) continue;
+      this.asked.delete(key);
+      const answer = responses?.[key];
+      if (answer) asked.resolve(answer);
+      else
+        asked.reject(
+          new RpcError(
+            -32602,
+            `mcpkit gateway: the client's retry did not answer "${asked.request.method}"`,
+          ),
+        );
+    }
+  }
+
+  /** Ends a parked call whose client never came back. */
+  fail(error: Error): void {
+    for (const asked of this.asked.values()) asked.reject(error);
+    this.asked.clear();
+    this.controller.abort(error);
+  }
+}

@@ -1,0 +1,562 @@
+import { randomUUID } from 'node:crypto';
+import type { McpClient } from '@mcpkit/client';
+import { type Progress, RpcError } from '@mcpkit/jsonrpc';
+import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
+import type { Implementation, Prompt, Resource, Tool } from '@mcpkit/protocol';
+import {
+  type Completer,
+  type HandlerContext,
+  type InputRequest,
+  type InputRequiredReturn,
+  inputRequired,
+  McpServer,
+  type Registration,
+} from '@mcpkit/server';
+import {
+  apply,
+  type BackendLists,
+  fetchLists,
+  metaOf,
+  templateVariables,
+} from './backend-lists.js';
+import { nameAll } from './exposed-names.js';
+import { ForwardedCall } from './forwarded-call.js';
+
+export interface GatewayOptions {
+  manager: McpManager;
+  /** The backends served, in order. */
+  servers: readonly string[];
+  info: Implementation;
+  /** Between server and tool/prompt name. Default `__`. */
+  separator?: string;
+  /** False: names pass through unchanged (one backend only). */
+  prefix?: boolean;
+  /** Which backend tools are served. */
+  allowTool?: (server: string, tool: string) => boolean;
+  /** How long a call waits for a reconnecting backend, and for its answer. */
+  callTimeoutMs: number;
+  /** Quiet time before list changes are applied (and announced once). */
+  listDebounceMs?: number;
+  warn: (text: string) => void;
+}
+
+/** Error code of a server→client request the gateway's client cannot answer. */
+const NOT_FORWARDABLE = -32601;
+
+/**
+ * Many backends behind one `McpServer`: the backends' tools, prompts and resources under
+ * gateway names, calls forwarded with progress, cancellation, logging and `_meta`, and the
+ * backends' own requests (elicitation, sampling, roots) forwarded to the client whose call
+ * caused them. The lists follow the manager's events; a backend that reconnects keeps its
+ * entries, and clients hear `list_changed` only when a served list really changed.
+ */
+export class Gateway {
+  readonly server: McpServer;
+  private readonly lists = new Map<string, BackendLists>();
+  private readonly needsAuth = new Set<string>();
+  private readonly registered = {
+    tools: new Map<string, { key: string; reg: Registration }>(),
+    prompts: new Map<string, { key: string; reg: Registration }>(),
+    resources: new Map<string, { key: string; reg: Registration }>(),
+    templates: new Map<string, { key: string; reg: Registration }>(),
+  };
+  /** The gateway calls running on each backend, newest last: where its requests go. */
+  private readonly inflight = new Map<string, Array<ForwardedCall<unknown>>>();
+  /** Calls parked for a 2026-07-28 client's next round, by the ticket in its requestState. */
+  private readonly tickets = new Map<
+    string,
+    { call: ForwardedCall<unknown>; timer: NodeJS.Timeout }
+  >();
+  private readonly refreshing = new Map<string, number>();
+  /** `server\0backend URI` → the URI served for it. */
+  private servedUris = new Map<string, string>();
+  /** Backend URIs followed on each backend client (updates reach subscribed sessions). */
+  private readonly followed = new WeakMap<McpClient, Set<string>>();
+  private syncTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly options: GatewayOptions) {
+    this.server = new McpServer({
+      info: options.info,
+      // Every list may appear later (a backend connects after the client did): declared up front.
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        completions: {},
+        logging: {},
+      },
+      onerror: (error) => options.warn(`gateway: ${error.message}`),
+    });
+    const { manager } = options;
+    const served = new Set(options.servers);
+    this.unsubscribe.push(
+      manager.on('statechange', ({ name, state }) => {
+        if (served.has(name)) void this.refresh(name, state);
+      }),
+    );
+    for (const kind of ['toolschange', 'promptschange', 'resourceschange'] as const)
+      this.unsubscribe.push(
+        manager.on(kind, ({ server }) => {
+          const state = manager.state(server);
+          if (served.has(server) && state) void this.refresh(server, state);
+        }),
+      );
+    this.unsubscribe.push(
+      manager.on('resourceupdated', ({ server, uri }) => {
+        // Sent only to the sessions that subscribed to the served URI.
+        if (served.has(server))
+          this.server.resourceUpdated(this.servedUris.get(`${server}\u0000${uri}`) ?? uri);
+      }),
+    );
+    this.unsubscribe.push(
+      manager.on('log', ({ server, params }) => {
+        // A backend's log lines go to the clients whose calls are running on it.
+        for (const call of this.inflight.get(server) ?? [])
+          void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
+      }),
+    );
+  }
+
+  /** Handlers the manager gives each backend's client: its requests come back through here. */
+  static handlers(gateway: () => Gateway | undefined): (server: string) => ManagerHandlers {
+    return (server) => {
+      const forward =
+        (method: string, capability: 'elicitation' | 'sampling') =>
+        async (params: unknown, context: { signal: AbortSignal }) =>
+          (await gateway()?.forward(server, method, capability, params, context)) as never;
+      return {
+        elicitation: forward('elicitation/create', 'elicitation'),
+        sampling: forward('sampling/createMessage', 'sampling'),
+        roots: async () => {
+          const answer = await gateway()?.forward(
+            server,
+            'roots/list',
+            'roots',
+            {},
+            {
+              signal: AbortSignal.timeout(60_000),
+            },
+          );
+          return ((answer as { roots?: unknown[] } | undefined)?.roots ?? []) as never;
+        },
+      };
+    };
+  }
+
+  /** Reads every served backend's lists once (after `connectAll`) and serves them. */
+  async start(): Promise<void> {
+    await Promise.all(
+      this.options.servers.map((name) => {
+        const state = this.options.manager.state(name);
+        return state ? this.refresh(name, state) : undefined;
+      }),
+    );
+    this.sync();
+  }
+
+  /** `GET /healthz`: each backend's state, without errors' details or anything from config. */
+  health(): Array<{ server: string; state: string }> {
+    return this.options.servers.map((server) => ({
+      server,
+      state: this.options.manager.state(server)?.state ?? 'unknown',
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.syncTimer);
+    for (const { call, timer } of this.tickets.values()) {
+      clearTimeout(timer);
+      call.fail(new Error('mcpkit gateway: closing'));
+    }
+    this.tickets.clear();
+    for (const off of this.unsubscribe) off();
+    await this.server.close();
+  }
+
+  private async forward(
+    server: string,
+    method: string,
+    capability: 'elicitation' | 'sampling' | 'roots',
+    params: unknown,
+    context: { signal: AbortSignal },
+  ): Promise<unknown> {
+    const calls = this.inflight.get(server) ?? [];
+    const call = [...calls]
+      .reverse()
+      .find((c) => c.ctx.clientCapabilities[capability] !== undefined);
+    if (!call)
+      throw new RpcError(
+        NOT_FORWARDABLE,
+        calls.length === 0
+          ? `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`
+          : `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
+      );
+    const body = (params ?? {}) as Record<string, unknown>;
+    // 2026-07-28 clients are asked through an input_required result and their retry.
+    if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
+    const signal = AbortSignal.any([context.signal, call.signal]);
+    return Promise.race([
+      call.ctx.request(method, body),
+      new Promise((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      }),
+    ]);
+  }
+
+  /** Fetches a backend's lists after a change of state or list; serializes per backend. */
+  private async refresh(name: string, state: ServerState): Promise<void> {
+    const generation = (this.refreshing.get(name) ?? 0) + 1;
+    this.refreshing.set(name, generation);
+    if (state.state === 'needs-auth') this.needsAuth.add(name);
+    else this.needsAuth.delete(name);
+    if (state.state === 'failed' || state.state === 'disabled' || state.state === 'needs-auth') {
+      this.lists.delete(name);
+      this.scheduleSync();
+      return;
+    }
+    // A pending backend keeps its last lists: a restart is not a change.
+    if (state.state !== 'connected') return;
+    try {
+      // Backends log at every level; each client's own level filters what it is sent.
+      if (state.client.serverCapabilities?.logging)
+        await state.client.setLoggingLevel('debug').catch(() => {});
+      const lists = await fetchLists(state.client);
+      if (this.refreshing.get(name) !== generation || this.closed) return;
+      this.lists.set(name, lists);
+      void this.follow(name, state.client, lists.resources);
+      this.scheduleSync();
+    } catch (error) {
+      this.options.warn(
+        `server "${name}": its lists could not be read: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /**
+   * Subscribes on the backend to its listed resources (at most 256), so that an update can
+   * reach the gateway's sessions that subscribed; the gateway has no per-subscription hook.
+   */
+  private async follow(server: string, client: McpClient, resources: Resource[]): Promise<void> {
+    if (!client.serverCapabilities?.resources?.subscribe) return;
+    const done = this.followed.get(client) ?? new Set<string>();
+    this.followed.set(client, done);
+    for (const r of resources.slice(0, 256)) {
+      if (done.has(r.uri)) continue;
+      done.add(r.uri);
+      await client
+        .subscribeResource(r.uri, { timeoutMs: this.options.callTimeoutMs })
+        .catch((error: Error) => {
+          this.options.warn(`server "${server}": subscribing to ${r.uri} failed: ${error.message}`);
+        });
+    }
+  }
+
+  private scheduleSync(): void {
+    if (this.closed) return;
+    clearTimeout(this.syncTimer);
+    this.syncTimer = setTimeout(() => this.sync(), this.options.listDebounceMs ?? 150);
+    this.syncTimer.unref();
+  }
+
+  /**
+   * Makes the served registry match the backends' lists. Only entries whose definition
+   * changed are replaced, all in one tick, so the server sends one `list_changed` per list
+   * that changed and none when nothing did.
+   */
+  private sync(): void {
+    if (this.closed) return;
+    const { separator = '__', prefix = true, allowTool = () => true } = this.options;
+    const toolPairs: Array<{ server: string; item: string; tool?: Tool }> = [];
+    const promptPairs: Array<{ server: string; item: string; prompt: Prompt }> = [];
+    for (const server of this.options.servers) {
+      const lists = this.lists.get(server);
+      for (const tool of lists?.tools ?? [])
+        if (allowTool(server, tool.name)) toolPairs.push({ server, item: tool.name, tool });
+      if (this.needsAuth.has(server)) toolPairs.push({ server, item: 'authenticate' });
+      for (const prompt of lists?.prompts ?? [])
+        promptPairs.push({ server, item: prompt.name, prompt });
+    }
+    const naming = { separator, prefix };
+    const tools = nameAll(toolPairs, naming);
+    const prompts = nameAll(promptPairs, naming);
+    for (const c of [...tools.collisions, ...prompts.collisions])
+      this.options.warn(
+        `name "${c.name}" is offered by ${c.kept.map((k) => `"${k.server}" (${k.item})`).join(' and ')}; both kept, the later renamed`,
+      );
+    const byPair = <T extends { server: string; item: string }>(list: T[]) =>
+      new Map(list.map((p) => [`${p.server}\u0000${p.item}`, p]));
+    const toolByPair = byPair(toolPairs);
+    const promptByPair = byPair(promptPairs);
+
+    const wantTools = new Map<string, { key: string; add: () => Registration }>();
+    for (const [name, pair] of tools.names) {
+      const entry = toolByPair.get(`${pair.server}\u0000${pair.item}`)!;
+      wantTools.set(name, this.toolEntry(name, pair.server, entry.tool));
+    }
+    const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
+    for (const [name, pair] of prompts.names) {
+      const { prompt } = promptByPair.get(`${pair.server}\u0000${pair.item}`)!;
+      wantPrompts.set(name, this.promptEntry(name, pair.server, prompt));
+    }
+    const { resources, templates } = this.resourceEntries();
+    apply(this.registered.tools, wantTools);
+    apply(this.registered.prompts, wantPrompts);
+    apply(this.registered.resources, resources);
+    apply(this.registered.templates, templates);
+  }
+
+  private toolEntry(name: string, server: string, tool: Tool | undefined) {
+    if (!tool) {
+      const description = `Sign in to "${server}" (it needs authorization); its tools appear once signed in.`;
+      return {
+        key: `auth\u0000${server}`,
+        add: () =>
+          this.server.registerTool(
+            name,
+            { description, inputSchema: { type: 'object' } },
+            async () => {
+              const state = await this.options.manager.authenticate(server);
+              const ok = state.state === 'connected';
+              return {
+                content: [
+                  {
+                    type: 'text',
+                    text: ok
+                      ? `Signed in to "${server}".`
+                      : `"${server}" is ${state.state} after the sign-in.`,
+                  },
+                ],
+                isError: !ok,
+              };
+            },
+          ),
+      };
+    }
+    const {
+      name: original,
+      inputSchema,
+      outputSchema,
+      title,
+      description,
+      annotations,
+      icons,
+      _meta,
+    } = tool as Tool & { icons?: never; _meta?: Record<string, unknown> };
+    const definition = {
+      ...(title !== undefined ? { title } : {}),
+      ...(description !== undefined ? { description } : {}),
+      inputSchema: (inputSchema ?? { type: 'object' }) as Record<string, unknown>,
+      ...(outputSchema !== undefined
+        ? { outputSchema: outputSchema as Record<string, unknown> }
+        : {}),
+      ...(annotations !== undefined ? { annotations } : {}),
+      ...(icons !== undefined ? { icons } : {}),
+      ...(_meta !== undefined ? { _meta } : {}),
+    };
+    return {
+      key: `${server}\u0000${JSON.stringify(tool)}`,
+      add: () =>
+        this.server.registerTool(
+          name,
+          definition,
+          (args, ctx) =>
+            this.call(server, ctx, (client, options) =>
+              client.callTool({ name: original, arguments: args, ...metaOf(ctx) }, options),
+            ) as never,
+        ),
+    };
+  }
+
+  private promptEntry(name: string, server: string, prompt: Prompt) {
+    const { name: original, ...rest } = prompt;
+    const complete = this.completers(
+      server,
+      { type: 'ref/prompt', name: original },
+      (prompt.arguments ?? []).map((a) => a.name),
+    );
+    const definition = complete ? { ...rest, complete } : rest;
+    return {
+      key: `${server}\u0000${JSON.stringify(prompt)}`,
+      add: () =>
+        this.server.registerPrompt(
+          name,
+          definition as never,
+          (args, ctx) =>
+            this.call(server, ctx, (client, options) =>
+              client.getPrompt(original, args, options),
+            ) as never,
+        ),
+    };
+  }
+
+  /**
+   * Resources keep the backend's URI; a URI two backends offer is served as
+   * `<server>:<uri>` for each. Templates likewise.
+   */
+  private resourceEntries() {
+    const owners = new Map<string, string[]>();
+    const tOwners = new Map<string, string[]>();
+    for (const server of this.options.servers) {
+      for (const r of this.lists.get(server)?.resources ?? [])
+        owners.set(r.uri, [...(owners.get(r.uri) ?? []), server]);
+      for (const t of this.lists.get(server)?.templates ?? [])
+        tOwners.set(t.uriTemplate, [...(tOwners.get(t.uriTemplate) ?? []), server]);
+    }
+    const resources = new Map<string, { key: string; add: () => Registration }>();
+    const servedUris = new Map<string, string>();
+    const templates = new Map<string, { key: string; add: () => Registration }>();
+    for (const server of this.options.servers) {
+      for (const r of this.lists.get(server)?.resources ?? []) {
+        const shared = (owners.get(r.uri)?.length ?? 0) > 1;
+        const uri = shared ? `${server}:${r.uri}` : r.uri;
+        if (resources.has(uri)) continue;
+        servedUris.set(`${server}\u0000${r.uri}`, uri);
+        const { uri: original, ...definition } = r;
+        resources.set(uri, {
+          key: `${server}\u0000${JSON.stringify(r)}`,
+          add: () =>
+            this.server.registerResource(
+              uri,
+              definition as never,
+              (_uri, ctx) =>
+                this.call(server, ctx, (client, options) =>
+                  client.readResource(original, options),
+                ) as never,
+            ),
+        });
+      }
+      for (const t of this.lists.get(server)?.templates ?? []) {
+        const shared = (tOwners.get(t.uriTemplate)?.length ?? 0) > 1;
+        const uriTemplate = shared ? `${server}:${t.uriTemplate}` : t.uriTemplate;
+        if (templates.has(uriTemplate)) continue;
+        const { uriTemplate: _, ...plain } = t;
+        const complete = this.completers(
+          server,
+          { type: 'ref/resource', uri: t.uriTemplate },
+          templateVariables(t.uriTemplate),
+        );
+        const definition = complete ? { ...plain, complete } : plain;
+        const strip = shared ? `${server}:`.length : 0;
+        templates.set(uriTemplate, {
+          key: `${server}\u0000${JSON.stringify(t)}`,
+          add: () =>
+            this.server.registerResourceTemplate(
+              uriTemplate,
+              definition as never,
+              (uri, _vars, ctx) =>
+                this.call(server, ctx, (client, options) =>
+                  client.readResource(uri.slice(strip), options),
+                ) as never,
+            ),
+        });
+      }
+    }
+    this.servedUris = servedUris;
+    return { resources, templates };
+  }
+
+  /** Completers that ask the backend (when it offers completions) for each argument. */
+  private completers(
+    server: string,
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    names: string[],
+  ): Record<string, Completer> | undefined {
+    const client = this.connectedClient(server);
+    if (!client?.serverCapabilities?.completions || names.length === 0) return undefined;
+    const { manager, callTimeoutMs } = this.options;
+    const completer: (name: string) => Completer = (name) => async (value, context) => {
+      const backend = await manager.client(server, { timeoutMs: callTimeoutMs });
+      const result = await backend.complete(ref, { name, value }, context, {
+        timeoutMs: callTimeoutMs,
+      });
+      return result.completion.values;
+    };
+    return Object.fromEntries(names.map((n) => [n, completer(n)]));
+  }
+
+  private connectedClient(server: string): McpClient | undefined {
+    const state = this.options.manager.state(server);
+    return state?.state === 'connected' ? state.client : undefined;
+  }
+
+  /**
+   * Runs one forwarded request: waits for a reconnecting backend (bounded by the call's
+   * timeout), passes cancellation and progress through, and keeps the call findable for the
+   * backend's own requests while it runs.
+   */
+  private async call<T>(
+    server: string,
+    ctx: HandlerContext,
+    run: (
+      client: McpClient,
+      options: {
+        signal: AbortSignal;
+        timeoutMs: number;
+        resetTimeoutOnProgress: boolean;
+        onprogress?: (p: Progress) => void;
+      },
+    ) => Promise<T>,
+  ): Promise<T | InputRequiredReturn> {
+    const { manager, callTimeoutMs } = this.options;
+    const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
+    const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
+    let call: ForwardedCall<T>;
+    if (parked) {
+      this.tickets.delete(ticket as string);
+      clearTimeout(parked.timer);
+      call = parked.call as ForwardedCall<T>;
+      call.attach(ctx);
+      call.answer(ctx.inputResponses);
+    } else {
+      call = new ForwardedCall<T>(ctx);
+      const calls = this.inflight.get(server) ?? [];
+      calls.push(call as ForwardedCall<unknown>);
+      this.inflight.set(server, calls);
+      call.result = (async () => {
+        const client = await manager.client(server, {
+          signal: call.signal,
+          timeoutMs: callTimeoutMs,
+        });
+        // A progress token goes to the backend only when the client sent one: no token, no
+        // progress handler on the hot path.
+        const wantsProgress = ctx.meta?.progressToken !== undefined;
+        return run(client, {
+          signal: call.signal,
+          timeoutMs: callTimeoutMs,
+          resetTimeoutOnProgress: wantsProgress,
+          ...(wantsProgress
+            ? { onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}) }
+            : {}),
+        });
+      })();
+      void call.result
+        .catch(() => {})
+        .finally(() => {
+          calls.splice(calls.indexOf(call as ForwardedCall<unknown>), 1);
+          if (calls.length === 0) this.inflight.delete(server);
+        });
+    }
+    const step = await call.next();
+    if ('value' in step) return step.value;
+    const id = randomUUID();
+    const timer = setTimeout(() => {
+      this.tickets.delete(id);
+      call.fail(
+        new RpcError(
+          -32603,
+          `mcpkit gateway: the client did not answer server "${server}" within ${callTimeoutMs} ms`,
+        ),
+      );
+    }, callTimeoutMs);
+    timer.unref();
+    this.tickets.set(id, { call: call as ForwardedCall<unknown>, timer });
+    return inputRequired({
+      inputRequests: step.inputRequests,
+      requestState: { gatewayTicket: id },
+    });
+  }
+}

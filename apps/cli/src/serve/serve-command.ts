@@ -1,0 +1,153 @@
+import { LoopbackAuthorization } from '@mcpkit/auth';
+import type { LoadResult } from '@mcpkit/config';
+import { McpManager } from '@mcpkit/manager';
+import { serveStdio } from '@mcpkit/server';
+import type { Io } from '../config-commands.js';
+import { UsageError } from '../config-commands.js';
+import { tokenStore } from '../connect.js';
+import { type CliContext, notStartedHint } from '../servers.js';
+import type { Shutdown } from '../signals.js';
+import { toolFilter } from './exposed-names.js';
+import { Gateway } from './gateway.js';
+import { generateToken, LOOPBACK_BIND, listenHttpFace } from './http-face.js';
+
+export interface ServeFlags {
+  server?: string[];
+  http?: string;
+  token?: string;
+  separator?: string;
+  'no-prefix'?: boolean;
+  tools?: string[];
+  verbose?: boolean;
+}
+
+/** `--http [host:]port` → where to bind (loopback when no host is given). */
+export function parseBind(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[2]) : Number.NaN;
+  if (!match || port > 65_535)
+    throw new UsageError(`--http takes [host:]port, like 8765 or 127.0.0.1:8765 (got "${value}")`);
+  return { host: match[1] ?? '127.0.0.1', port };
+}
+
+/**
+ * `mcpkit serve`: the user's servers, connected and supervised by the manager (the same
+ * config resolution and approval gate as the other commands), served as one MCP server
+ * over stdio or Streamable HTTP. Resolves with the exit code once stdin ends (stdio) or on
+ * SIGINT/SIGTERM.
+ */
+export async function serveCommand(
+  io: Io,
+  ctx: CliContext,
+  resolved: LoadResult,
+  flags: ServeFlags,
+  timeoutMs: number,
+  version: string,
+  shutdown?: Shutdown,
+): Promise<number> {
+  const names = resolved.servers.map((s) => s.name);
+  for (const name of flags.server ?? [])
+    if (!names.includes(name))
+      throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
+  const chosen = flags.server?.length
+    ? resolved.servers.filter((s) => flags.server!.includes(s.name))
+    : resolved.servers;
+  if (flags['no-prefix'] && chosen.length !== 1)
+    throw new UsageError(
+      `--no-prefix needs exactly one server (choose it with --server); ${chosen.length} selected`,
+    );
+  const separator = flags.separator ?? '__';
+  if (!/^[A-Za-z0-9_-]{1,8}$/.test(separator))
+    throw new UsageError('--separator must be 1 to 8 characters of [A-Za-z0-9_-]');
+  const bind = flags.http === undefined ? undefined : parseBind(flags.http);
+  for (const s of chosen)
+    if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
+
+  let gateway: Gateway | undefined;
+  const manager = new McpManager({
+    servers: chosen,
+    clientInfo: { name: 'mcpkit-serve', version },
+    handlers: Gateway.handlers(() => gateway),
+    auth: {
+      store: tokenStore(ctx),
+      // The sign-in runs when a client calls a backend's `authenticate` tool.
+      interactive: new LoopbackAuthorization({ print: (line) => io.stderr(`${line}\n`) }),
+    },
+    env: ctx.env,
+    cwd: ctx.cwd,
+    home: ctx.home,
+  });
+  manager.on('warning', ({ server, error }) =>
+    io.stderr(`mcpkit serve: ${server}: ${error.message}\n`),
+  );
+  if (flags.verbose)
+    manager.on('stderr', ({ server, text }) =>
+      io.stderr(`[${server}] ${text}${text.endsWith('\n') ? '' : '\n'}`),
+    );
+  manager.on('statechange', ({ name, state, reason }) => {
+    if (state.state === 'failed' || state.state === 'needs-auth')
+      io.stderr(`mcpkit serve: ${name}: ${state.state}: ${state.error.message}\n`);
+    else if (flags.verbose) io.stderr(`mcpkit serve: ${name}: ${state.state} (${reason})\n`);
+  });
+  gateway = new Gateway({
+    manager,
+    servers: chosen.map((s) => s.name),
+    info: { name: 'mcpkit-serve', version },
+    separator,
+    prefix: !flags['no-prefix'],
+    allowTool: toolFilter(flags.tools ?? []),
+    callTimeoutMs: timeoutMs,
+    warn: (text) => io.stderr(`mcpkit serve: ${text}\n`),
+  });
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  let closeFace: (() => Promise<void>) | undefined;
+  const closeAll = async () => {
+    await closeFace?.().catch(() => {});
+    await gateway?.close().catch(() => {});
+    await manager.close();
+  };
+  // The CLI's signal handling (SIGINT, SIGTERM, SIGHUP) closes the gateway and every backend's
+  // process tree before it exits; without a Shutdown (a host calling this), signals just stop.
+  const onSignal = () => stop?.();
+  const untrack = shutdown?.track({ close: closeAll });
+  if (!shutdown) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    await manager.connectAll();
+    await gateway.start();
+    if (bind) {
+      let token = flags.token ?? ctx.env.MCPKIT_SERVE_TOKEN;
+      if (token !== undefined && token.length < 16)
+        throw new UsageError('the bearer token must be at least 16 characters');
+      if (!token && !LOOPBACK_BIND.has(bind.host.replace(/^\[|\]$/g, ''))) {
+        token = generateToken();
+        io.stderr(`mcpkit serve: bearer token for this run (shown once): ${token}\n`);
+      }
+      const face = await listenHttpFace(gateway, { host: bind.host, port: bind.port, token });
+      closeFace = face.close;
+      io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);
+    } else {
+      const session = await serveStdio(gateway.server);
+      void session.closed.then(() => stop?.());
+    }
+    await (shutdown
+      ? Promise.race([
+          stopped,
+          new Promise((resolve) =>
+            shutdown.signal.addEventListener('abort', resolve, { once: true }),
+          ),
+        ])
+      : stopped);
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await closeAll();
+    untrack?.();
+  }
+}

@@ -1,0 +1,93 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { everythingEntry } from '../support/everything.js';
+
+/** The built CLI (`pnpm turbo run build --filter mcpkit...` first). */
+export const cliBin = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
+export const faultServer = fileURLToPath(
+  new URL('../fixtures/faults/fault-server.mjs', import.meta.url),
+);
+export const modernServer = fileURLToPath(
+  new URL('../fixtures/modern-server.mjs', import.meta.url),
+);
+export const conformanceServer = fileURLToPath(
+  new URL('../fixtures/conformance-server.mjs', import.meta.url),
+);
+
+/** Put in a backend's environment: the gateway must never send it anywhere. */
+export const BACKEND_SECRET = 'backend-secret-4f2a9c1e7d';
+
+/** The three backends of the suite: server-everything, a 2026-07-28 SDK v2 server, a fault fixture. */
+export function backends(): Record<string, unknown> {
+  return {
+    everything: { command: process.execPath, args: [everythingEntry, 'stdio'] },
+    modern: { command: process.execPath, args: [modernServer, 'stdio'] },
+    fault: {
+      command: process.execPath,
+      args: [faultServer, 'crash-call'],
+      env: { FAULT_API_KEY: BACKEND_SECRET },
+    },
+  };
+}
+
+/** A private HOME (no user config, no token store of the machine) and the CLI's argv. */
+export function gatewayArgs(
+  servers: Record<string, unknown>,
+  extra: string[] = [],
+): { args: string[]; env: NodeJS.ProcessEnv; cleanup: () => void } {
+  const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-home-'));
+  return {
+    args: [
+      cliBin,
+      'serve',
+      '-c',
+      JSON.stringify({ mcpServers: servers }),
+      '--strict-config',
+      ...extra,
+    ],
+    env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, 'data') },
+    cleanup: () => rmSync(home, { recursive: true, force: true }),
+  };
+}
+
+export interface HttpGateway {
+  readonly url: URL;
+  readonly child: ChildProcessWithoutNullStreams;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Starts `mcpkit serve --http 127.0.0.1:0 …` and waits for its "listening on" line. */
+export async function startHttpGateway(
+  servers: Record<string, unknown>,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<HttpGateway> {
+  const { args, env: base, cleanup } = gatewayArgs(servers, ['--http', '127.0.0.1:0', ...extra]);
+  const child = spawn(process.execPath, args, { env: { ...base, ...env } });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (\S+)/.exec(stderr);
+      if (match) resolve(new URL(match[1]!));
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`mcpkit serve exited (${code}) before listening:\n${stderr}`)),
+    );
+  });
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      cleanup();
+    },
+  };
+}

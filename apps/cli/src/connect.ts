@@ -12,11 +12,16 @@ import { SseTransport } from '@mcpkit/transport-sse';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { WebSocketTransport } from '@mcpkit/transport-websocket';
+import { assertMayContact } from './gate.js';
+import { checkTimeoutMs } from './numbers.js';
 import { type CliContext, workingDirectory } from './servers.js';
+import type { Closable, Shutdown } from './signals.js';
 
 export interface Connected {
   name: string;
   client: McpClient;
+  /** Closes the connection (process tree included) and stops tracking it for signals. */
+  close(): Promise<void>;
 }
 
 export interface ConnectFailure {
@@ -28,6 +33,29 @@ export interface ConnectOptions {
   timeoutMs: number;
   /** Server stderr goes here (prefixed with the server's name) when set. */
   stderr?: (name: string, text: string) => void;
+  /** Tracks every transport, so that a signal closes it; its signal cancels the connect. */
+  shutdown?: Shutdown;
+}
+
+/** How a signal closes a transport, and for stdio how a second Ctrl-C kills its tree. */
+function closableFor(transport: Transport): Closable {
+  return {
+    close: () => transport.close(),
+    kill: () => {
+      if (!(transport instanceof StdioTransport)) return;
+      transport.killNow();
+      // killNow() skips a server whose own process is gone; what it started may still
+      // run in its process group (the transport made it the group leader).
+      const pid = transport.pid;
+      if (pid !== undefined && process.platform !== 'win32') {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // The group is empty.
+        }
+      }
+    },
+  };
 }
 
 /** Connects to enabled servers at once; one server failing never stops the others. */
@@ -40,23 +68,40 @@ export async function connectServers(
     servers.map(async (server): Promise<Connected | ConnectFailure> => {
       const { name, config } = server;
       let transport: Transport;
+      let requestTimeoutMs: number;
+      let untrack: () => void;
       try {
+        requestTimeoutMs =
+          config.timeout === undefined
+            ? options.timeoutMs
+            : checkTimeoutMs(config.timeout, `server "${name}": "timeout"`);
         transport = transportFor(server, ctx, options);
+        untrack = options.shutdown?.track(closableFor(transport)) ?? (() => {});
       } catch (error) {
         return { name, error: error as Error };
       }
       const client = new McpClient({
         name,
         clientInfo: { name: 'mcpkit-cli', version: '0.1.0' },
-        requestTimeoutMs: config.timeout ?? options.timeoutMs,
+        requestTimeoutMs,
       });
+      const signal = options.shutdown?.signal;
       try {
-        await client.connect(transport, { timeoutMs: options.timeoutMs });
-        return { name, client };
+        await client.connect(transport, {
+          timeoutMs: options.timeoutMs,
+          ...(signal ? { signal } : {}),
+        });
       } catch (error) {
         await transport.close().catch(() => {});
+        untrack();
         return { name, error: error as Error };
       }
+      const close = async () => {
+        await client.close().catch(() => {});
+        await transport.close().catch(() => {});
+        untrack();
+      };
+      return { name, client, close };
     }),
   );
   return {
@@ -81,6 +126,7 @@ export function oauthFor(
   ctx: CliContext,
   interactive?: LoopbackAuthorization,
 ): OAuthProvider {
+  assertMayContact(server);
   const config = server.config as RemoteConfig;
   const oauth = config.oauth;
   if (oauth?.xaa) {
@@ -125,8 +171,9 @@ function authFor(server: ResolvedServer, ctx: CliContext): HttpAuth | undefined 
   return oauthFor(server, ctx);
 }
 
-/** The transport a resolved server entry asks for. */
+/** The transport a resolved server entry asks for; refused for a server not `enabled`. */
 function transportFor(server: ResolvedServer, ctx: CliContext, options: ConnectOptions): Transport {
+  assertMayContact(server);
   const { name, config } = server;
   switch (config.type) {
     case 'stdio':

@@ -224,12 +224,18 @@ describe('mcpkit CLI', () => {
     expect(list.stdout).toMatch(/fs\s+local\s+enabled/);
     expect(list.stdout).toMatch(/fs\s+user\s+shadowed by "fs" \(local/);
     expect(list.stdout).toMatch(/api\s+local\s+enabled; missing variables: TOKEN/);
+    // Header values are secrets: hidden unless asked for.
     const json = JSON.parse((await run('list', '--json')).stdout);
     expect(json.servers.find((s: { name: string }) => s.name === 'api').config).toEqual({
       type: 'http',
       url: 'https://api.example/mcp',
-      // Header values are secrets: list hides them unless asked.
       headers: { Authorization: '***' },
+    });
+    const shown = JSON.parse((await run('list', '--json', '--show-secrets')).stdout);
+    expect(shown.servers.find((s: { name: string }) => s.name === 'api').config).toEqual({
+      type: 'http',
+      url: 'https://api.example/mcp',
+      headers: { Authorization: 'Bearer ${TOKEN}' },
     });
     expect((await run('remove', 'fs')).stdout).toContain('removed server "fs"');
     expect((await run('list')).stdout).toMatch(/fs\s+user\s+enabled/);

@@ -1,8 +1,6 @@
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { LoopbackAuthorization } from '@mcpkit/auth';
-import type { McpClient } from '@mcpkit/client';
-import { ConfigWriteError, type LoadResult } from '@mcpkit/config';
+import { ConfigWriteError } from '@mcpkit/config';
 import {
   addCommand,
   addJsonCommand,
@@ -13,15 +11,13 @@ import {
   removeCommand,
   UsageError,
 } from './config-commands.js';
-import { type Connected, connectServers, oauthFor } from './connect.js';
-import { formatPrompt, formatResource, formatToolResult, table } from './format.js';
-import {
-  type CliContext,
-  notStartedHint,
-  problems,
-  resolveServers,
-  type ServerSelection,
-} from './servers.js';
+import { formatPrompt, formatResource, formatToolResult } from './format.js';
+import { authCommand, loginDefaults } from './login.js';
+import { parseMsFlag } from './numbers.js';
+import { Output } from './output.js';
+import { Runner } from './runner.js';
+import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
+import { type InterruptedError, Shutdown } from './signals.js';
 
 export type { Io } from './config-commands.js';
 
@@ -61,7 +57,10 @@ Options:
   -e, --env <K=V>           add: environment variable for a stdio server (repeatable)
   -H, --header <N: v>       add: header for a remote server (repeatable)
       --json                machine-readable output on stdout
-      --timeout <ms>        per-request timeout (default 60000)
+      --timeout <ms>        per-request timeout (default 60000; 1 to 2147483647)
+      --login-timeout <ms>  login: the whole sign-in (default 300000)
+      --sanitize            call/read/prompt: escape terminal controls even into a pipe or file
+      --show-secrets        print header/env values, URL passwords and query values as they are
   -v, --verbose             copy server stderr to our stderr
   -h, --help                this text
       --version             the version
@@ -104,17 +103,33 @@ function parseJsonArgument(
   return value as Record<string, unknown>;
 }
 
+export interface MainOptions {
+  /**
+   * Signal handling: its signal cancels what runs, it closes every connection on SIGINT,
+   * SIGTERM and SIGHUP. `bin.ts` installs one; by default none is installed.
+   */
+  shutdown?: Shutdown;
+  /** Whether stdout is a terminal: a server's results are then neutralized. */
+  stdoutIsTTY?: boolean;
+}
+
+/** A usage error: one line (node:util's parser writes several), and where to read more. */
+function usageLine(message: string): string {
+  return `mcpkit: ${message.replace(/\s*\n\s*/g, ' ')} (see "mcpkit --help")\n`;
+}
+
 /** Runs the CLI; resolves with the exit code. */
 export async function main(
   argv: readonly string[],
   io: Io,
   ctx: CliContext = { cwd: process.cwd(), home: homedir(), env: process.env },
+  options: MainOptions = {},
 ): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (error) {
-    io.stderr(`mcpkit: ${(error as Error).message}\n\n${USAGE}`);
+    io.stderr(usageLine((error as Error).message));
     return 2;
   }
   const { values, positionals } = parsed;
@@ -132,14 +147,30 @@ export async function main(
     return 2;
   }
   if (!COMMANDS.includes(command)) {
-    io.stderr(`mcpkit: unknown command "${command}"\n\n${USAGE}`);
+    io.stderr(usageLine(`unknown command "${command}"`));
     return 2;
   }
-  const timeoutMs = values.timeout === undefined ? 60_000 : Number(values.timeout);
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    io.stderr('mcpkit: --timeout must be a positive number of milliseconds\n');
+  let timeoutMs: number;
+  let loginTimeoutMs: number;
+  try {
+    timeoutMs = values.timeout === undefined ? 60_000 : parseMsFlag(values.timeout, '--timeout');
+    loginTimeoutMs =
+      values['login-timeout'] === undefined
+        ? loginDefaults.loginTimeoutMs
+        : parseMsFlag(values['login-timeout'], '--login-timeout');
+  } catch (error) {
+    io.stderr(usageLine((error as Error).message));
     return 2;
   }
+  const shutdown = options.shutdown ?? new Shutdown();
+  const showSecrets = values['show-secrets'] ?? false;
+  // Everything printed from here on is scrubbed of secrets and neutralized for a terminal.
+  const out = new Output(io, {
+    stdoutIsTTY: options.stdoutIsTTY ?? false,
+    sanitize: values.sanitize ?? false,
+    showSecrets,
+    muted: () => shutdown.signal.aborted,
+  });
   const selection: ServerSelection = {
     config: values.config,
     strict: values['strict-config'] ?? false,
@@ -147,36 +178,42 @@ export async function main(
   try {
     switch (command) {
       case 'list':
-        return await listCommand(io, ctx, selection, values.json ?? false);
+        // It redacts the entries it prints and scrubs its own lines.
+        return await listCommand(out, ctx, selection, { json: values.json ?? false, showSecrets });
       case 'add':
-        return await addCommand(io, ctx, rest, values);
+        return await addCommand(out, ctx, rest, values);
       case 'add-json':
-        return await addJsonCommand(io, ctx, rest, values.scope);
+        return await addJsonCommand(out, ctx, rest, values.scope);
       case 'remove':
-        return await removeCommand(io, ctx, rest, values.scope);
+        return await removeCommand(out, ctx, rest, values.scope);
       case 'approve':
       case 'reject':
       case 'reset-project-choices':
-        return await approvalCommand(io, ctx, selection, command, rest, values.all ?? false);
+        return await approvalCommand(out, ctx, selection, command, rest, values.all ?? false);
       case 'import':
-        return await importCommand(io, ctx, rest, {
+        return await importCommand(out, ctx, rest, {
           from: values.from,
           scope: values.scope,
           dryRun: values['dry-run'],
         });
     }
     const resolved = await resolveServers(ctx, selection);
-    for (const line of problems(resolved)) io.stderr(`mcpkit: ${line}\n`);
+    out.scrubber.addServers(secretHolders(resolved));
+    for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
     if (command === 'login' || command === 'logout')
-      return await authCommand(io, ctx, resolved, command, rest, values['no-browser'] ?? false);
+      return await authCommand(out, ctx, resolved, command, rest, {
+        noBrowser: values['no-browser'] ?? false,
+        loginTimeoutMs,
+        shutdown,
+      });
     const run = new Runner(
-      io,
-      values.json ?? false,
-      timeoutMs,
-      values.verbose ?? false,
+      out,
+      { json: values.json ?? false, timeoutMs, verbose: values.verbose ?? false },
       resolved,
       ctx,
+      shutdown,
     );
+    const signal = run.signal;
     const failedConfig = resolved.errors.length > 0 ? 1 : 0;
     switch (command) {
       case 'servers':
@@ -187,7 +224,7 @@ export async function main(
           await run.list(
             'tools',
             values.server,
-            (c) => c.listTools(),
+            (c) => c.listTools({ signal }),
             (t) => [t.name, t.description ?? ''],
           ),
         );
@@ -197,7 +234,7 @@ export async function main(
           await run.list(
             'resources',
             values.server,
-            (c) => c.listResources(),
+            (c) => c.listResources({ signal }),
             (r) => [r.uri, r.name],
           ),
         );
@@ -207,7 +244,7 @@ export async function main(
           await run.list(
             'prompts',
             values.server,
-            (c) => c.listPrompts(),
+            (c) => c.listPrompts({ signal }),
             (p) => [
               p.name +
                 (p.arguments?.length
@@ -221,10 +258,10 @@ export async function main(
         const [server, tool, json] = need(rest, 2, 'call <server> <tool> [json-args]');
         const args = parseJsonArgument(json, 'tool arguments');
         return await run.one(server, async (client) => {
-          const result = await client.callTool({
-            name: tool,
-            ...(args ? { arguments: args } : {}),
-          });
+          const result = await client.callTool(
+            { name: tool, ...(args ? { arguments: args } : {}) },
+            { signal },
+          );
           return {
             output: result,
             text: formatToolResult(result),
@@ -235,7 +272,7 @@ export async function main(
       case 'read': {
         const [server, uri] = need(rest, 2, 'read <server> <uri>');
         return await run.one(server, async (client) => {
-          const result = await client.readResource(uri);
+          const result = await client.readResource(uri, { signal });
           return { output: result, text: formatResource(result), failed: false };
         });
       }
@@ -247,7 +284,9 @@ export async function main(
             throw new UsageError(`prompt argument "${k}" must be a string`);
         }
         return await run.one(server, async (client) => {
-          const result = await client.getPrompt(name, args as Record<string, string> | undefined);
+          const result = await client.getPrompt(name, args as Record<string, string> | undefined, {
+            signal,
+          });
           return { output: result, text: formatPrompt(result), failed: false };
         });
       }
@@ -255,55 +294,23 @@ export async function main(
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
+    if (shutdown.signal.aborted) return (shutdown.signal.reason as InterruptedError).exitCode;
     if (error instanceof UsageError) {
-      io.stderr(`mcpkit: ${error.message}\n\n${USAGE}`);
+      out.stderr(usageLine(error.message));
       return 2;
     }
     if (error instanceof ConfigWriteError) {
-      io.stderr(`mcpkit: ${error.message}\n`);
+      out.stderr(`mcpkit: ${error.message}\n`);
       return 1;
     }
-    io.stderr(`mcpkit: ${(error as Error).message}\n`);
+    out.stderr(`mcpkit: ${(error as Error).message}\n`);
     return 1;
   }
 }
 
-/** `mcpkit login <server>` and `mcpkit logout <server>`. */
-async function authCommand(
-  io: Io,
-  ctx: CliContext,
-  resolved: LoadResult,
-  command: 'login' | 'logout',
-  rest: string[],
-  noBrowser: boolean,
-): Promise<number> {
-  if (rest.length !== 1) throw new UsageError(`usage: mcpkit ${command} <server>`);
-  const name = rest[0]!;
-  const server = resolved.servers.find((s) => s.name === name);
-  if (!server)
-    throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
-  const config = server.config;
-  if (
-    !('url' in config) ||
-    config.type === 'ws' ||
-    config.type === 'ws-ide' ||
-    config.type === 'sse-ide'
-  )
-    throw new UsageError(`server "${name}" is not an HTTP server; only those sign in with OAuth`);
-  if (command === 'logout') {
-    await oauthFor(server, ctx).logout();
-    io.stdout(`Logged out of ${name}: its tokens and registration are forgotten.\n`);
-    return 0;
-  }
-  const oauth = 'oauth' in config ? config.oauth : undefined;
-  const loopback = new LoopbackAuthorization({
-    ...(oauth?.callbackPort ? { port: oauth.callbackPort } : {}),
-    open: !noBrowser,
-    print: (line) => io.stderr(`${line}\n`),
-  });
-  await oauthFor(server, ctx, loopback).login();
-  io.stdout(`Logged in to ${name}.\n`);
-  return 0;
+/** Every entry the config holds, shadowed ones too: each one's secrets are hidden. */
+function secretHolders(resolved: Awaited<ReturnType<typeof resolveServers>>) {
+  return [...resolved.servers, ...resolved.dropped];
 }
 
 function parse(argv: readonly string[]) {
@@ -323,6 +330,9 @@ function parse(argv: readonly string[]) {
       server: { type: 'string', short: 's', multiple: true },
       json: { type: 'boolean' },
       timeout: { type: 'string' },
+      'login-timeout': { type: 'string' },
+      sanitize: { type: 'boolean' },
+      'show-secrets': { type: 'boolean' },
       verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
@@ -335,157 +345,4 @@ function need(rest: string[], count: number, usage: string): [string, string, st
   if (rest.length < count || rest.length > count + 1)
     throw new UsageError(`usage: mcpkit ${usage}`);
   return [rest[0]!, rest[1]!, rest[2]];
-}
-
-class Runner {
-  constructor(
-    private readonly io: Io,
-    private readonly json: boolean,
-    private readonly timeoutMs: number,
-    private readonly verbose: boolean,
-    private readonly resolved: LoadResult,
-    private readonly ctx: CliContext,
-  ) {}
-
-  private async connect(names: readonly string[]) {
-    const servers = this.resolved.servers.filter((s) => names.includes(s.name));
-    for (const s of servers)
-      if (s.status !== 'enabled') this.io.stderr(`mcpkit: ${notStartedHint(s)}\n`);
-    return connectServers(
-      servers.filter((s) => s.status === 'enabled'),
-      this.ctx,
-      {
-        timeoutMs: this.timeoutMs,
-        ...(this.verbose
-          ? {
-              stderr: (name: string, text: string) =>
-                this.io.stderr(prefixLines(`[${name}] `, text)),
-            }
-          : {}),
-      },
-    );
-  }
-
-  private selected(filter: string[] | undefined): string[] {
-    const all = this.resolved.servers.map((s) => s.name);
-    if (!filter || filter.length === 0) return all;
-    for (const name of filter) {
-      if (!all.includes(name))
-        throw new UsageError(
-          `no server named "${name}"; "mcpkit list" shows the configured servers`,
-        );
-    }
-    return filter;
-  }
-
-  async servers(filter: string[] | undefined): Promise<number> {
-    const { connected, failed } = await this.connect(this.selected(filter));
-    try {
-      const rows = [
-        ...connected.map((c) => ({
-          name: c.name,
-          status: 'connected',
-          protocolVersion: c.client.protocolVersion,
-          era: c.client.era,
-          server: c.client.serverInfo,
-        })),
-        ...failed.map((f) => ({ name: f.name, status: 'failed', error: f.error.message })),
-      ];
-      if (this.json) this.io.stdout(`${JSON.stringify({ servers: rows }, null, 2)}\n`);
-      else {
-        this.io.stdout(
-          `${table(
-            rows.map((r) => [
-              r.name,
-              'error' in r
-                ? `failed: ${r.error}`
-                : `connected  ${r.server?.name ?? '?'} ${r.server?.version ?? ''}  protocol ${r.protocolVersion}`,
-            ]),
-            '',
-          )}\n`,
-        );
-      }
-      return failed.length > 0 ? 1 : 0;
-    } finally {
-      await closeAll(connected);
-    }
-  }
-
-  async list<T>(
-    what: string,
-    filter: string[] | undefined,
-    fetch: (client: McpClient) => Promise<T[]>,
-    row: (item: T) => [string, string],
-  ): Promise<number> {
-    const { connected, failed } = await this.connect(this.selected(filter));
-    const errors = failed.map((f) => ({ server: f.name, error: f.error.message }));
-    const results: Array<{ name: string; items: T[] }> = [];
-    try {
-      await Promise.all(
-        connected.map(async (c) => {
-          try {
-            results.push({ name: c.name, items: await fetch(c.client) });
-          } catch (error) {
-            errors.push({ server: c.name, error: (error as Error).message });
-          }
-        }),
-      );
-    } finally {
-      await closeAll(connected);
-    }
-    results.sort((a, b) => a.name.localeCompare(b.name));
-    if (this.json) {
-      this.io.stdout(
-        `${JSON.stringify({ servers: results.map((r) => ({ name: r.name, [what]: r.items })), errors }, null, 2)}\n`,
-      );
-    } else {
-      for (const r of results) {
-        this.io.stdout(`${r.name} (${r.items.length} ${what})\n`);
-        if (r.items.length > 0) this.io.stdout(`${table(r.items.map(row))}\n`);
-      }
-    }
-    for (const e of errors) this.io.stderr(`mcpkit: ${e.error}\n`);
-    return errors.length > 0 ? 1 : 0;
-  }
-
-  async one(
-    server: string,
-    action: (client: McpClient) => Promise<{ output: unknown; text: string; failed: boolean }>,
-  ): Promise<number> {
-    const entry = this.resolved.servers.find((s) => s.name === server);
-    if (!entry)
-      throw new UsageError(
-        `no server named "${server}"; "mcpkit list" shows the configured servers`,
-      );
-    if (entry.status !== 'enabled') {
-      this.io.stderr(`mcpkit: ${notStartedHint(entry)}\n`);
-      return 1;
-    }
-    const { connected, failed } = await this.connect([server]);
-    if (failed[0]) {
-      this.io.stderr(`mcpkit: ${failed[0].error.message}\n`);
-      return 1;
-    }
-    try {
-      const { output, text, failed: isError } = await action(connected[0]!.client);
-      this.io.stdout(this.json ? `${JSON.stringify(output, null, 2)}\n` : `${text}\n`);
-      return isError ? 1 : 0;
-    } catch (error) {
-      this.io.stderr(`mcpkit: ${(error as Error).message}\n`);
-      return 1;
-    } finally {
-      await closeAll(connected);
-    }
-  }
-}
-
-async function closeAll(connected: Connected[]): Promise<void> {
-  await Promise.all(connected.map((c) => c.client.close().catch(() => {})));
-}
-
-function prefixLines(prefix: string, text: string): string {
-  return text
-    .split('\n')
-    .map((line, i, all) => (i === all.length - 1 && line === '' ? '' : prefix + line))
-    .join('\n');
 }

@@ -1,0 +1,27 @@
+import { UsageError } from './config-commands.js';
+
+/** The longest delay a Node timer takes; longer ones fire at once with a warning. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A millisecond flag such as `--timeout`: digits only, 1 … 2147483647. Anything else is a
+ * usage error, before a timer could turn it into a `TimeoutOverflowWarning` (or `NaN`
+ * into no timeout at all).
+ */
+export function parseMsFlag(text: string, flag: string): number {
+  const value = /^[0-9]{1,10}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 1 && value <= MAX_TIMER_MS))
+    throw new UsageError(
+      `${flag} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got "${text}"`,
+    );
+  return value;
+}
+
+/** The same rule for a number from a config file: a `TypeError` naming where it came from. */
+export function checkTimeoutMs(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS)
+    throw new TypeError(
+      `${what} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${JSON.stringify(value) ?? String(value)}`,
+    );
+  return value;
+}

@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { strayProcesses } from './support/process-table.js';
 
 const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-const markers = [repoRoot, 'mcpkit-fixture'];
+// The trailing separator matters: without it, a sibling worktree whose path starts with
+// this one's (`/work/wt/manager` vs `/work/wt/manager-adapters`) had its processes killed.
+const markers = [`${repoRoot}${path.sep}`, 'mcpkit-fixture'];
 /** Written when processes were left behind; .ci/count.mjs counts it as a failure. */
 export const orphanReport = path.join(repoRoot, '.ci/orphans.txt');
 

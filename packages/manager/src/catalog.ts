@@ -1,0 +1,264 @@
+import type { McpClient } from '@mcpkit/client';
+import type { GetPromptResult, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
+import type { Clock } from './clock.js';
+import { type HostCommand, makeHostCommand } from './commands.js';
+import type { Emitter } from './emitter.js';
+import { type HostTool, makeHostTool, type ToolCaller } from './host-tool.js';
+import type { ManagerLimits } from './limits.js';
+import { diffLists, ListStore, type ServerLists } from './list-store.js';
+import { hostName } from './names.js';
+import type { HostResource } from './resources.js';
+import type { ManagerEvents } from './state.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+interface Published {
+  tools: HostTool[];
+  prompts: HostCommand[];
+  resources: HostResource[];
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+/**
+ * Each server's tools, prompts and resources: fetched after every (re)connect, cached
+ * (LRU), refetched after `list_changed` (debounced, with a ceiling), and diffed into
+ * `toolschange` / `promptschange` / `resourceschange` events.
+ */
+export class Catalog {
+  readonly lists: ListStore;
+  private readonly published = new Map<string, Published>();
+  private readonly pending = new Map<
+    string,
+    { kinds: Set<ListKind>; timer: unknown; firstAt: number }
+  >();
+  /** Tool lists a lazily started server is known by (from the disk cache). */
+  readonly warm = new Map<string, Tool[]>();
+
+  constructor(
+    private readonly deps: {
+      limits: ManagerLimits;
+      clock: Clock;
+      events: Emitter<ManagerEvents>;
+      callTool: ToolCaller;
+      getPrompt: (
+        server: string,
+        prompt: string,
+      ) => (
+        args: Record<string, string>,
+        options?: { signal?: AbortSignal; timeoutMs?: number },
+      ) => Promise<GetPromptResult>;
+      onTools?: (server: string, tools: Tool[]) => void;
+    },
+  ) {
+    this.lists = new ListStore(deps.limits.listCacheServers);
+  }
+
+  hostTool(server: string, tool: Tool, name = hostName(server, tool.name)): HostTool {
+    return makeHostTool(server, tool, name, this.deps.limits.descriptionChars, this.deps.callTool);
+  }
+
+  hostCommand(server: string, prompt: Prompt, name = hostName(server, prompt.name)): HostCommand {
+    return makeHostCommand(
+      server,
+      prompt,
+      name,
+      this.deps.limits.descriptionChars,
+      this.deps.getPrompt(server, prompt.name),
+    );
+  }
+
+  /** Fetches lists afresh from a connected server and publishes what changed. */
+  async refresh(
+    server: string,
+    client: McpClient,
+    kinds: readonly ListKind[] = ['tools', 'prompts', 'resources'],
+  ): Promise<void> {
+    const caps = client.serverCapabilities ?? {};
+    const fresh = { fresh: true };
+    await Promise.all(
+      kinds.map(async (kind) => {
+        try {
+          if (kind === 'tools') {
+            const tools = caps.tools ? await client.listTools(fresh) : [];
+            this.lists.set(server, 'tools', tools);
+            this.warm.delete(server);
+            this.deps.onTools?.(server, tools);
+          } else if (kind === 'prompts') {
+            this.lists.set(server, 'prompts', caps.prompts ? await client.listPrompts(fresh) : []);
+          } else {
+            this.lists.set(
+              server,
+              'resources',
+              caps.resources ? await client.listResources(fresh) : [],
+            );
+            this.lists.set(
+              server,
+              'templates',
+              caps.resources ? await client.listResourceTemplates(fresh).catch(() => []) : [],
+            );
+          }
+        } catch (error) {
+          this.deps.events.emit('warning', {
+            server,
+            error: new Error(
+              `server "${server}": listing ${kind} failed: ${(error as Error).message}`,
+              {
+                cause: error,
+              },
+            ),
+          });
+        }
+      }),
+    );
+    this.publish(server, kinds);
+  }
+
+  /** A list the server may still know and the cache lost (LRU): fetch it on demand. */
+  async ensure<K extends keyof ServerLists>(
+    server: string,
+    client: McpClient | undefined,
+    key: K,
+  ): Promise<NonNullable<ServerLists[K]>> {
+    const cached = this.lists.get(server)?.[key];
+    if (cached) return cached as NonNullable<ServerLists[K]>;
+    if (key === 'tools' && this.warm.has(server))
+      return this.warm.get(server)! as NonNullable<ServerLists[K]>;
+    if (!client) return [] as unknown as NonNullable<ServerLists[K]>;
+    await this.refresh(server, client, [key === 'templates' ? 'resources' : (key as ListKind)]);
+    return (this.lists.get(server)?.[key] ?? []) as NonNullable<ServerLists[K]>;
+  }
+
+  /** `list_changed`: refetch after a quiet 300 ms, but never later than 2 s after the first. */
+  changed(server: string, kind: ListKind, client: () => McpClient | undefined): void {
+    this.lists.drop(server, kind === 'resources' ? undefined : kind);
+    const now = this.deps.clock.now();
+    const entry = this.pending.get(server) ?? {
+      kinds: new Set<ListKind>(),
+      timer: undefined,
+      firstAt: now,
+    };
+    entry.kinds.add(kind);
+    if (entry.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
+    const { listChangedDebounceMs: quiet, listChangedMaxDelayMs: ceiling } = this.deps.limits;
+    const delay = Math.max(0, Math.min(quiet, entry.firstAt + ceiling - now));
+    entry.timer = this.deps.clock.setTimeout(() => {
+      this.pending.delete(server);
+      const c = client();
+      if (c?.isConnected) this.refresh(server, c, [...entry.kinds]).catch(() => {});
+    }, delay);
+    this.pending.set(server, entry);
+  }
+
+  private publish(server: string, kinds: readonly ListKind[]): void {
+    const lists = this.lists.get(server) ?? {};
+    const before = this.published.get(server) ?? { tools: [], prompts: [], resources: [] };
+    const next: Published = { ...before };
+    if (kinds.includes('tools')) {
+      next.tools = (lists.tools ?? []).map((t) => this.hostTool(server, t));
+      const d = diffLists(before.tools, next.tools, (t) => t.name, hostToolsEqual);
+      if (d.added.length + d.removed.length + d.changed.length > 0)
+        this.deps.events.emit('toolschange', { server, ...d });
+    }
+    if (kinds.includes('prompts')) {
+      next.prompts = (lists.prompts ?? []).map((p) => this.hostCommand(server, p));
+      const d = diffLists(
+        before.prompts,
+        next.prompts,
+        (p) => p.name,
+        (a, b) => a.description === b.description && json(a.arguments) === json(b.arguments),
+      );
+      if (d.added.length + d.removed.length + d.changed.length > 0)
+        this.deps.events.emit('promptschange', { server, ...d });
+    }
+    if (kinds.includes('resources')) {
+      next.resources = (lists.resources ?? []).map((r) => ({ ...r, server }));
+      const d = diffLists(
+        before.resources,
+        next.resources,
+        (r) => r.uri,
+        (a, b) => json(a) === json(b),
+      );
+      if (d.added.length + d.removed.length + d.changed.length > 0)
+        this.deps.events.emit('resourceschange', { server, ...d });
+    }
+    this.published.set(server, next);
+  }
+
+  /** Publishes a warm (disk-cached) tool list for a server that has not started. */
+  setWarm(server: string, tools: Tool[]): void {
+    this.warm.set(server, tools);
+    const before = this.published.get(server) ?? { tools: [], prompts: [], resources: [] };
+    const next = tools.map((t) => this.hostTool(server, t));
+    const d = diffLists(before.tools, next, (t) => t.name, hostToolsEqual);
+    this.published.set(server, { ...before, tools: next });
+    if (d.added.length + d.removed.length + d.changed.length > 0)
+      this.deps.events.emit('toolschange', { server, ...d });
+  }
+
+  /** The server went away (closed, removed, failed): its items are removed. */
+  forget(server: string, keepWarm = false): void {
+    const entry = this.pending.get(server);
+    if (entry?.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
+    this.pending.delete(server);
+    this.lists.drop(server);
+    if (!keepWarm) this.warm.delete(server);
+    const before = this.published.get(server);
+    this.published.delete(server);
+    if (!before) return;
+    if (before.tools.length > 0 && !keepWarm)
+      this.deps.events.emit('toolschange', {
+        server,
+        added: [],
+        removed: before.tools,
+        changed: [],
+      });
+    if (before.prompts.length > 0)
+      this.deps.events.emit('promptschange', {
+        server,
+        added: [],
+        removed: before.prompts,
+        changed: [],
+      });
+    if (before.resources.length > 0)
+      this.deps.events.emit('resourceschange', {
+        server,
+        added: [],
+        removed: before.resources,
+        changed: [],
+      });
+    if (keepWarm && before.tools.length > 0)
+      this.published.set(server, { tools: before.tools, prompts: [], resources: [] });
+  }
+
+  resources(server: string): Resource[] {
+    return this.lists.get(server)?.resources ?? [];
+  }
+
+  templates(server: string): ResourceTemplate[] {
+    return this.lists.get(server)?.templates ?? [];
+  }
+
+  clear(): void {
+    for (const server of [...this.pending.keys()]) {
+      const entry = this.pending.get(server);
+      if (entry?.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
+    }
+    this.pending.clear();
+    this.lists.clear();
+    this.published.clear();
+    this.warm.clear();
+  }
+}
+
+function hostToolsEqual(a: HostTool, b: HostTool): boolean {
+  return (
+    a.description === b.description &&
+    json(a.inputSchema) === json(b.inputSchema) &&
+    json(a.outputSchema) === json(b.outputSchema) &&
+    a.readOnly === b.readOnly &&
+    a.destructive === b.destructive &&
+    a.idempotent === b.idempotent &&
+    a.openWorld === b.openWorld
+  );
+}

@@ -1,0 +1,197 @@
+import { McpkitError, type McpkitErrorOptions, TimeoutError } from '@mcpkit/jsonrpc';
+
+/** Codes of the errors `@mcpkit/manager` throws (their `code`). Stable: match on these. */
+export const ManagerErrorCode = {
+  /** The config says the server must not start (pending approval, rejected, blocked, disabled). */
+  NotEnabled: 'MCPKIT_SERVER_NOT_ENABLED',
+  /** The config entry's type has no transport here (and the host registered none). */
+  UnsupportedType: 'MCPKIT_UNSUPPORTED_SERVER_TYPE',
+  /** No server of that name is managed. */
+  UnknownServer: 'MCPKIT_UNKNOWN_SERVER',
+  /** The server is not connected (failed, needs-auth, disabled or still pending). */
+  Unavailable: 'MCPKIT_SERVER_UNAVAILABLE',
+  /** A stdio server kept dying right after it started; it is held until `reconnect()`. */
+  CrashLoop: 'MCPKIT_CRASH_LOOP',
+  /** The manager (or the scope) was closed. */
+  Closed: 'MCPKIT_MANAGER_CLOSED',
+  /** A host tool or command name that the manager does not know. */
+  UnknownTool: 'MCPKIT_UNKNOWN_TOOL',
+  /** A command's arguments do not fit its prompt. */
+  InvalidArguments: 'MCPKIT_INVALID_ARGUMENTS',
+  /** Connecting failed; `cause` says why. */
+  ConnectFailed: 'MCPKIT_CONNECT_FAILED',
+} as const;
+export type ManagerErrorCode = (typeof ManagerErrorCode)[keyof typeof ManagerErrorCode];
+
+/** Base of the manager's own errors. Every one names the server and says what to do next. */
+export class ManagerError extends McpkitError {
+  override readonly name: string = 'ManagerError';
+  /** The server the error is about. */
+  readonly server: string;
+  constructor(code: string, server: string, message: string, options?: McpkitErrorOptions) {
+    super(code, message, options);
+    this.server = server;
+  }
+  static override isInstance(value: unknown): value is ManagerError {
+    return (
+      McpkitError.isInstance(value) &&
+      typeof (value as { server?: unknown }).server === 'string' &&
+      Object.values(ManagerErrorCode).includes((value as McpkitError).code as ManagerErrorCode)
+    );
+  }
+}
+
+/**
+ * The security gate: the config did not enable this server, so the manager refuses to
+ * spawn it or send it a byte.
+ */
+export class ServerNotEnabledError extends ManagerError {
+  override readonly name = 'ServerNotEnabledError';
+  readonly status: string;
+  constructor(server: string, status: string, reason: string | undefined) {
+    super(
+      ManagerErrorCode.NotEnabled,
+      server,
+      `server "${server}": not started because its status is "${status}"${reason ? ` (${reason})` : ''}; ${nextStepFor(server, status)}`,
+    );
+    this.status = status;
+  }
+}
+
+function nextStepFor(server: string, status: string): string {
+  switch (status) {
+    case 'pending-approval':
+      return `approve it first (e.g. "mcpkit approve ${server}")`;
+    case 'rejected':
+      return `it was rejected for this project; reset the project's approvals to be asked again`;
+    case 'blocked':
+      return 'the managed policy blocks it; ask your administrator';
+    default:
+      return `enable it first (e.g. "mcpkit enable ${server}")`;
+  }
+}
+
+export class UnsupportedServerTypeError extends ManagerError {
+  override readonly name = 'UnsupportedServerTypeError';
+  readonly type: string;
+  constructor(server: string, type: string, hint: string) {
+    super(
+      ManagerErrorCode.UnsupportedType,
+      server,
+      `server "${server}": type "${type}" cannot be connected: ${hint}`,
+    );
+    this.type = type;
+  }
+}
+
+export class UnknownServerError extends ManagerError {
+  override readonly name = 'UnknownServerError';
+  constructor(server: string, known: readonly string[]) {
+    super(
+      ManagerErrorCode.UnknownServer,
+      server,
+      `server "${server}" is not managed here; known servers: ${known.length > 0 ? known.join(', ') : '(none)'}`,
+    );
+  }
+}
+
+export class UnknownToolError extends ManagerError {
+  override readonly name = 'UnknownToolError';
+  constructor(hostName: string) {
+    super(
+      ManagerErrorCode.UnknownTool,
+      '',
+      `no MCP tool or command is named "${hostName}"; list them again with tools() or commands()`,
+    );
+  }
+}
+
+/** A call reached a server that is not connected; the state says why. */
+export class ServerUnavailableError extends ManagerError {
+  override readonly name = 'ServerUnavailableError';
+  readonly state: string;
+  constructor(server: string, state: string, detail: string, options?: McpkitErrorOptions) {
+    super(
+      ManagerErrorCode.Unavailable,
+      server,
+      `server "${server}" is ${state}: ${detail}`,
+      options,
+    );
+    this.state = state;
+  }
+}
+
+/** A connect attempt failed. Carries what the host needs to show: exit code, stderr, URL, status. */
+export class ServerConnectError extends ManagerError {
+  override readonly name = 'ServerConnectError';
+  readonly exitCode: number | undefined;
+  readonly stderrTail: string | undefined;
+  readonly url: string | undefined;
+  readonly status: number | undefined;
+  constructor(
+    server: string,
+    cause: Error,
+    next: string,
+    details: { exitCode?: number; stderrTail?: string; url?: string; status?: number } = {},
+  ) {
+    const text = cause.message.startsWith(`server "${server}"`)
+      ? cause.message.slice(`server "${server}"`.length).replace(/^:\s*/, '')
+      : cause.message;
+    super(
+      ManagerErrorCode.ConnectFailed,
+      server,
+      `server "${server}": could not connect: ${text}; ${next}`,
+      { cause },
+    );
+    this.exitCode = details.exitCode;
+    this.stderrTail = details.stderrTail;
+    this.url = details.url;
+    this.status = details.status;
+  }
+}
+
+/** A stdio server died soon after starting too often; it is held `failed` until `reconnect()`. */
+export class CrashLoopError extends ManagerError {
+  override readonly name = 'CrashLoopError';
+  readonly exitCode: number | undefined;
+  readonly stderrTail: string | undefined;
+  constructor(
+    server: string,
+    starts: number,
+    windowMs: number,
+    exitCode: number | undefined,
+    stderrTail: string | undefined,
+  ) {
+    super(
+      ManagerErrorCode.CrashLoop,
+      server,
+      `server "${server}": crashed ${starts} times within ${Math.round(windowMs / 1000)} s of starting (last exit code ${exitCode ?? 'unknown'}); not restarting it until reconnect() is called — fix the server or its config first${stderrTail ? `; last stderr:\n${stderrTail}` : ''}`,
+    );
+    this.exitCode = exitCode;
+    this.stderrTail = stderrTail;
+  }
+}
+
+export class ManagerClosedError extends ManagerError {
+  override readonly name = 'ManagerClosedError';
+  constructor(server = '') {
+    super(
+      ManagerErrorCode.Closed,
+      server,
+      `${server ? `server "${server}": ` : ''}the MCP manager was closed; create a new one to connect again`,
+    );
+  }
+}
+
+/** The connect budget (`MCP_TIMEOUT`) ran out before the handshake finished. */
+export class ConnectTimeoutError extends TimeoutError {
+  override readonly name = 'ConnectTimeoutError';
+  readonly server: string;
+  constructor(server: string, timeoutMs: number) {
+    super(
+      `server "${server}": did not finish connecting within ${timeoutMs} ms (handshake included); the server was stopped — check that it starts, or raise MCP_TIMEOUT / limits.connectTimeoutMs`,
+      timeoutMs,
+    );
+    this.server = server;
+  }
+}

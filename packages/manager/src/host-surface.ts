@@ -1,0 +1,267 @@
+import type { McpClient, UrlElicitation } from '@mcpkit/client';
+import { ErrorCode } from '@mcpkit/jsonrpc';
+import type { GetPromptResult, Prompt, ReadResourceResult, Tool } from '@mcpkit/protocol';
+import type { Catalog } from './catalog.js';
+import { isTerminal } from './classify.js';
+import type { HostCommand } from './commands.js';
+import type { ServerConnection } from './connection.js';
+import type { Emitter } from './emitter.js';
+import { ServerUnavailableError, UnknownToolError } from './errors.js';
+import { type HostTool, type HostToolCallOptions, makeAuthenticateTool } from './host-tool.js';
+import type { ManagerLimits } from './limits.js';
+import { NameRegistry } from './names.js';
+import { type FileSink, type HostToolResult, normalizeResult } from './normalize-result.js';
+import type { ManagerHandlers } from './options.js';
+import type { HostResource, HostResourceTemplate } from './resources.js';
+import type { ManagerEvents, ServerState } from './state.js';
+
+/** What the host surface needs from its manager. */
+export interface SurfaceHost {
+  readonly limits: ManagerLimits;
+  readonly catalog: Catalog;
+  readonly events: Emitter<ManagerEvents>;
+  readonly files: FileSink;
+  readonly connections: ReadonlyMap<string, ServerConnection>;
+  connection(name: string): ServerConnection;
+  handlersFor(name: string): ManagerHandlers | undefined;
+  authenticate(name: string): Promise<ServerState>;
+}
+
+/**
+ * A call that failed because the connection went away gets a next step: the manager
+ * reconnects on its own, so the caller may retry. Other errors (the server's own answer,
+ * a timeout) pass unchanged.
+ */
+function lostConnection(server: string, error: unknown): unknown {
+  const code = (error as { code?: unknown })?.code;
+  if (code !== ErrorCode.ConnectionClosed && code !== ErrorCode.ProcessExited && !isTerminal(error))
+    return error;
+  const prefix = `server "${server}": `;
+  const text = String((error as Error).message ?? error);
+  return new ServerUnavailableError(
+    server,
+    'disconnected',
+    `${text.startsWith(prefix) ? text.slice(prefix.length) : text}; the manager reconnects it on its own — retry the call`,
+    { cause: error },
+  );
+}
+
+const byName = <T extends { name: string }>(a: T, b: T) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/**
+ * What a host hands its model: tools (with host-safe names and a reverse map), commands
+ * (prompts) and resources across servers; tool calls with progress, URL elicitation and
+ * normalized results.
+ */
+export class HostSurface {
+  private readonly toolNames = new NameRegistry();
+  private readonly commandNames = new NameRegistry();
+
+  constructor(private readonly host: SurfaceHost) {}
+
+  /** Calls a tool on a server and normalizes the result for a host. */
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: HostToolCallOptions = {},
+  ): Promise<HostToolResult> {
+    const connection = this.host.connection(server);
+    // The call's own, else the entry's `timeout`, else MCP_TOOL_TIMEOUT.
+    const timeoutMs =
+      options.timeoutMs ?? connection.server.config.timeout ?? this.host.limits.toolTimeoutMs;
+    const client = await connection.ready({
+      ...(options.signal ? { signal: options.signal } : {}),
+      timeoutMs,
+    });
+    const call = () =>
+      client.callTool(
+        { name: tool, arguments: args },
+        {
+          timeoutMs,
+          resetTimeoutOnProgress: true,
+          // Always a progress token: long tools that report progress are never cut off.
+          onprogress: (p) => options.onprogress?.(p),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+      );
+    let result: Awaited<ReturnType<McpClient['callTool']>>;
+    try {
+      result = await call().catch(async (error: unknown) => {
+        const handler = this.host.handlersFor(server)?.urlElicitation;
+        if (!handler || (error as { name?: string }).name !== 'UrlElicitationRequiredError')
+          throw error;
+        await handler(server, (error as { elicitations: UrlElicitation[] }).elicitations, {
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        return call();
+      });
+    } catch (error) {
+      connection.noteCallError(error);
+      throw lostConnection(server, error);
+    }
+    connection.noteCallSuccess();
+    return normalizeResult(result, {
+      server,
+      tool,
+      budgetChars: this.host.limits.outputBudgetChars,
+      files: this.host.files,
+    });
+  }
+
+  async getPrompt(
+    server: string,
+    prompt: string,
+    args: Record<string, string>,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<GetPromptResult> {
+    const client = await this.host.connection(server).ready(options);
+    return client.getPrompt(prompt, args, options);
+  }
+
+  /** Every tool of every connected server (and warm-cached lazy ones), named for a host. */
+  async tools(options: { signal?: AbortSignal } = {}): Promise<HostTool[]> {
+    options.signal?.throwIfAborted();
+    const pairs: Array<{ server: string; tool: Tool }> = [];
+    const auth: Array<{ server: string; url: string }> = [];
+    await Promise.all(
+      [...this.host.connections.values()].map(async (c) => {
+        if (c.state.state === 'needs-auth') auth.push({ server: c.name, url: c.state.url });
+        const client = c.state.state === 'connected' ? c.client : undefined;
+        if (!client && !this.host.catalog.warm.has(c.name)) return;
+        for (const tool of await this.host.catalog.ensure(c.name, client, 'tools'))
+          pairs.push({ server: c.name, tool });
+      }),
+    );
+    const collisions = this.toolNames.rebuild([
+      ...pairs.map((p) => ({ server: p.server, item: p.tool.name })),
+      ...auth.map((a) => ({ server: a.server, item: 'authenticate' })),
+    ]);
+    for (const c of collisions)
+      this.host.events.emit('warning', {
+        server: c.kept[1]!.server,
+        error: new Error(
+          `tool name "${c.name}" is shared by ${c.kept.map((k) => `"${k.item}" of server "${k.server}"`).join(' and ')}; both are kept, the second as "${this.toolNames.nameOf(c.kept[1]!.server, c.kept[1]!.item)}"`,
+        ),
+      });
+    const out = pairs.map((p) =>
+      this.host.catalog.hostTool(p.server, p.tool, this.toolNames.nameOf(p.server, p.tool.name)!),
+    );
+    for (const a of auth)
+      out.push(
+        makeAuthenticateTool(
+          a.server,
+          this.toolNames.nameOf(a.server, 'authenticate')!,
+          a.url,
+          (o) => this.authenticateTool(a.server, o),
+        ),
+      );
+    return out.sort(byName);
+  }
+
+  /** The server and tool behind a host name from the last `tools()`. */
+  resolveToolName(hostName: string): { server: string; tool: string } | undefined {
+    const entry = this.toolNames.resolve(hostName);
+    return entry ? { server: entry.server, tool: entry.item } : undefined;
+  }
+
+  /** Calls a tool by its host name. */
+  async callHostTool(
+    hostName: string,
+    args: Record<string, unknown>,
+    options?: HostToolCallOptions,
+  ): Promise<HostToolResult> {
+    const target = this.resolveToolName(hostName);
+    if (!target) throw new UnknownToolError(hostName);
+    if (
+      target.tool === 'authenticate' &&
+      this.host.connections.get(target.server)?.state.state === 'needs-auth'
+    )
+      return this.authenticateTool(target.server, options);
+    return this.callTool(target.server, target.tool, args, options);
+  }
+
+  /** Every prompt of every connected server as a host command. */
+  async commands(options: { signal?: AbortSignal } = {}): Promise<HostCommand[]> {
+    options.signal?.throwIfAborted();
+    const pairs: Array<{ server: string; prompt: Prompt }> = [];
+    await Promise.all(
+      [...this.host.connections.values()].map(async (c) => {
+        if (c.state.state !== 'connected') return;
+        for (const prompt of await this.host.catalog.ensure(c.name, c.client, 'prompts'))
+          pairs.push({ server: c.name, prompt });
+      }),
+    );
+    this.commandNames.rebuild(pairs.map((p) => ({ server: p.server, item: p.prompt.name })));
+    return pairs
+      .map((p) =>
+        this.host.catalog.hostCommand(
+          p.server,
+          p.prompt,
+          this.commandNames.nameOf(p.server, p.prompt.name)!,
+        ),
+      )
+      .sort(byName);
+  }
+
+  private connectedOnes(server?: string): ServerConnection[] {
+    const list =
+      server === undefined ? [...this.host.connections.values()] : [this.host.connection(server)];
+    return list.filter((c) => c.state.state === 'connected');
+  }
+
+  async listResources(
+    server?: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<HostResource[]> {
+    options.signal?.throwIfAborted();
+    const out: HostResource[] = [];
+    for (const c of this.connectedOnes(server))
+      for (const r of await this.host.catalog.ensure(c.name, c.client, 'resources'))
+        out.push({ ...r, server: c.name });
+    return out;
+  }
+
+  async listResourceTemplates(
+    server?: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<HostResourceTemplate[]> {
+    options.signal?.throwIfAborted();
+    const out: HostResourceTemplate[] = [];
+    for (const c of this.connectedOnes(server))
+      for (const t of await this.host.catalog.ensure(c.name, c.client, 'templates'))
+        out.push({ ...t, server: c.name });
+    return out;
+  }
+
+  async readResource(
+    server: string,
+    uri: string,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<ReadResourceResult> {
+    const client = await this.host.connection(server).ready(options);
+    return client.readResource(uri, options);
+  }
+
+  async authenticateTool(server: string, _options?: HostToolCallOptions): Promise<HostToolResult> {
+    const text = (t: string, isError: boolean): HostToolResult => ({
+      content: [{ type: 'text', text: t }],
+      text: t,
+      isError,
+      truncated: false,
+      files: [],
+    });
+    try {
+      const state = await this.host.authenticate(server);
+      return state.state === 'connected'
+        ? text(`Signed in to "${server}"; its tools are available now.`, false)
+        : text(
+            `Signed in, but "${server}" is ${state.state}: ${'error' in state ? state.error.message : ''}`,
+            true,
+          );
+    } catch (error) {
+      return text((error as Error).message, true);
+    }
+  }
+}

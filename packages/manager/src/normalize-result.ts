@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { CallToolResult, ContentBlock } from '@mcpkit/protocol';
+
+/** What a host's model gets for one content block. Binary data is a file reference. */
+export type HostContent =
+  | { type: 'text'; text: string }
+  | {
+      type: 'file';
+      kind: 'image' | 'audio' | 'resource';
+      path: string;
+      mimeType: string;
+      bytes: number;
+      uri?: string;
+    }
+  | { type: 'resource'; uri: string; mimeType?: string; text: string }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
+
+export interface HostToolResult {
+  content: HostContent[];
+  /** Everything as one text for hosts that take a string. */
+  text: string;
+  isError: boolean;
+  structuredContent?: unknown;
+  /** Output past the budget was cut; the text says where. */
+  truncated: boolean;
+  files: Array<{ path: string; mimeType: string; bytes: number }>;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'image/bmp': 'bmp',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/mp3': 'mp3',
+  'audio/ogg': 'ogg',
+  'audio/webm': 'webm',
+  'audio/flac': 'flac',
+  'application/pdf': 'pdf',
+  'application/json': 'json',
+  'application/zip': 'zip',
+  'application/gzip': 'gz',
+  'text/plain': 'txt',
+  'text/csv': 'csv',
+  'text/html': 'html',
+};
+
+/** The file extension for a (server-supplied, so untrusted) MIME type: a fixed table, else `bin`. */
+export function extensionFor(mimeType: string | undefined): string {
+  const key = (mimeType ?? '').split(';')[0]!.trim().toLowerCase();
+  return EXTENSIONS[key] ?? 'bin';
+}
+
+/**
+ * Where one manager writes binary results: a private temp directory (0700) created on
+ * first use, files 0600, the whole directory removed by `dispose()`.
+ */
+export class FileSink {
+  private dir: Promise<string> | undefined;
+  private count = 0;
+
+  constructor(private readonly root: string = tmpdir()) {}
+
+  async write(server: string, tool: string, data: Buffer, mimeType: string): Promise<string> {
+    this.dir ??= mkdtemp(path.join(this.root, 'mcpkit-manager-'));
+    const dir = await this.dir;
+    const safe = `${server}-${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80);
+    const file = path.join(
+      dir,
+      `${safe}-${++this.count}-${randomBytes(3).toString('hex')}.${extensionFor(mimeType)}`,
+    );
+    await writeFile(file, data, { mode: 0o600, flag: 'wx' });
+    return file;
+  }
+
+  /** The directory, if anything was written. */
+  async directory(): Promise<string | undefined> {
+    return this.dir ? this.dir : undefined;
+  }
+
+  async dispose(): Promise<void> {
+    const dir = this.dir;
+    this.dir = undefined;
+    if (dir) await rm(await dir, { recursive: true, force: true });
+  }
+}
+
+export function truncationMarker(shown: number, total: number): string {
+  return `\n… [output truncated: showing ${shown} of ${total} characters; ask for less, or raise limits.outputBudgetChars]`;
+}
+
+/**
+ * A tool result made ready for a host: text kept, binary written to files, an output
+ * budget with an explicit marker (nothing dropped silently), `structuredContent` kept.
+ */
+export async function normalizeResult(
+  result: CallToolResult,
+  context: { server: string; tool: string; budgetChars: number; files: FileSink },
+): Promise<HostToolResult> {
+  const content: HostContent[] = [];
+  const files: HostToolResult['files'] = [];
+  const blocks: ContentBlock[] = Array.isArray(result.content) ? result.content : [];
+  const saveBinary = async (
+    kind: 'image' | 'audio' | 'resource',
+    base64: string,
+    mime: string,
+    uri?: string,
+  ) => {
+    const data = Buffer.from(base64, 'base64');
+    const file = await context.files.write(context.server, context.tool, data, mime);
+    files.push({ path: file, mimeType: mime, bytes: data.length });
+    content.push({
+      type: 'file',
+      kind,
+      path: file,
+      mimeType: mime,
+      bytes: data.length,
+      ...(uri ? { uri } : {}),
+    });
+  };
+  for (const block of blocks) {
+    switch (block.type) {
+      case 'text':
+        content.push({ type: 'text', text: String(block.text) });
+        break;
+      case 'image':
+      case 'audio':
+        await saveBinary(
+          block.type,
+          String(block.data),
+          String(block.mimeType ?? 'application/octet-stream'),
+        );
+        break;
+      case 'resource': {
+        const r = block.resource as {
+          uri: string;
+          mimeType?: string;
+          text?: string;
+          blob?: string;
+        };
+        if (typeof r.blob === 'string')
+          await saveBinary('resource', r.blob, r.mimeType ?? 'application/octet-stream', r.uri);
+        else
+          content.push({
+            type: 'resource',
+            uri: r.uri,
+            text: String(r.text ?? ''),
+            ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+          });
+        break;
+      }
+      case 'resource_link':
+        content.push({
+          type: 'resource_link',
+          uri: block.uri,
+          name: block.name,
+          ...(block.mimeType ? { mimeType: block.mimeType } : {}),
+          ...(block.description ? { description: block.description } : {}),
+        });
+        break;
+      default:
+        content.push({
+          type: 'text',
+          text: `[unsupported content type "${String((block as { type?: unknown }).type)}"]`,
+        });
+    }
+  }
+  if (content.length === 0 && result.structuredContent !== undefined)
+    content.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  const budgeted = applyBudget(content, context.budgetChars);
+  return {
+    content: budgeted.content,
+    text: budgeted.content.map(asText).join('\n'),
+    isError: result.isError === true,
+    ...(result.structuredContent !== undefined
+      ? { structuredContent: result.structuredContent }
+      : {}),
+    truncated: budgeted.truncated,
+    files,
+  };
+}
+
+function asText(c: HostContent): string {
+  switch (c.type) {
+    case 'text':
+    case 'resource':
+      return c.text;
+    case 'file':
+      return `[${c.kind} saved to ${c.path} (${c.mimeType}, ${c.bytes} bytes)]`;
+    case 'resource_link':
+      return `[resource ${c.name}: ${c.uri}]`;
+  }
+}
+
+/** Cuts text blocks once the budget is spent; the marker says how much was left out. */
+function applyBudget(
+  content: HostContent[],
+  budget: number,
+): { content: HostContent[]; truncated: boolean } {
+  const total = content.reduce(
+    (n, c) => n + (c.type === 'text' || c.type === 'resource' ? c.text.length : 0),
+    0,
+  );
+  if (total <= budget) return { content, truncated: false };
+  let left = budget;
+  const out: HostContent[] = [];
+  for (const c of content) {
+    if (c.type !== 'text' && c.type !== 'resource') {
+      out.push(c);
+      continue;
+    }
+    if (left <= 0) continue;
+    if (c.text.length <= left) {
+      out.push(c);
+      left -= c.text.length;
+      continue;
+    }
+    out.push({ ...c, text: c.text.slice(0, left) });
+    left = 0;
+  }
+  out.push({ type: 'text', text: truncationMarker(budget, total) });
+  return { content: out, truncated: true };
+}

@@ -26,7 +26,9 @@ import {
 import { table } from './format.js';
 import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
 
-export class UsageError extends Error {}
+export { UsageError } from './usage.js';
+
+import { UsageError } from './usage.js';
 
 export interface Io {
   stdout: (text: string) => void;

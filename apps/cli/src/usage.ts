@@ -1,0 +1,82 @@
+/** What the CLI says about itself: no dependency, so that --version and --help load nothing else. */
+
+export class UsageError extends Error {}
+
+export const VERSION = '0.1.0';
+
+export const USAGE = `mcpkit ${VERSION} — inspect and call MCP servers
+
+Using servers:
+  mcpkit [options] servers                         connect to every enabled server and show its status
+  mcpkit [options] tools                           list the tools of every server
+  mcpkit [options] call <server> <tool> [json]     call a tool with JSON arguments
+  mcpkit [options] resources                       list resources
+  mcpkit [options] read <server> <uri>             read a resource
+  mcpkit [options] prompts                         list prompts
+  mcpkit [options] prompt <server> <name> [json]   get a prompt with JSON arguments
+
+Authorization:
+  mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600
+  mcpkit logout <server>                           forget its tokens and registration
+
+Configuring servers:
+  mcpkit list                                      every server: scope, file, status, and why
+  mcpkit add [--transport t] <name> <command|url> [-- args...]
+  mcpkit add-json <name> '<json>'
+  mcpkit remove <name>
+  mcpkit approve <name...> | --all                 allow project (.mcp.json) servers to start
+  mcpkit reject <name...>
+  mcpkit reset-project-choices
+  mcpkit import --from <host> [file] [--dry-run]   hosts: claude-desktop, claude-code, vscode, cursor, cline, windsurf, zed
+
+Options:
+  -c, --config <file|json>  extra servers (dynamic scope; repeatable; later wins)
+      --strict-config       use only the --config servers
+  -s, --server <name>       only this server (repeatable) for the list commands
+      --scope <scope>       where add/remove/import write: local (default), project, user
+      --transport <t>       add: stdio (default), http, sse, ws
+  -e, --env <K=V>           add: environment variable for a stdio server (repeatable)
+  -H, --header <N: v>       add: header for a remote server (repeatable)
+      --json                machine-readable output on stdout
+      --timeout <ms>        per-request timeout (default 60000; 1 to 2147483647)
+      --login-timeout <ms>  login: the whole sign-in (default 300000)
+      --sanitize            call/read/prompt: escape terminal controls even into a pipe or file
+      --show-secrets        print header/env values, URL passwords and query values as they are
+  -v, --verbose             show servers' stderr and warnings, each line prefixed [server]
+      --no-progress         no live progress lines while connecting (drawn only on a terminal)
+  -h, --help                this text (mcpkit <command> --help: that command's)
+      --version             the version
+`;
+
+export const COMMANDS = [
+  'servers',
+  'tools',
+  'call',
+  'resources',
+  'read',
+  'prompts',
+  'prompt',
+  'list',
+  'add',
+  'add-json',
+  'remove',
+  'approve',
+  'reject',
+  'reset-project-choices',
+  'import',
+  'login',
+  'logout',
+];
+
+/** A usage error: one line (node:util's parser writes several), and where to read more. */
+export function usageLine(message: string, command?: string): string {
+  return `mcpkit: ${message.replace(/\s*\n\s*/g, ' ')} (see "mcpkit ${command ? `${command} ` : ''}--help")\n`;
+}
+
+/** `mcpkit <command> --help`: the lines of the usage that name the command, and the options. */
+export function commandHelp(command: string): string {
+  const lines = USAGE.split('\n');
+  const own = lines.filter((l) => new RegExp(`^  mcpkit (\\[options\\] )?${command}( |$)`).test(l));
+  const options = USAGE.slice(USAGE.indexOf('Options:'));
+  return `${own.join('\n')}\n\n${options}`;
+}

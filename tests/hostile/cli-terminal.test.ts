@@ -14,13 +14,12 @@ const ansiServer = path.join(serversDir, 'cli-ansi-server.mjs');
 const SHOWN =
   '\\x1b]52;c;cHduZWQ=\\x07\\x1b]0;pwned-title\\x07\\x1b[2J\\rOVERWRITTEN\\u009b31m\\u202eLIAME';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what we look for
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /** Characters a terminal acts on, other than the newline (and, in `allowed`, others). */
 function controls(text: string, allowed = '\n'): string[] {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what we look for
-  const all = text.match(
-    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-  );
-  return (all ?? []).filter((c) => !allowed.includes(c));
+  return (text.match(CONTROL) ?? []).filter((c) => !allowed.includes(c));
 }
 
 let box: Sandbox;
@@ -97,11 +96,12 @@ describe('server text reaches the terminal neutralized', () => {
         mcpServers: { [`evil${PAYLOAD}`]: { command: 'x' }, ok: { command: `y${PAYLOAD}` } },
       }),
     );
-    const [list, listJson, servers] = await Promise.all(
-      [['list'], ['--json', 'list'], ['servers']].map((a) =>
-        runCli(a, { env: box.env, cwd: box.cwd }),
-      ),
-    );
+    const run = (...a: string[]) => runCli(a, { env: box.env, cwd: box.cwd });
+    const [list, listJson, servers] = await Promise.all([
+      run('list'),
+      run('--json', 'list'),
+      run('servers'),
+    ]);
     for (const r of [list, listJson, servers]) {
       expect(controls(r.stdout)).toEqual([]);
       expect(controls(r.stderr)).toEqual([]);

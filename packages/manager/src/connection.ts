@@ -91,10 +91,7 @@ export class ServerConnection {
     if (this.closed) return Promise.reject(new ManagerClosedError(this.name));
     // Already up: a second client would leave the first one's process running.
     if (this.isUp()) return Promise.resolve();
-    this.inflight ??= this.run('initial', reason).finally(() => {
-      this.inflight = undefined;
-    });
-    return this.inflight;
+    return this.inflight ?? this.startRun('initial', reason);
   }
 
   /** Manual reconnect: forgets the breaker and the attempt counter, drops the connection. */
@@ -117,14 +114,9 @@ export class ServerConnection {
     if (this.state.state === 'pending') {
       if (!this.inflight) {
         this.clearRetry();
-        this.inflight = this.run(
-          this.attempt > 0 ? 'retry' : 'initial',
-          'a call is waiting',
-        ).finally(() => {
-          this.inflight = undefined;
-        });
+        this.startRun(this.attempt > 0 ? 'retry' : 'initial', 'a call is waiting');
       }
-      await waitFor(this.inflight, this.name, options);
+      await waitFor(this.inflight!, this.name, options);
       if (this.isUp()) return this.client!;
     }
     throw this.unavailable();
@@ -272,6 +264,15 @@ export class ServerConnection {
     this.transport = undefined;
     if (client) await client.close().catch(() => {});
     else if (transport) await transport.close().catch(() => {});
+  }
+
+  /** Starts an attempt; `inflight` is cleared when it settles (unless a newer one replaced it). */
+  private startRun(mode: 'initial' | 'retry', reason: string): Promise<void> {
+    const task: Promise<void> = this.run(mode, reason).finally(() => {
+      if (this.inflight === task) this.inflight = undefined;
+    });
+    this.inflight = task;
+    return task;
   }
 
   private async run(mode: 'initial' | 'retry', reason: string): Promise<void> {
@@ -441,6 +442,9 @@ export class ServerConnection {
 
   private schedule(reason: string, cause?: unknown): void {
     if (this.closed) return;
+    // The attempt that called this has decided: a timer that fires before its promise
+    // settles must be free to start the next one.
+    this.inflight = undefined;
     this.attempt++;
     const delayMs = reconnectDelay(this.attempt, this.host.reconnect, this.host.clock.random);
     const nextRetryAt = this.host.clock.now() + delayMs;
@@ -448,9 +452,7 @@ export class ServerConnection {
     this.retryTimer = this.host.clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (this.closed || this.inflight) return;
-      this.inflight = this.run('retry', `reconnect attempt ${this.attempt}`).finally(() => {
-        this.inflight = undefined;
-      });
+      this.startRun('retry', `reconnect attempt ${this.attempt}`);
     }, delayMs);
     this.set(
       {
@@ -492,9 +494,7 @@ export class ServerConnection {
         if (!waiting()) return;
         if (!open) return tick();
         this.clearRetry();
-        this.inflight = this.run('retry', 'the server accepts connections again').finally(() => {
-          this.inflight = undefined;
-        });
+        this.startRun('retry', 'the server accepts connections again');
       }, intervalMs);
     };
     tick();

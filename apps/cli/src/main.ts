@@ -126,7 +126,7 @@ export async function main(
           server: values.server,
           noBrowser: values['no-browser'] ?? false,
           loginTimeoutMs,
-          ...(stream && !json && !values['no-progress']
+          ...(stream && !json && !values['no-progress'] && !values.verbose
             ? {
                 progress: async () =>
                   (await import('./progress.js')).terminalProgress({

@@ -6,7 +6,11 @@ import { neutralize } from './terminal.js';
 
 /** Live progress while connecting: watches a manager, returns the function that stops. */
 export interface Progress {
-  watch(manager: McpManager, notStarted: readonly ResolvedServer[]): () => void;
+  watch(
+    manager: McpManager,
+    notStarted: readonly ResolvedServer[],
+    signal: AbortSignal,
+  ): () => void;
 }
 
 export interface TerminalProgressOptions {
@@ -31,7 +35,7 @@ export async function terminalProgress(options: TerminalProgressOptions): Promis
   ]);
   const pc: Colors = picocolors.default.createColors(options.color) as Colors;
   return {
-    watch(manager, notStarted) {
+    watch(manager, notStarted, signal) {
       const render = createLogUpdate(options.stream, { showCursor: true });
       const tools = new Map<string, number>();
       const started = Date.now();
@@ -45,7 +49,7 @@ export async function terminalProgress(options: TerminalProgressOptions): Promis
           case 'pending':
             return state.reconnectAttempt > 0
               ? `${pc.yellow('↻')} ${name}  reconnecting ${state.reconnectAttempt}/${state.maxReconnectAttempts}`
-              : `${pc.cyan('…')} ${name}  starting (${Math.round((Date.now() - started) / 1000)} s)`;
+              : `${pc.cyan('…')} ${name}  connecting (${Math.round((Date.now() - started) / 1000)} s)`;
           case 'needs-auth':
             return `${pc.yellow('!')} ${name}  needs-auth: run "mcpkit login ${neutralize(state.name)}"`;
           case 'failed': {
@@ -76,14 +80,23 @@ export async function terminalProgress(options: TerminalProgressOptions): Promis
       // Seconds tick for servers that are still starting (a hanging one shows it is alive).
       const timer = setInterval(draw, 1000);
       timer.unref();
-      draw();
-      return () => {
+      let stopped = false;
+      const stop = (final: boolean) => {
+        if (stopped) return;
+        stopped = true;
         clearInterval(timer);
         offState();
         offTools();
-        draw();
+        signal.removeEventListener('abort', onAbort);
+        // After a signal the frame is left as it is: a redraw would erase the lines the
+        // shutdown printed under it ("SIGINT: closing 3 connections").
+        if (final) draw();
         render.done();
       };
+      const onAbort = () => stop(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      draw();
+      return () => stop(!signal.aborted);
     },
   };
 }

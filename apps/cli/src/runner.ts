@@ -76,7 +76,7 @@ export class Runner {
           : {}),
       },
     );
-    const stopProgress = this.options.progress?.watch(manager, notStarted);
+    const stopProgress = this.options.progress?.watch(manager, notStarted, this.shutdown.signal);
     try {
       await manager.connectAll({ signal: this.shutdown.signal });
     } catch (error) {

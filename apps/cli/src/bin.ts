@@ -22,6 +22,7 @@ const code = await main(
       return shutdown;
     },
     stdoutIsTTY: process.stdout.isTTY === true,
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
     ...(process.stdout.isTTY && process.stderr.isTTY ? { progressStream: process.stderr } : {}),
   },
 );

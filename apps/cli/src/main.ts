@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Io } from './config-commands.js';
 import { parseMsFlag } from './numbers.js';
@@ -21,6 +22,8 @@ export interface MainOptions {
   shutdown?: Shutdown | (() => Promise<Shutdown>);
   /** Whether stdout is a terminal: a server's results are then neutralized. */
   stdoutIsTTY?: boolean;
+  /** stdin and stdout are a terminal: a server's questions are asked there. */
+  interactive?: boolean;
   /** Where live progress is drawn while connecting (a terminal); none when absent. */
   progressStream?: NodeJS.WriteStream;
 }
@@ -117,8 +120,23 @@ export async function main(
         return await c.approvalCommand(out, ctx, selection, command, rest, values.all ?? false);
       }
       default: {
-        const { serverCommand } = await import('./server-commands.js');
+        const [{ serverCommand }, { cliHandlers }] = await Promise.all([
+          import('./server-commands.js'),
+          import('./interaction.js'),
+        ]);
         const stream = options.progressStream;
+        const elicit =
+          values.elicit === undefined ? undefined : parseElicit(values.elicit, '--elicit');
+        const handlers = cliHandlers({
+          interactive: options.interactive ?? false,
+          ...(elicit ? { elicit } : {}),
+          noBrowser: values['no-browser'] ?? false,
+          roots: values['no-roots']
+            ? false
+            : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
+          say: out.stderr,
+          link: out.link,
+        });
         return await serverCommand(command, rest, out, ctx, selection, shutdown, {
           json,
           timeoutMs,
@@ -126,6 +144,7 @@ export async function main(
           server: values.server,
           noBrowser: values['no-browser'] ?? false,
           loginTimeoutMs,
+          handlers,
           ...(stream && !json && !values['no-progress'] && !values.verbose
             ? {
                 progress: async () =>
@@ -175,6 +194,22 @@ function parse(argv: readonly string[]) {
       version: { type: 'boolean' },
       'no-browser': { type: 'boolean' },
       'no-progress': { type: 'boolean' },
+      elicit: { type: 'string' },
+      root: { type: 'string', multiple: true },
+      'no-roots': { type: 'boolean' },
     },
   });
+}
+
+/** `--elicit '<json>'`: a JSON object, the content of the next form elicitation's answer. */
+function parseElicit(text: string, flag: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${flag} must be a JSON object: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`${flag} must be a JSON object, like '{"confirm": true}'`);
+  return value as Record<string, unknown>;
 }

@@ -18,7 +18,7 @@ export interface RunnerOptions {
   verbose: boolean;
   /** Live progress while connecting (a terminal, not `--json`). */
   progress?: Progress;
-  handlers?: ManagerHandlers;
+  handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
 }
 
 /** Connects to the selected servers through one `McpManager`, runs one command, closes it. */

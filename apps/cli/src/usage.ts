@@ -17,6 +17,7 @@ Using servers:
 
 Authorization:
   mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600
+                                                   (--no-browser also: URL elicitations are printed, not opened)
   mcpkit logout <server>                           forget its tokens and registration
 
 Configuring servers:
@@ -43,6 +44,9 @@ Options:
       --sanitize            call/read/prompt: escape terminal controls even into a pipe or file
       --show-secrets        print header/env values, URL passwords and query values as they are
   -v, --verbose             show servers' stderr and warnings, each line prefixed [server]
+      --elicit <json>       answer the next form a server asks (elicitation) with this object
+      --root <dir>          a root the servers may work in (repeatable; default: the working directory)
+      --no-roots            offer servers no roots
       --no-progress         no live progress lines while connecting (drawn only on a terminal)
   -h, --help                this text (mcpkit <command> --help: that command's)
       --version             the version

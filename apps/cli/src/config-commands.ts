@@ -23,8 +23,8 @@ import {
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
-import { table } from './format.js';
 import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
+import { table } from './table.js';
 
 export { UsageError } from './usage.js';
 

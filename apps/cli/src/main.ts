@@ -75,10 +75,8 @@ export async function main(
     io.stderr(usageLine((error as Error).message));
     return 2;
   }
-  const shutdown =
-    typeof options.shutdown === 'function'
-      ? await options.shutdown()
-      : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
+  // Made (and its signal handlers installed) only for commands that start servers.
+  let shutdown: Shutdown | undefined;
   const showSecrets = values['show-secrets'] ?? false;
   const { Output } = await import('./output.js');
   // Everything printed from here on is scrubbed of secrets and neutralized for a terminal.
@@ -86,7 +84,7 @@ export async function main(
     stdoutIsTTY: options.stdoutIsTTY ?? false,
     sanitize: values.sanitize ?? false,
     showSecrets,
-    muted: () => shutdown.signal.aborted,
+    muted: () => shutdown?.signal.aborted ?? false,
   });
   const selection: ServerSelection = {
     config: values.config,
@@ -120,6 +118,10 @@ export async function main(
         return await c.approvalCommand(out, ctx, selection, command, rest, values.all ?? false);
       }
       default: {
+        shutdown =
+          typeof options.shutdown === 'function'
+            ? await options.shutdown()
+            : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
         const [{ serverCommand }, { cliHandlers }] = await Promise.all([
           import('./server-commands.js'),
           import('./interaction.js'),
@@ -159,7 +161,7 @@ export async function main(
       }
     }
   } catch (error) {
-    if (shutdown.signal.aborted) return (shutdown.signal.reason as InterruptedError).exitCode;
+    if (shutdown?.signal.aborted) return (shutdown.signal.reason as InterruptedError).exitCode;
     if (error instanceof UsageError) {
       out.stderr(usageLine(error.message, command));
       return 2;

@@ -2,7 +2,6 @@ import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { UsageError } from './config-commands.js';
-import { table } from './format.js';
 import { failureLine, inCliWords } from './messages.js';
 import type { Output } from './output.js';
 import type { Progress } from './progress.js';
@@ -10,6 +9,7 @@ import { type CliContext, notStartedHint } from './servers.js';
 import { serversTable, type TableRow } from './servers-table.js';
 import { openSession } from './session.js';
 import type { Shutdown } from './signals.js';
+import { table } from './table.js';
 import { neutralize } from './terminal.js';
 
 export interface RunnerOptions {

@@ -108,7 +108,7 @@ describe('the shortfalls of issue #12, against the built CLI', () => {
     const r = await cli('call', 'x');
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
-      'mcpkit: usage: mcpkit call <server> <tool> [json-args] (see "mcpkit call --help")',
+      'mcpkit: usage: mcpkit call <server> <tool> [json-args | - | key=value...] (see "mcpkit call --help")',
     ]);
     const help = await cli('call', '--help');
     expect(help.stdout).toContain('mcpkit [options] call <server> <tool>');

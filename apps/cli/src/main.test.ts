@@ -123,7 +123,7 @@ describe('mcpkit CLI', () => {
     expect(r.stderr).toContain('exited with code 4');
     expect(r.stderr).toContain('boom: missing API key');
     expect(r.stderr).toContain(
-      'server "missing": could not connect: cannot start "no-such-binary-mcpkit": command not found',
+      'server "missing": cannot start "no-such-binary-mcpkit": command not found',
     );
   });
 

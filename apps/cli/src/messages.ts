@@ -70,7 +70,11 @@ export function summarize(state: ServerState): StateSummary {
     case 'failed':
       return {
         state: 'failed',
-        reason: once(stripNext(inCliWords(state.error.message, state.name)), state.name),
+        // "could not connect" says nothing the state does not: the cause comes right after the name.
+        reason: once(stripNext(inCliWords(state.error.message, state.name)), state.name).replace(
+          `server "${state.name}": could not connect: `,
+          `server "${state.name}": `,
+        ),
         next: nextForFailure(state.name, state),
       };
     case 'needs-auth':

@@ -1,4 +1,5 @@
 import type { LoadResult } from '@mcpkit/config';
+import { isPairs, readStdinJson, typedPairs } from './call-arguments.js';
 import { formatPrompt, formatResource, formatToolResult } from './format.js';
 import type { Output } from './output.js';
 import { Runner, type RunnerOptions } from './runner.js';
@@ -122,9 +123,26 @@ export async function serverCommand(
         ),
       );
     case 'call': {
-      const [server, tool, json] = need(rest, 2, 'call <server> <tool> [json-args]');
-      const args = parseJsonArgument(json, 'tool arguments');
+      const [server, tool, ...words] = rest;
+      if (!server || !tool)
+        throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
+      const pairs = isPairs(words);
+      if (!pairs && words.length > 1)
+        throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
+      let args =
+        words[0] === '-'
+          ? await readStdinJson()
+          : pairs
+            ? undefined
+            : parseJsonArgument(words[0], 'tool arguments');
       return await run.one(server, async (client, manager) => {
+        if (pairs) {
+          // key=value pairs are typed from the tool's input schema.
+          const schema = (await manager.tools({ signal })).find(
+            (t) => t.server === server && t.tool === tool,
+          )?.inputSchema as { properties?: Record<string, { type?: string }> } | undefined;
+          args = typedPairs(words, schema);
+        }
         // A tool the server does not list: say so in our words, with where to look,
         // rather than only the server's own text (which may be a bare "Unknown tool").
         const unknown = async (said: string) => {

@@ -9,7 +9,8 @@ export const USAGE = `mcpkit ${VERSION} — inspect and call MCP servers
 Using servers:
   mcpkit [options] servers                         connect to every enabled server and show its status
   mcpkit [options] tools                           list the tools of every server
-  mcpkit [options] call <server> <tool> [json]     call a tool with JSON arguments
+  mcpkit [options] call <server> <tool> [json]     call a tool with JSON arguments;
+                   [- | key=value...]              - reads them from stdin; key=value typed from its schema
   mcpkit [options] resources                       list resources
   mcpkit [options] read <server> <uri>             read a resource
   mcpkit [options] prompts                         list prompts

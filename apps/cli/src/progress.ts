@@ -54,7 +54,7 @@ export async function terminalProgress(options: TerminalProgressOptions): Promis
             return `${pc.yellow('!')} ${name}  needs-auth: run "mcpkit login ${neutralize(state.name)}"`;
           case 'failed': {
             const s = summarize(state);
-            const reason = neutralize(options.clean(s.reason.split('\n')[0]!));
+            const reason = neutralize(options.clean(s.reason.replace(/\s*\n\s*/g, ' ')));
             return `${pc.red('✖')} ${name}  failed: ${reason}`;
           }
           case 'disabled':

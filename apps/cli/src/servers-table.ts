@@ -115,7 +115,7 @@ export function serversTable(rows: readonly TableRow[]): { text: string; json: S
     }
     const lines: string[] = [];
     const reason = r.error ?? r.reason;
-    if (reason) lines.push(`    ${neutralize(reason.split('\n')[0]!)}`);
+    if (reason) lines.push(`    ${neutralize(reason.replace(/\s*\n\s*/g, ' '))}`);
     if (r.next) lines.push(`    next: ${neutralize(r.next)}`);
     after.set(grid.length, lines);
     grid.push([name, r.status, r.transport, '-', '-', '-', '']);

@@ -99,7 +99,7 @@ describe('the shortfalls of issue #12, against the built CLI', () => {
     expect(broken.status).toBe('failed');
     expect(broken.next).toContain('HTTP 503');
     const table = await cli('servers');
-    expect(table.stdout).toMatch(/refused\s+failed\s+http/);
+    expect(table.stdout).toMatch(/refused\s+failed: server "refused": .*ECONNREFUSED/);
     expect(table.stdout).toMatch(/next: check that the server at/);
   });
 

@@ -43,7 +43,7 @@ export function parseScope(value: string | undefined): WritableScope {
   return scope;
 }
 
-function writeOptions(ctx: CliContext) {
+export function writeOptions(ctx: CliContext) {
   return { cwd: ctx.cwd, home: ctx.home, env: ctx.env };
 }
 

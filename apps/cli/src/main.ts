@@ -117,6 +117,11 @@ export async function main(
           });
         return await c.approvalCommand(out, ctx, selection, command, rest, values.all ?? false);
       }
+      case 'enable':
+      case 'disable': {
+        const { enableCommand } = await import('./enable-command.js');
+        return await enableCommand(out, ctx, selection, command, rest);
+      }
       default: {
         shutdown =
           typeof options.shutdown === 'function'

@@ -145,13 +145,16 @@ export async function serverCommand(
         }
         // A tool the server does not list: say so in our words, with where to look,
         // rather than only the server's own text (which may be a bare "Unknown tool").
-        const unknown = async (said: string) => {
-          const known = await manager.tools({ signal }).catch(() => []);
-          if (known.some((t) => t.server === server && t.tool === tool)) return undefined;
-          return new Error(
-            `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
-          );
-        };
+        // Looked up before the call: a server that dies during it has no list after.
+        const listed = (await manager.tools({ signal }).catch(() => [])).some(
+          (t) => t.server === server && t.tool === tool,
+        );
+        const unknown = async (said: string) =>
+          listed
+            ? undefined
+            : new Error(
+                `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
+              );
         let result: Awaited<ReturnType<typeof client.callTool>>;
         try {
           result = await client.callTool(

@@ -82,8 +82,8 @@ function columns(rows: string[][]): string[] {
 
 /**
  * `mcpkit servers`: one row per server — state, transport, protocol version and era, tool
- * count, connect time — and under a server that is not connected, its reason and next
- * step. A server the config did not enable has no transport to show: its row says why it
+ * count, connect time, server name and version — and for a server that is not connected,
+ * its state and reason on its row and the next step under it. A server the config did not enable has no transport to show: its row says why it
  * is not started, with what to run.
  */
 export function serversTable(rows: readonly TableRow[]): { text: string; json: ServersJsonRow[] } {
@@ -113,12 +113,15 @@ export function serversTable(rows: readonly TableRow[]): { text: string; json: S
       grid.push([name]);
       return;
     }
-    const lines: string[] = [];
-    const reason = r.error ?? r.reason;
-    if (reason) lines.push(`    ${neutralize(reason.replace(/\s*\n\s*/g, ' '))}`);
-    if (r.next) lines.push(`    next: ${neutralize(r.next)}`);
-    after.set(grid.length, lines);
-    grid.push([name, r.status, r.transport, '-', '-', '-', '']);
+    // Not connected: no protocol, tools or time to show; the row says the state and why
+    // (the transport is in --json), the next step goes under it.
+    const reason = (r.error ?? r.reason ?? '').replace(/\s*\n\s*/g, ' ');
+    spanning.set(grid.length, {
+      name,
+      text: `${r.status}${reason ? `: ${neutralize(reason)}` : ''}`,
+    });
+    if (r.next) after.set(grid.length, [`    next: ${neutralize(r.next)}`]);
+    grid.push([name]);
   });
   const laid = columns(grid);
   const nameWidth = Math.max(...grid.map((row) => row[0]!.length));

@@ -26,6 +26,7 @@ Configuring servers:
   mcpkit add [--transport t] <name> <command|url> [-- args...]
   mcpkit add-json <name> '<json>'
   mcpkit remove <name>
+  mcpkit enable <name> | disable <name>            set or clear "disabled" in the entry's own file
   mcpkit approve <name...> | --all                 allow project (.mcp.json) servers to start
   mcpkit reject <name...>
   mcpkit reset-project-choices
@@ -65,6 +66,8 @@ export const COMMANDS = [
   'add',
   'add-json',
   'remove',
+  'enable',
+  'disable',
   'approve',
   'reject',
   'reset-project-choices',

@@ -148,6 +148,7 @@ export async function main(
           json,
           timeoutMs,
           verbose: values.verbose ?? false,
+          showSecrets,
           server: values.server,
           noBrowser: values['no-browser'] ?? false,
           loginTimeoutMs,

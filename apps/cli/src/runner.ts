@@ -1,6 +1,6 @@
 import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
-import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
+import type { HostTool, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { UsageError } from './config-commands.js';
 import { failureLine, inCliWords } from './messages.js';
 import type { Output } from './output.js';
@@ -122,6 +122,26 @@ export class Runner {
       if (this.options.json) this.out.json({ servers: rendered.json });
       else this.out.stdout(rendered.text);
       return states.some((s) => s.state !== 'connected') ? 1 : 0;
+    } finally {
+      await manager.close();
+    }
+  }
+
+  /** Connects one server and hands its state and host tools to `show`. */
+  async inspect(
+    server: string,
+    show: (state: ServerState, tools: HostTool[]) => Promise<number>,
+  ): Promise<number> {
+    const { manager, states } = await this.connect([server], true);
+    try {
+      const state = states[0]!;
+      const tools =
+        state.state === 'connected'
+          ? (await manager.tools({ signal: this.signal })).filter(
+              (t) => t.server === server && !t.pseudo,
+            )
+          : [];
+      return await show(state, tools);
     } finally {
       await manager.close();
     }

@@ -8,6 +8,7 @@ import type { Shutdown } from './signals.js';
 import { UsageError } from './usage.js';
 
 export interface ServerCommandOptions extends Omit<RunnerOptions, 'progress'> {
+  showSecrets: boolean;
   server: string[] | undefined;
   noBrowser: boolean;
   loginTimeoutMs: number;
@@ -73,6 +74,16 @@ export async function serverCommand(
   const signal = run.signal;
   const failedConfig = resolved.errors.length > 0 ? 1 : 0;
   switch (command) {
+    case 'get': {
+      const { getCommand } = await import('./get-command.js');
+      return Math.max(
+        failedConfig,
+        await getCommand(out, resolved, run, rest, {
+          json: options.json,
+          showSecrets: options.showSecrets,
+        }),
+      );
+    }
     case 'servers':
       return Math.max(failedConfig, await run.servers(options.server));
     case 'tools':

@@ -8,6 +8,7 @@ export const USAGE = `mcpkit ${VERSION} — inspect and call MCP servers
 
 Using servers:
   mcpkit [options] servers                         connect to every enabled server and show its status
+  mcpkit [options] get <name>                      one server: entry (redacted), scope, decision, state, capabilities, tools
   mcpkit [options] tools                           list the tools of every server
   mcpkit [options] call <server> <tool> [json]     call a tool with JSON arguments;
                    [- | key=value...]              - reads them from stdin; key=value typed from its schema
@@ -56,6 +57,7 @@ Options:
 
 export const COMMANDS = [
   'servers',
+  'get',
   'tools',
   'call',
   'resources',

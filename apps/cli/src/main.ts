@@ -77,6 +77,7 @@ export async function main(
   }
   // Made (and its signal handlers installed) only for commands that start servers.
   let shutdown: Shutdown | undefined;
+  let trace: import('./trace.js').TraceFile | undefined;
   const showSecrets = values['show-secrets'] ?? false;
   const { Output } = await import('./output.js');
   // Everything printed from here on is scrubbed of secrets and neutralized for a terminal.
@@ -132,6 +133,13 @@ export async function main(
           import('./interaction.js'),
         ]);
         const stream = options.progressStream;
+        if (values.trace !== undefined) {
+          const { TraceFile } = await import('./trace.js');
+          trace = new TraceFile(
+            path.resolve(ctx.cwd, values.trace),
+            showSecrets ? (v) => v : (v) => out.scrubber.value(v),
+          );
+        }
         const elicit =
           values.elicit === undefined ? undefined : parseElicit(values.elicit, '--elicit');
         const handlers = cliHandlers({
@@ -153,6 +161,7 @@ export async function main(
           noBrowser: values['no-browser'] ?? false,
           loginTimeoutMs,
           handlers,
+          ...(trace ? { trace } : {}),
           ...(stream && !json && !values['no-progress'] && !values.verbose
             ? {
                 progress: async () =>
@@ -174,6 +183,8 @@ export async function main(
     }
     out.stderr(`mcpkit: ${(error as Error).message}\n`);
     return 1;
+  } finally {
+    trace?.close();
   }
 }
 
@@ -204,6 +215,7 @@ function parse(argv: readonly string[]) {
       'no-progress': { type: 'boolean' },
       elicit: { type: 'string' },
       root: { type: 'string', multiple: true },
+      trace: { type: 'string' },
       'no-roots': { type: 'boolean' },
     },
   });

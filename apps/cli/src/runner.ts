@@ -11,6 +11,7 @@ import { openSession } from './session.js';
 import type { Shutdown } from './signals.js';
 import { table } from './table.js';
 import { neutralize } from './terminal.js';
+import type { TraceFile } from './trace.js';
 
 export interface RunnerOptions {
   json: boolean;
@@ -19,6 +20,7 @@ export interface RunnerOptions {
   /** Live progress while connecting (a terminal, not `--json`). */
   progress?: Progress;
   handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
+  trace?: TraceFile;
 }
 
 /** Connects to the selected servers through one `McpManager`, runs one command, closes it. */
@@ -60,6 +62,7 @@ export class Runner {
         timeoutMs: this.options.timeoutMs,
         shutdown: this.shutdown,
         ...(this.options.handlers ? { handlers: this.options.handlers } : {}),
+        ...(this.options.trace ? { trace: this.options.trace } : {}),
         ...(this.options.verbose
           ? {
               onstderr: (name: string, text: string) => {

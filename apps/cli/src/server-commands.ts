@@ -66,6 +66,7 @@ export async function serverCommand(
       verbose: options.verbose,
       ...(progress ? { progress } : {}),
       ...(options.handlers ? { handlers: options.handlers } : {}),
+      ...(options.trace ? { trace: options.trace } : {}),
     },
     resolved,
     ctx,

@@ -6,6 +6,7 @@ import { assertMayContact } from './gate.js';
 import { checkTimeoutMs } from './numbers.js';
 import type { CliContext } from './servers.js';
 import type { Closable, Shutdown } from './signals.js';
+import { type TraceFile, traceTransport } from './trace.js';
 
 export interface SessionOptions {
   /** `--timeout`: the connect budget of each server and the default per-request timeout. */
@@ -15,6 +16,8 @@ export interface SessionOptions {
   onstderr?: (server: string, text: string) => void;
   /** Warnings: garbage stdout lines, failed list fetches (only with `-v`). */
   onwarning?: (server: string, error: Error) => void;
+  /** `--trace`: every message in both directions. */
+  trace?: TraceFile;
   handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
 }
 
@@ -75,7 +78,8 @@ export function openSession(
       if (server.config.timeout !== undefined)
         checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);
       shutdown.signal.throwIfAborted();
-      const transport = await createTransport(server, context);
+      const made = await createTransport(server, context);
+      const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;
       const untrack = shutdown.track(closableFor(transport));
       const close = transport.close.bind(transport);
       transport.close = async () => {

@@ -50,6 +50,7 @@ Options:
       --elicit <json>       answer the next form a server asks (elicitation) with this object
       --root <dir>          a root the servers may work in (repeatable; default: the working directory)
       --no-roots            offer servers no roots
+      --trace <file>        append every JSON-RPC message (both directions) as JSON lines, secrets scrubbed
       --no-progress         no live progress lines while connecting (drawn only on a terminal)
   -h, --help                this text (mcpkit <command> --help: that command's)
       --version             the version

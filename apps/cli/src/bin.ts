@@ -1,12 +1,5 @@
 import { main } from './main.js';
-import { Shutdown } from './signals.js';
-import { neutralizeBlock } from './terminal.js';
 
-// Installed before anything starts: a Ctrl-C at any point closes what was opened.
-const shutdown = new Shutdown({
-  log: (line) => process.stderr.write(`${neutralizeBlock(line)}\n`),
-});
-shutdown.install();
 const code = await main(
   process.argv.slice(2),
   {
@@ -14,6 +7,23 @@ const code = await main(
     stderr: (text) => process.stderr.write(text),
   },
   undefined,
-  { shutdown, stdoutIsTTY: process.stdout.isTTY === true },
+  {
+    // Installed before any server starts (and not loaded at all for --version or --help):
+    // a Ctrl-C at any point closes what was opened.
+    shutdown: async () => {
+      const [{ Shutdown }, { neutralizeBlock }] = await Promise.all([
+        import('./signals.js'),
+        import('./terminal.js'),
+      ]);
+      const shutdown = new Shutdown({
+        log: (line) => process.stderr.write(`${neutralizeBlock(line)}\n`),
+      });
+      shutdown.install();
+      return shutdown;
+    },
+    stdoutIsTTY: process.stdout.isTTY === true,
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+    ...(process.stdout.isTTY && process.stderr.isTTY ? { progressStream: process.stderr } : {}),
+  },
 );
 process.exitCode = code;

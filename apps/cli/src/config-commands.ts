@@ -23,10 +23,12 @@ import {
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
-import { table } from './format.js';
 import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
+import { table } from './table.js';
 
-export class UsageError extends Error {}
+export { UsageError } from './usage.js';
+
+import { UsageError } from './usage.js';
 
 export interface Io {
   stdout: (text: string) => void;
@@ -41,7 +43,7 @@ export function parseScope(value: string | undefined): WritableScope {
   return scope;
 }
 
-function writeOptions(ctx: CliContext) {
+export function writeOptions(ctx: CliContext) {
   return { cwd: ctx.cwd, home: ctx.home, env: ctx.env };
 }
 

@@ -1,17 +1,32 @@
-import { LoopbackAuthorization } from '@mcpkit/auth';
-import type { LoadResult } from '@mcpkit/config';
+import { LoopbackAuthorization, type OAuthProvider } from '@mcpkit/auth';
+import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { TimeoutError } from '@mcpkit/jsonrpc';
+import { oauthProviderFor } from '@mcpkit/manager';
 import { UsageError } from './config-commands.js';
-import { oauthFor } from './connect.js';
 import { assertMayContact } from './gate.js';
 import type { Output } from './output.js';
 import type { CliContext } from './servers.js';
+import { tokenStore } from './session.js';
 import type { Shutdown } from './signals.js';
 
 export const loginDefaults = Object.freeze({
   /** The whole of `mcpkit login`: discovery, registration, the browser, the token. */
   loginTimeoutMs: 300_000,
 });
+
+/** The OAuth provider of a remote entry (the manager's wiring, the CLI's token store). */
+function oauthFor(
+  server: ResolvedServer,
+  ctx: CliContext,
+  interactive?: LoopbackAuthorization,
+): Promise<OAuthProvider> {
+  assertMayContact(server);
+  return oauthProviderFor(
+    server,
+    { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
+    interactive,
+  );
+}
 
 export interface AuthCommandOptions {
   noBrowser: boolean;
@@ -49,7 +64,7 @@ export async function authCommand(
   )
     throw new UsageError(`server "${name}" is not an HTTP server; only those sign in with OAuth`);
   if (command === 'logout') {
-    await oauthFor(server, ctx).logout();
+    await (await oauthFor(server, ctx)).logout();
     io.stdout(`Logged out of ${name}: its tokens and registration are forgotten.\n`);
     return 0;
   }
@@ -60,7 +75,13 @@ export async function authCommand(
     print: (line) => io.link(`${line}\n`),
     timeoutMs: options.loginTimeoutMs,
   });
-  const provider = oauthFor(server, ctx, loopback);
+  let provider: OAuthProvider;
+  try {
+    provider = await oauthFor(server, ctx, loopback);
+  } catch (error) {
+    await loopback.close();
+    throw error;
+  }
   const untrack = options.shutdown.track({ close: () => provider.close() });
   try {
     await provider.login({ signal: options.shutdown.signal, timeoutMs: options.loginTimeoutMs });

@@ -1,20 +1,29 @@
 import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
+import type { HostTool, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { UsageError } from './config-commands.js';
-import { type Connected, connectServers } from './connect.js';
-import { table } from './format.js';
+import { failureLine, inCliWords } from './messages.js';
 import type { Output } from './output.js';
+import type { Progress } from './progress.js';
 import { type CliContext, notStartedHint } from './servers.js';
+import { serversTable, type TableRow } from './servers-table.js';
+import { openSession } from './session.js';
 import type { Shutdown } from './signals.js';
+import { table } from './table.js';
 import { neutralize } from './terminal.js';
+import type { TraceFile } from './trace.js';
 
 export interface RunnerOptions {
   json: boolean;
   timeoutMs: number;
   verbose: boolean;
+  /** Live progress while connecting (a terminal, not `--json`). */
+  progress?: Progress;
+  handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
+  trace?: TraceFile;
 }
 
-/** Connects to the selected servers, runs one command against them, closes them. */
+/** Connects to the selected servers through one `McpManager`, runs one command, closes it. */
 export class Runner {
   constructor(
     private readonly out: Output,
@@ -29,21 +38,34 @@ export class Runner {
     return this.shutdown.signal;
   }
 
-  /** Says on stderr why each server that is not enabled is not started. */
-  private async connect(names: readonly string[]) {
+  /** Per-request options: the signal and `--timeout`. */
+  get call(): { signal: AbortSignal; timeoutMs: number } {
+    return { signal: this.shutdown.signal, timeoutMs: this.options.timeoutMs };
+  }
+
+  /**
+   * Says on stderr why each server that is not enabled is not started (`quiet`: the
+   * caller shows it itself), then connects the enabled ones in the manager's batches.
+   */
+  private async connect(
+    names: readonly string[],
+    quiet = false,
+  ): Promise<{ manager: McpManager; states: ServerState[]; notStarted: ResolvedServer[] }> {
     const servers = this.resolved.servers.filter((s) => names.includes(s.name));
-    for (const s of servers)
-      if (s.status !== 'enabled') this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
+    const notStarted = servers.filter((s) => s.status !== 'enabled');
+    if (!quiet) for (const s of notStarted) this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
     const forwarders = new Map<string, LineForwarder>();
-    return connectServers(
+    const manager = openSession(
       servers.filter((s) => s.status === 'enabled'),
       this.ctx,
       {
         timeoutMs: this.options.timeoutMs,
         shutdown: this.shutdown,
+        ...(this.options.handlers ? { handlers: this.options.handlers } : {}),
+        ...(this.options.trace ? { trace: this.options.trace } : {}),
         ...(this.options.verbose
           ? {
-              stderr: (name: string, text: string) => {
+              onstderr: (name: string, text: string) => {
                 let forward = forwarders.get(name);
                 if (!forward) {
                   forward = new LineForwarder(`[${name}] `, this.out.stderr);
@@ -51,10 +73,23 @@ export class Runner {
                 }
                 forward.push(text);
               },
+              onwarning: (name: string, error: Error) =>
+                this.out.stderr(`[${name || 'mcpkit'}] warning: ${inCliWords(error.message)}\n`),
             }
           : {}),
       },
     );
+    const stopProgress = this.options.progress?.watch(manager, notStarted, this.shutdown.signal);
+    try {
+      await manager.connectAll({ signal: this.shutdown.signal });
+    } catch (error) {
+      await manager.close();
+      throw error;
+    } finally {
+      stopProgress?.();
+    }
+    this.shutdown.signal.throwIfAborted();
+    return { manager, states: [...manager.snapshot().servers], notStarted };
   }
 
   private selected(filter: string[] | undefined): string[] {
@@ -72,75 +107,83 @@ export class Runner {
   async servers(filter: string[] | undefined): Promise<number> {
     const names = this.selected(filter);
     // Why a server is not started goes to stderr (as for every command) and in the table.
-    const { connected, failed } = await this.connect(names);
+    const { manager, states, notStarted } = await this.connect(names);
     try {
-      const notStarted = this.resolved.servers.filter(
-        (s) => names.includes(s.name) && s.status !== 'enabled',
-      );
-      const rows = [
-        ...connected.map((c) => ({
-          name: c.name,
-          status: 'connected',
-          protocolVersion: c.client.protocolVersion,
-          era: c.client.era,
-          server: c.client.serverInfo,
-        })),
-        ...failed.map((f) => ({ name: f.name, status: 'failed', error: f.error.message })),
-        ...notStarted.map((s) => ({
-          name: s.name,
-          status: s.status,
-          reason: notStartedHint(s),
-          // A project entry waiting for approval that hides the user's own entry.
-          ...(s.replaces?.length ? { replaces: s.replaces } : {}),
-        })),
-      ].sort((a, b) => a.name.localeCompare(b.name));
-      if (this.options.json) this.out.json({ servers: rows });
-      else {
-        this.out.stdout(
-          `${table(
-            rows.map((r) => [
-              r.name,
-              'error' in r
-                ? `failed: ${r.error}`
-                : 'reason' in r
-                  ? `not started: ${r.reason}`
-                  : `connected  ${r.server?.name ?? '?'} ${r.server?.version ?? ''}  protocol ${r.protocolVersion}`,
-            ]),
-            '',
-            // Whole first lines: a reason cut short loses its next step.
-            Number.POSITIVE_INFINITY,
-          )}\n`,
-        );
+      const toolCounts = new Map<string, number>();
+      for (const tool of await manager.tools({ signal: this.signal }).catch(() => [])) {
+        if (tool.pseudo) continue;
+        toolCounts.set(tool.server, (toolCounts.get(tool.server) ?? 0) + 1);
       }
-      return failed.length > 0 ? 1 : 0;
+      const rows: TableRow[] = [
+        ...states.map((state) => {
+          const entry = this.resolved.servers.find((s) => s.name === state.name)!;
+          return { entry, state, tools: toolCounts.get(state.name) };
+        }),
+        ...notStarted.map((entry) => ({ entry })),
+      ].sort((a, b) => a.entry.name.localeCompare(b.entry.name));
+      const rendered = serversTable(rows);
+      if (this.options.json) this.out.json({ servers: rendered.json });
+      else this.out.stdout(rendered.text);
+      return states.some((s) => s.state !== 'connected') ? 1 : 0;
     } finally {
-      await closeAll(connected);
+      await manager.close();
+    }
+  }
+
+  /** Connects one server and hands its state and host tools to `show`. */
+  async inspect(
+    server: string,
+    show: (state: ServerState, tools: HostTool[]) => Promise<number>,
+  ): Promise<number> {
+    const { manager, states } = await this.connect([server], true);
+    try {
+      const state = states[0]!;
+      const tools =
+        state.state === 'connected'
+          ? (await manager.tools({ signal: this.signal })).filter(
+              (t) => t.server === server && !t.pseudo,
+            )
+          : [];
+      return await show(state, tools);
+    } finally {
+      await manager.close();
     }
   }
 
   async list<T>(
     what: string,
     filter: string[] | undefined,
-    fetch: (client: McpClient) => Promise<T[]>,
+    fetch: (client: McpClient, manager: McpManager, server: string) => Promise<T[]>,
     row: (item: T) => [string, string],
   ): Promise<number> {
-    const { connected, failed } = await this.connect(this.selected(filter));
-    const errors = failed.map((f) => ({ server: f.name, error: f.error.message }));
+    const { manager, states } = await this.connect(this.selected(filter));
+    const errors: Array<{ server: string; error: string }> = [];
     const results: Array<{ name: string; items: T[] }> = [];
     try {
       await Promise.all(
-        connected.map(async (c) => {
+        states.map(async (state) => {
+          if (state.state !== 'connected') {
+            errors.push({ server: state.name, error: failureLine(state) });
+            return;
+          }
           try {
-            results.push({ name: c.name, items: await fetch(c.client) });
+            results.push({
+              name: state.name,
+              items: await fetch(state.client, manager, state.name),
+            });
           } catch (error) {
-            errors.push({ server: c.name, error: (error as Error).message });
+            errors.push({
+              server: state.name,
+              error: serverError(state.name, error as Error),
+            });
           }
         }),
       );
     } finally {
-      await closeAll(connected);
+      await manager.close();
     }
     results.sort((a, b) => a.name.localeCompare(b.name));
+    errors.sort((a, b) => a.server.localeCompare(b.server));
     if (this.options.json) {
       this.out.json({ servers: results.map((r) => ({ name: r.name, [what]: r.items })), errors });
     } else {
@@ -155,7 +198,10 @@ export class Runner {
 
   async one(
     server: string,
-    action: (client: McpClient) => Promise<{ output: unknown; text: string; failed: boolean }>,
+    action: (
+      client: McpClient,
+      manager: McpManager,
+    ) => Promise<{ output: unknown; text: string; failed: boolean }>,
   ): Promise<number> {
     const entry: ResolvedServer | undefined = this.resolved.servers.find((s) => s.name === server);
     if (!entry)
@@ -166,27 +212,32 @@ export class Runner {
       this.out.stderr(`mcpkit: ${notStartedHint(entry)}\n`);
       return 1;
     }
-    const { connected, failed } = await this.connect([server]);
-    if (failed[0]) {
-      this.out.stderr(`mcpkit: ${failed[0].error.message}\n`);
-      return 1;
-    }
+    const { manager, states } = await this.connect([server], true);
     try {
-      const { output, text, failed: isError } = await action(connected[0]!.client);
+      const state = states[0]!;
+      if (state.state !== 'connected') {
+        this.out.stderr(`mcpkit: ${failureLine(state)}\n`);
+        return 1;
+      }
+      const { output, text, failed } = await action(state.client, manager);
       if (this.options.json) this.out.json(output);
       else this.out.result(`${text}\n`);
-      return isError ? 1 : 0;
+      return failed ? 1 : 0;
     } catch (error) {
-      this.out.stderr(`mcpkit: ${(error as Error).message}\n`);
+      if (this.shutdown.signal.aborted) throw error;
+      this.out.stderr(`mcpkit: ${serverError(server, error as Error)}\n`);
       return 1;
     } finally {
-      await closeAll(connected);
+      await manager.close();
     }
   }
 }
 
-async function closeAll(connected: Connected[]): Promise<void> {
-  await Promise.all(connected.map((c) => c.close()));
+/** A request's failure: the server's name in front, the library's hints in the CLI's words. */
+export function serverError(server: string, error: Error): string {
+  const text = inCliWords(error.message, server);
+  if (text.includes(`"${server}"`)) return text;
+  return `server "${server}": ${text}`;
 }
 
 /**

@@ -1,0 +1,184 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ManagerHandlers } from '@mcpkit/manager';
+import type { ElicitRequestParams } from '@mcpkit/protocol';
+import { neutralize } from './terminal.js';
+
+type ElicitResult = {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+};
+
+export interface InteractionOptions {
+  /** stdin and stdout are a terminal: form fields are asked one by one. */
+  interactive: boolean;
+  /** `--elicit '<json>'`: the answer to the next form elicitation, accepted as is. */
+  elicit?: Record<string, unknown>;
+  /** `--no-browser`: URL elicitations are printed, not opened. */
+  noBrowser: boolean;
+  /** `--root <dir>` (absolute), or the working directory; `false` with `--no-roots`. */
+  roots: readonly string[] | false;
+  /** Messages (stderr, neutralized and scrubbed). */
+  say: (line: string) => void;
+  /** A URL the user must open (its query kept). */
+  link: (line: string) => void;
+}
+
+interface FieldSchema {
+  type?: string;
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  oneOf?: Array<{ const?: unknown; title?: string }>;
+  minimum?: number;
+  maximum?: number;
+}
+
+type Clack = typeof import('@clack/prompts');
+
+/** One field asked on the terminal; `undefined` when the user cancelled (Ctrl-C, Esc). */
+async function askField(
+  clack: Clack,
+  name: string,
+  field: FieldSchema,
+  required: boolean,
+  signal: AbortSignal,
+): Promise<string | number | boolean | undefined | symbol> {
+  const label = neutralize(
+    `${field.title ?? name}${field.description ? ` — ${field.description}` : ''}${required ? '' : ' (optional)'}`,
+  );
+  const choices =
+    field.enum?.map((v) => ({ value: String(v), label: neutralize(String(v)) })) ??
+    field.oneOf?.map((o) => ({
+      value: String(o.const),
+      label: neutralize(o.title ?? String(o.const)),
+    }));
+  if (choices) {
+    return clack.select({
+      message: label,
+      options: choices,
+      ...(field.default !== undefined ? { initialValue: String(field.default) } : {}),
+      signal,
+    });
+  }
+  if (field.type === 'boolean') {
+    return clack.confirm({
+      message: label,
+      initialValue: typeof field.default === 'boolean' ? field.default : false,
+      signal,
+    });
+  }
+  const numeric = field.type === 'number' || field.type === 'integer';
+  const answer = await clack.text({
+    message: label,
+    ...(field.default !== undefined ? { defaultValue: String(field.default) } : {}),
+    ...(field.default !== undefined ? { placeholder: String(field.default) } : {}),
+    signal,
+    validate: (value) => {
+      const text = value ?? '';
+      if (text === '' && field.default === undefined && required) return 'required';
+      if (!numeric || text === '') return undefined;
+      const n = Number(text);
+      if (!Number.isFinite(n)) return 'a number, please';
+      if (field.type === 'integer' && !Number.isInteger(n)) return 'a whole number, please';
+      if (field.minimum !== undefined && n < field.minimum) return `at least ${field.minimum}`;
+      if (field.maximum !== undefined && n > field.maximum) return `at most ${field.maximum}`;
+      return undefined;
+    },
+  });
+  if (clack.isCancel(answer)) return answer;
+  if (answer === '' || answer === undefined) return undefined;
+  return numeric ? Number(answer) : answer;
+}
+
+/** A form elicitation asked field by field from its requested schema. */
+async function askForm(
+  server: string,
+  params: Extract<ElicitRequestParams, { requestedSchema: unknown }>,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
+  const clack = await import('@clack/prompts');
+  clack.intro(neutralize(`${server} asks: ${params.message}`));
+  const schema = params.requestedSchema as {
+    properties: Record<string, FieldSchema>;
+    required?: string[];
+  };
+  const content: NonNullable<ElicitResult['content']> = {};
+  for (const [name, field] of Object.entries(schema.properties)) {
+    const value = await askField(
+      clack,
+      name,
+      field ?? {},
+      schema.required?.includes(name) ?? false,
+      signal,
+    );
+    if (clack.isCancel(value)) {
+      clack.cancel('cancelled: nothing was sent');
+      return { action: 'cancel' };
+    }
+    if (value !== undefined) content[name] = value as string | number | boolean;
+  }
+  clack.outro('sent');
+  return { action: 'accept', content };
+}
+
+/**
+ * What the CLI answers when a server asks something: form elicitation on a terminal,
+ * `--elicit` without one; URL elicitation printed (and opened unless `--no-browser`);
+ * sampling declined (the CLI has no model); roots from `--root` or the working directory.
+ */
+export function cliHandlers(options: InteractionOptions): (server: string) => ManagerHandlers {
+  let preset = options.elicit;
+  const declined = new Set<string>();
+  const roots = options.roots;
+  return (server) => ({
+    elicitationModes: ['form', 'url'],
+    elicitation: async (params, { signal }) => {
+      if (params.mode === 'url') {
+        const p = params as Extract<ElicitRequestParams, { mode: 'url' }>;
+        options.say(`${server} asks you to open a page: ${p.message}\n`);
+        options.link(`  ${p.url}\n`);
+        if (!options.noBrowser) {
+          const { openInBrowser } = await import('@mcpkit/auth');
+          openInBrowser(p.url);
+        }
+        return { action: 'accept' };
+      }
+      const form = params as Extract<ElicitRequestParams, { requestedSchema: unknown }>;
+      if (preset) {
+        const content = preset as NonNullable<ElicitResult['content']>;
+        preset = undefined;
+        return { action: 'accept', content };
+      }
+      if (!options.interactive) {
+        const text = `server "${server}" asks: ${form.message} — declined: there is no terminal to ask on; answer it with --elicit '<json>' (fields: ${Object.keys(form.requestedSchema.properties).join(', ') || 'none'})`;
+        // A 2026 server asks again in the next round: the second time the call ends here
+        // with the same words instead of going round until the client gives up.
+        if (declined.has(text))
+          throw new Error(
+            `server "${server}": the tool still needs the answer declined above; run it again with --elicit '<json>' or on a terminal`,
+          );
+        declined.add(text);
+        options.say(`mcpkit: ${text}\n`);
+        return { action: 'decline' };
+      }
+      return askForm(server, form, signal);
+    },
+    sampling: () => {
+      options.say(
+        `mcpkit: server "${server}" asked for a model completion (sampling): declined, the mcpkit CLI has no model to answer with\n`,
+      );
+      throw new Error('sampling declined: the mcpkit CLI has no model');
+    },
+    ...(roots === false
+      ? {}
+      : {
+          roots: () =>
+            roots.map((dir) => ({
+              uri: pathToFileURL(dir).href,
+              name: path.basename(dir) || dir,
+            })),
+        }),
+  });
+}

@@ -1,0 +1,126 @@
+import type { ServerState } from '@mcpkit/manager';
+
+/**
+ * The library's hints name its own knobs (`timeoutMs`, `maxMessageBytes`, `reconnect()`,
+ * `MCP_TIMEOUT`); a CLI user has flags and commands instead. These rewrite each hint into
+ * the CLI's words, so that every next step is one the user can take.
+ */
+const LIBRARY_HINTS: Array<[RegExp, (server: string) => string]> = [
+  [/\(raise timeoutMs if the server is slow\)/g, () => '(--timeout <ms> allows longer)'],
+  [
+    /\(raise maxMessageBytes to accept it\)/g,
+    () =>
+      '(more than mcpkit accepts in one message: ask the server for less, e.g. a smaller page or resource)',
+  ],
+  [
+    /raise MCP_TIMEOUT \/ limits\.connectTimeoutMs/g,
+    () => 'raise mcpkit --timeout <ms> (the connect budget)',
+  ],
+  [/then call reconnect\("[^"]*"\)/g, () => 'then run the command again'],
+  [/call reconnect\("[^"]*"\) to try again/g, () => 'run the command again'],
+  [/call reconnect\(\) to retry/g, () => 'run the command again'],
+  [/until reconnect\(\) is called/g, () => 'until it is started again'],
+  [
+    /sign in with the manager's authenticate\("[^"]*"\) \(or its "authenticate" tool\)/g,
+    (server) => `run "mcpkit login ${server}"`,
+  ],
+  [/enable it first \(e\.g\. "mcpkit enable ([^"]*)"\)/g, () => 'enable it in its config file'],
+  [
+    /the server is running and reachable/g,
+    () => 'the server is running and its URL is right (mcpkit list shows it)',
+  ],
+];
+
+/** A library message in the CLI's words (flags and commands the CLI has). */
+export function inCliWords(message: string, server = ''): string {
+  let text = message;
+  for (const [pattern, replace] of LIBRARY_HINTS) text = text.replace(pattern, replace(server));
+  return text;
+}
+
+/** What a server's state says, in one line, and what to do next (empty when nothing). */
+export interface StateSummary {
+  state: string;
+  reason: string;
+  next: string;
+}
+
+function nextForFailure(name: string, state: Extract<ServerState, { state: 'failed' }>): string {
+  const text = state.error.message;
+  if (/did not finish connecting within|timed out/i.test(text))
+    return `raise --timeout <ms> if "${name}" is slow to start, or run "mcpkit -v servers -s ${name}" to see its stderr`;
+  if (/ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|fetch failed/i.test(text))
+    return `check that the server at ${state.url ?? 'its URL'} is running (mcpkit list shows the entry)`;
+  if (state.status !== undefined && state.status >= 500)
+    return `the server failed with HTTP ${state.status}: try again later or check the server's own logs`;
+  if (state.status !== undefined)
+    return `the server answered HTTP ${state.status}: check the URL and headers of "${name}" (mcpkit list)`;
+  // The spawn error already says what to install or fix.
+  if (/command not found/i.test(text)) return '';
+  if (state.exitCode !== undefined || /cannot start/i.test(text))
+    return `check the command of "${name}" and its stderr (run "mcpkit -v servers -s ${name}")`;
+  if (/crashed \d+ times/.test(text)) return `fix the server or its config, then run again`;
+  return `run "mcpkit -v servers -s ${name}" to see its stderr and warnings`;
+}
+
+export function summarize(state: ServerState): StateSummary {
+  switch (state.state) {
+    case 'connected':
+      return { state: 'connected', reason: '', next: '' };
+    case 'failed':
+      return {
+        state: 'failed',
+        // "could not connect" says nothing the state does not: the cause comes right after the name.
+        reason: once(stripNext(inCliWords(state.error.message, state.name)), state.name).replace(
+          `server "${state.name}": could not connect: `,
+          `server "${state.name}": `,
+        ),
+        next: nextForFailure(state.name, state),
+      };
+    case 'needs-auth':
+      return {
+        state: 'needs-auth',
+        reason: `server "${state.name}" needs a sign-in`,
+        next: `run "mcpkit login ${state.name}"`,
+      };
+    case 'pending':
+      return {
+        state: state.reconnectAttempt > 0 ? 'reconnecting' : 'starting',
+        reason: state.reason ?? '',
+        next: '',
+      };
+    case 'disabled':
+      return { state: 'disabled', reason: inCliWords(state.reason, state.name), next: '' };
+  }
+}
+
+/**
+ * The manager's message ends with its own next step after the last "; " — the CLI gives
+ * its own instead, so the two never disagree.
+ */
+function stripNext(message: string): string {
+  const cut = message.lastIndexOf('; ');
+  if (cut < 0 || !/could not connect/.test(message)) return message;
+  return message.slice(0, cut);
+}
+
+/** A nested cause repeats the server's name: keep the first. */
+function once(message: string, server: string): string {
+  const prefix = `server "${server}": `;
+  const first = message.indexOf(prefix);
+  if (first < 0) return message;
+  const head = message.slice(0, first + prefix.length);
+  return (
+    head +
+    message
+      .slice(first + prefix.length)
+      .split(prefix)
+      .join('')
+  );
+}
+
+/** One line for stderr: server, cause, next step. */
+export function failureLine(state: ServerState): string {
+  const s = summarize(state);
+  return s.next ? `${s.reason}; ${s.next}` : s.reason;
+}

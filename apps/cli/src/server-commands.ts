@@ -1,0 +1,226 @@
+import type { LoadResult } from '@mcpkit/config';
+import { isPairs, readStdinJson, typedPairs } from './call-arguments.js';
+import { formatPrompt, formatResource, formatToolResult } from './format.js';
+import type { Output } from './output.js';
+import { Runner, type RunnerOptions } from './runner.js';
+import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
+import type { Shutdown } from './signals.js';
+import { UsageError } from './usage.js';
+
+export interface ServerCommandOptions extends Omit<RunnerOptions, 'progress'> {
+  showSecrets: boolean;
+  server: string[] | undefined;
+  noBrowser: boolean;
+  loginTimeoutMs: number;
+  /** Makes the live progress (a terminal only), once the config is read. */
+  progress?: () => Promise<RunnerOptions['progress']>;
+}
+
+function parseJsonArgument(
+  text: string | undefined,
+  what: string,
+): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} must be a JSON object: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`${what} must be a JSON object, like '{"a": 1}'`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The commands that use servers: the config is resolved, its problems said on stderr,
+ * then one manager connects what the command needs.
+ */
+export async function serverCommand(
+  command: string,
+  rest: string[],
+  out: Output,
+  ctx: CliContext,
+  selection: ServerSelection,
+  shutdown: Shutdown,
+  options: ServerCommandOptions,
+): Promise<number> {
+  const resolved = await resolveServers(ctx, selection);
+  out.scrubber.addServers(secretHolders(resolved));
+  for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
+  if (command === 'login' || command === 'logout') {
+    const { authCommand } = await import('./login.js');
+    return await authCommand(out, ctx, resolved, command, rest, {
+      noBrowser: options.noBrowser,
+      loginTimeoutMs: options.loginTimeoutMs,
+      shutdown,
+    });
+  }
+  const progress = await options.progress?.();
+  const run = new Runner(
+    out,
+    {
+      json: options.json,
+      timeoutMs: options.timeoutMs,
+      verbose: options.verbose,
+      ...(progress ? { progress } : {}),
+      ...(options.handlers ? { handlers: options.handlers } : {}),
+      ...(options.trace ? { trace: options.trace } : {}),
+    },
+    resolved,
+    ctx,
+    shutdown,
+  );
+  const signal = run.signal;
+  const failedConfig = resolved.errors.length > 0 ? 1 : 0;
+  switch (command) {
+    case 'get': {
+      const { getCommand } = await import('./get-command.js');
+      return Math.max(
+        failedConfig,
+        await getCommand(out, resolved, run, rest, {
+          json: options.json,
+          showSecrets: options.showSecrets,
+        }),
+      );
+    }
+    case 'servers':
+      return Math.max(failedConfig, await run.servers(options.server));
+    case 'tools':
+      return Math.max(
+        failedConfig,
+        await run.list(
+          'tools',
+          options.server,
+          async (c, manager, server) => {
+            // Each tool carries the name a host (an agent) would call it by.
+            const hostNames = new Map(
+              (await manager.tools({ signal }))
+                .filter((t) => t.server === server)
+                .map((t) => [t.tool, t.name]),
+            );
+            return (await c.listTools(run.call)).map((t) => ({
+              ...t,
+              hostName: hostNames.get(t.name),
+            }));
+          },
+          (t) => [t.name, t.description ?? ''],
+        ),
+      );
+    case 'resources':
+      return Math.max(
+        failedConfig,
+        await run.list(
+          'resources',
+          options.server,
+          (c) => c.listResources(run.call),
+          (r) => [r.uri, r.name],
+        ),
+      );
+    case 'prompts':
+      return Math.max(
+        failedConfig,
+        await run.list(
+          'prompts',
+          options.server,
+          (c) => c.listPrompts(run.call),
+          (p) => [
+            p.name +
+              (p.arguments?.length
+                ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})`
+                : ''),
+            p.description ?? '',
+          ],
+        ),
+      );
+    case 'call': {
+      const [server, tool, ...words] = rest;
+      if (!server || !tool)
+        throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
+      const pairs = isPairs(words);
+      if (!pairs && words.length > 1)
+        throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
+      let args =
+        words[0] === '-'
+          ? await readStdinJson()
+          : pairs
+            ? undefined
+            : parseJsonArgument(words[0], 'tool arguments');
+      return await run.one(server, async (client, manager) => {
+        if (pairs) {
+          // key=value pairs are typed from the tool's input schema.
+          const schema = (await manager.tools({ signal })).find(
+            (t) => t.server === server && t.tool === tool,
+          )?.inputSchema as { properties?: Record<string, { type?: string }> } | undefined;
+          args = typedPairs(words, schema);
+        }
+        // A tool the server does not list: say so in our words, with where to look,
+        // rather than only the server's own text (which may be a bare "Unknown tool").
+        // Looked up before the call: a server that dies during it has no list after.
+        const listed = (await manager.tools({ signal }).catch(() => [])).some(
+          (t) => t.server === server && t.tool === tool,
+        );
+        const unknown = async (said: string) =>
+          listed
+            ? undefined
+            : new Error(
+                `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
+              );
+        let result: Awaited<ReturnType<typeof client.callTool>>;
+        try {
+          result = await client.callTool(
+            { name: tool, ...(args ? { arguments: args } : {}) },
+            run.call,
+          );
+        } catch (error) {
+          throw (await unknown((error as Error).message)) ?? error;
+        }
+        if (result.isError === true) {
+          const missing = await unknown(formatToolResult(result));
+          if (missing) throw missing;
+        }
+        return {
+          output: result,
+          text: formatToolResult(result),
+          failed: result.isError === true,
+        };
+      });
+    }
+    case 'read': {
+      const [server, uri] = need(rest, 2, 'read <server> <uri>');
+      return await run.one(server, async (client) => {
+        const result = await client.readResource(uri, run.call);
+        return { output: result, text: formatResource(result), failed: false };
+      });
+    }
+    case 'prompt': {
+      const [server, name, json] = need(rest, 2, 'prompt <server> <name> [json-args]');
+      const args = parseJsonArgument(json, 'prompt arguments');
+      for (const [k, v] of Object.entries(args ?? {})) {
+        if (typeof v !== 'string') throw new UsageError(`prompt argument "${k}" must be a string`);
+      }
+      return await run.one(server, async (client) => {
+        const result = await client.getPrompt(
+          name,
+          args as Record<string, string> | undefined,
+          run.call,
+        );
+        return { output: result, text: formatPrompt(result), failed: false };
+      });
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/** Every entry the config holds, shadowed ones too: each one's secrets are hidden. */
+export function secretHolders(resolved: LoadResult) {
+  return [...resolved.servers, ...resolved.dropped];
+}
+
+function need(rest: string[], count: number, usage: string): [string, string, string | undefined] {
+  if (rest.length < count || rest.length > count + 1)
+    throw new UsageError(`usage: mcpkit ${usage}`);
+  return [rest[0]!, rest[1]!, rest[2]];
+}

@@ -1,0 +1,136 @@
+import type { ResolvedServer } from '@mcpkit/config';
+import type { ServerState } from '@mcpkit/manager';
+import { summarize } from './messages.js';
+import { notStartedHint } from './servers.js';
+import { neutralize } from './terminal.js';
+
+export interface TableRow {
+  entry: ResolvedServer;
+  /** Absent for a server the config did not enable (it was never given to the manager). */
+  state?: ServerState;
+  tools?: number | undefined;
+}
+
+export interface ServersJsonRow {
+  name: string;
+  /** `connected`, `failed`, `needs-auth`, `reconnecting`, `starting`, or the config status. */
+  status: string;
+  transport: string;
+  scope: string;
+  protocolVersion?: string;
+  era?: 'legacy' | 'modern';
+  server?: { name: string; version: string } | undefined;
+  tools?: number;
+  connectMs?: number;
+  error?: string;
+  reason?: string;
+  next?: string;
+  replaces?: ResolvedServer['replaces'];
+}
+
+function transportOf(entry: ResolvedServer): string {
+  return entry.config.type ?? 'stdio';
+}
+
+function jsonRow({ entry, state, tools }: TableRow): ServersJsonRow {
+  const base = { name: entry.name, transport: transportOf(entry), scope: entry.scope };
+  if (!state)
+    return {
+      ...base,
+      status: entry.status,
+      reason: notStartedHint(entry),
+      // A project entry waiting for approval that hides the user's own entry.
+      ...(entry.replaces?.length ? { replaces: entry.replaces } : {}),
+    };
+  if (state.state === 'connected')
+    return {
+      ...base,
+      status: 'connected',
+      protocolVersion: state.protocolVersion,
+      era: state.era,
+      server: state.serverInfo
+        ? { name: state.serverInfo.name, version: state.serverInfo.version }
+        : undefined,
+      tools: tools ?? 0,
+      connectMs: state.connectMs,
+    };
+  const s = summarize(state);
+  return {
+    ...base,
+    status: s.state,
+    ...(state.state === 'failed' || state.state === 'needs-auth'
+      ? { error: s.reason }
+      : { reason: s.reason }),
+    ...(s.next ? { next: s.next } : {}),
+  };
+}
+
+/** Pads each column to its widest cell; the last column is never cut (it holds next steps). */
+function columns(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      if (i < row.length - 1) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/**
+ * `mcpkit servers`: one row per server — state, transport, protocol version and era, tool
+ * count, connect time, server name and version — and for a server that is not connected,
+ * its state and reason on its row and the next step under it. A server the config did not enable has no transport to show: its row says why it
+ * is not started, with what to run.
+ */
+export function serversTable(rows: readonly TableRow[]): { text: string; json: ServersJsonRow[] } {
+  const json = rows.map(jsonRow);
+  const grid: string[][] = [
+    ['NAME', 'STATE', 'TRANSPORT', 'PROTOCOL', 'TOOLS', 'CONNECT', 'SERVER'],
+  ];
+  const after = new Map<number, string[]>();
+  const spanning = new Map<number, { name: string; text: string }>();
+  json.forEach((r, i) => {
+    const name = neutralize(r.name);
+    if (r.status === 'connected') {
+      grid.push([
+        name,
+        'connected',
+        r.transport,
+        `${r.protocolVersion} (${r.era})`,
+        String(r.tools ?? 0),
+        `${r.connectMs} ms`,
+        neutralize(r.server ? `${r.server.name} ${r.server.version}` : '?'),
+      ]);
+      return;
+    }
+    if (!rows[i]!.state) {
+      // The first line of the reason is enough to act on; it always ends with the next step.
+      spanning.set(grid.length, { name, text: `not started: ${neutralize(r.reason ?? '')}` });
+      grid.push([name]);
+      return;
+    }
+    // Not connected: no protocol, tools or time to show; the row says the state and why
+    // (the transport is in --json), the next step goes under it.
+    const reason = (r.error ?? r.reason ?? '').replace(/\s*\n\s*/g, ' ');
+    spanning.set(grid.length, {
+      name,
+      text: `${r.status}${reason ? `: ${neutralize(reason)}` : ''}`,
+    });
+    if (r.next) after.set(grid.length, [`    next: ${neutralize(r.next)}`]);
+    grid.push([name]);
+  });
+  const laid = columns(grid);
+  const nameWidth = Math.max(...grid.map((row) => row[0]!.length));
+  const out: string[] = [];
+  laid.forEach((line, i) => {
+    const span = spanning.get(i);
+    if (span !== undefined) out.push(`${span.name.padEnd(nameWidth)}  ${span.text}`);
+    else out.push(line);
+    for (const extra of after.get(i) ?? []) out.push(extra);
+  });
+  return { text: `${out.join('\n')}\n`, json };
+}

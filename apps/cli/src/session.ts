@@ -1,0 +1,106 @@
+import { defaultAuthDir, FileTokenStore } from '@mcpkit/auth';
+import type { ResolvedServer } from '@mcpkit/config';
+import type { Transport } from '@mcpkit/jsonrpc';
+import { createTransport, type ManagerHandlers, McpManager } from '@mcpkit/manager';
+import { assertMayContact } from './gate.js';
+import { checkTimeoutMs } from './numbers.js';
+import type { CliContext } from './servers.js';
+import type { Closable, Shutdown } from './signals.js';
+import { type TraceFile, traceTransport } from './trace.js';
+
+export interface SessionOptions {
+  /** `--timeout`: the connect budget of each server and the default per-request timeout. */
+  timeoutMs: number;
+  shutdown: Shutdown;
+  /** Server stderr, a chunk at a time (only with `-v`). */
+  onstderr?: (server: string, text: string) => void;
+  /** Warnings: garbage stdout lines, failed list fetches (only with `-v`). */
+  onwarning?: (server: string, error: Error) => void;
+  /** `--trace`: every message in both directions. */
+  trace?: TraceFile;
+  handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
+}
+
+/** Where the CLI keeps tokens: `$XDG_DATA_HOME/mcpkit/auth` (files 0600). */
+export function tokenStore(ctx: CliContext): FileTokenStore {
+  return new FileTokenStore(defaultAuthDir(ctx.env as NodeJS.ProcessEnv, ctx.home));
+}
+
+/** How a signal closes a transport, and for stdio how a second Ctrl-C kills its tree. */
+function closableFor(transport: Transport): Closable {
+  return {
+    close: () => transport.close(),
+    kill: () => {
+      // Only a stdio transport has a process tree to kill (looked up by shape, so that no
+      // transport module is loaded for it).
+      const stdio = transport as Partial<{ killNow(): void; pid: number | undefined }>;
+      if (typeof stdio.killNow !== 'function') return;
+      stdio.killNow();
+      // killNow() skips a server whose own process is gone; what it started may still
+      // run in its process group (the transport made it the group leader).
+      const pid = stdio.pid;
+      if (pid !== undefined && process.platform !== 'win32') {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // The group is empty.
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The CLI's one `McpManager`: the manager's transports behind the CLI's gate
+ * (`assertMayContact`: nothing unapproved, rejected, blocked or disabled is contacted),
+ * every transport tracked by the shutdown so that a signal closes it (and a second one
+ * kills its tree), and the manager itself closed on the first signal so that nothing
+ * reconnects while the process exits.
+ */
+export function openSession(
+  servers: readonly ResolvedServer[],
+  ctx: CliContext,
+  options: SessionOptions,
+): McpManager {
+  const { shutdown } = options;
+  const manager = new McpManager({
+    servers,
+    clientInfo: { name: 'mcpkit-cli', version: '0.1.0' },
+    env: ctx.env,
+    cwd: ctx.cwd,
+    home: ctx.home,
+    auth: { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
+    limits: { connectTimeoutMs: options.timeoutMs },
+    ...(options.handlers ? { handlers: options.handlers } : {}),
+    transportFactory: async (server, context) => {
+      assertMayContact(server);
+      // Checked here so that a bad entry fails alone, with its name, before anything starts.
+      if (server.config.timeout !== undefined)
+        checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);
+      shutdown.signal.throwIfAborted();
+      const made = await createTransport(server, context);
+      const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;
+      const untrack = shutdown.track(closableFor(transport));
+      const close = transport.close.bind(transport);
+      transport.close = async () => {
+        try {
+          await close();
+        } finally {
+          untrack();
+        }
+      };
+      return transport;
+    },
+  });
+  if (options.onstderr) {
+    const forward = options.onstderr;
+    manager.on('stderr', ({ server, text }) => forward(server, text));
+  }
+  if (options.onwarning) {
+    const forward = options.onwarning;
+    manager.on('warning', ({ server, error }) => forward(server, error));
+  }
+  const onAbort = () => void manager.close().catch(() => {});
+  shutdown.signal.addEventListener('abort', onAbort, { once: true });
+  return manager;
+}

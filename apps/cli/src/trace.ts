@@ -1,0 +1,64 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { JsonRpcMessage, Transport } from '@mcpkit/jsonrpc';
+
+export type TraceDirection = 'send' | 'receive';
+
+/**
+ * `--trace <file>`: every JSON-RPC message in both directions, one JSON line each —
+ * `{ time, server, direction, size, message }` — with secrets scrubbed (the same rule as
+ * everything the CLI prints). The file is created 0600 and appended to.
+ */
+export class TraceFile {
+  private fd: number | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly scrub: (value: unknown) => unknown,
+  ) {
+    this.fd = openSync(file, 'a', 0o600);
+  }
+
+  write(server: string, direction: TraceDirection, message: JsonRpcMessage): void {
+    if (this.fd === undefined) return;
+    const size = Buffer.byteLength(JSON.stringify(message));
+    const line = {
+      time: new Date().toISOString(),
+      server,
+      direction,
+      size,
+      message: this.scrub(message),
+    };
+    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** Makes `transport` report each message it sends and receives to `trace`. */
+export function traceTransport(transport: Transport, server: string, trace: TraceFile): Transport {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    trace.write(server, 'send', message);
+    return send(message, options);
+  };
+  // The client sets onmessage after the transport is made: keep its handler, hand out one
+  // that records first.
+  let handler = transport.onmessage;
+  const recording: NonNullable<Transport['onmessage']> = (message, extra) => {
+    trace.write(server, 'receive', message);
+    handler?.(message, extra);
+  };
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => (handler ? recording : undefined),
+    set: (next: Transport['onmessage']) => {
+      handler = next;
+    },
+  });
+  return transport;
+}

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
+
+/** `mcpkit enable` / `disable`: persisted in the entry's own file, references kept. */
+const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
+
+/** A `${FIXTURE_TOKEN}` reference as the config file holds it. */
+const REFERENCE = `$${'{'}FIXTURE_TOKEN}`;
+
+let box: Sandbox | undefined;
+afterEach(() => {
+  if (box) expect(processesWith(box.dir)).toEqual([]);
+  box?.[Symbol.dispose]();
+  box = undefined;
+});
+
+describe('mcpkit enable / disable', () => {
+  it('disable writes "disabled": true into the user file (a variable reference stays a reference), servers stops starting it; enable undoes it', async () => {
+    box = sandbox('mcpkit-cli-enable-');
+    const env = { ...box.env, FIXTURE_TOKEN: 'tok-secret-1234' };
+    const run = (...args: string[]) => runCli(args, { env, cwd: box!.cwd });
+    const entry = {
+      command: process.execPath,
+      args: [fixture, 'ok', path.join(box.dir, 'fx.log')],
+      env: { TOKEN: REFERENCE },
+    };
+    const added = await run('add-json', '--scope', 'user', 'fx', JSON.stringify(entry));
+    expect(added.code, added.stderr).toBe(0);
+    const file = path.join(box.home, '.config/mcpkit/mcp.json');
+
+    const off = await run('disable', 'fx');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toBe(`disabled server "fx" in ${file}\n`);
+    const written = JSON.parse(readFileSync(file, 'utf8')).mcpServers.fx;
+    expect(written).toMatchObject({ disabled: true, env: { TOKEN: REFERENCE } });
+    const servers = await run('servers');
+    expect(servers.stdout).toMatch(/fx\s+not started: server "fx" is disabled in /);
+
+    const on = await run('enable', 'fx');
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.fx.disabled).toBeUndefined();
+    const back = await run('--json', 'servers');
+    expect(JSON.parse(back.stdout).servers[0]).toMatchObject({ name: 'fx', status: 'connected' });
+  });
+
+  it('a --config server is refused with where to change it', async () => {
+    box = sandbox('mcpkit-cli-enable-');
+    const config = box.file('x.json', { mcpServers: { x: { command: 'true' } } });
+    const r = await runCli(['-c', config, 'disable', 'x'], { env: box.env, cwd: box.cwd });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `server "x" comes from ${config} (dynamic scope), which mcpkit does not write`,
+    );
+  });
+});

@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bin, type Sandbox, sandbox } from '../hostile/cli-harness.js';
+
+/**
+ * Fast start (issue #12): `--version` and `--help` load nothing but the CLI's own code,
+ * `list` only the config package. Each built CLI run records every module it resolves
+ * (a module hook loaded with `--import`).
+ */
+const recorder = fileURLToPath(new URL('./support/record-loads.mjs', import.meta.url));
+
+let box: Sandbox | undefined;
+afterEach(() => {
+  box?.[Symbol.dispose]();
+  box = undefined;
+});
+
+function loads(...args: string[]): string[] {
+  box = sandbox('mcpkit-cli-loads-');
+  const log = path.join(box.dir, 'loads.log');
+  const r = spawnSync(process.execPath, ['--import', recorder, bin, ...args], {
+    env: { ...box.env, MCPKIT_LOAD_LOG: log },
+    cwd: box.cwd,
+    encoding: 'utf8',
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))];
+}
+
+const cliDir = `${path.dirname(bin)}${path.sep}`;
+const ours = (url: string) => url.startsWith('node:') || fileURLToPath(url).startsWith(cliDir);
+
+describe('fast start: each command loads only what it uses', () => {
+  it.each(['--version', '--help', 'tools --help'])(
+    'mcpkit %s loads no package, only the CLI itself',
+    (args) => {
+      const urls = loads(...args.split(' '));
+      expect(urls.some((u) => u.endsWith('/bin.js'))).toBe(true);
+      expect(urls.filter((u) => !ours(u))).toEqual([]);
+    },
+  );
+
+  it('mcpkit list loads @mcpkit/config and nothing else of the stack (no client, transport, manager, auth)', () => {
+    const urls = loads('list');
+    const packages = urls.filter((u) => !ours(u));
+    expect(packages.some((u) => u.includes('/packages/config/'))).toBe(true);
+    expect(packages.filter((u) => /\/packages\/(?!config\/)/.test(u))).toEqual([]);
+    expect(packages.filter((u) => /undici|\/ws\/|jose|ajv|log-update|@clack/.test(u))).toEqual([]);
+  });
+});

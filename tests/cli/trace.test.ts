@@ -1,0 +1,63 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
+
+/** `--trace <file>`: every JSON-RPC message as a JSON line, secrets scrubbed. */
+const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
+
+let box: Sandbox | undefined;
+afterEach(() => {
+  if (box) expect(processesWith(box.dir)).toEqual([]);
+  box?.[Symbol.dispose]();
+  box = undefined;
+});
+
+describe('mcpkit --trace', () => {
+  it('writes each message sent and received (time, server, direction, size, message), 0600, with secrets scrubbed', async () => {
+    box = sandbox('mcpkit-cli-trace-');
+    const secret = 'trace-secret-value-99';
+    const config = box.file('servers.json', {
+      mcpServers: {
+        fx: {
+          command: process.execPath,
+          args: [fixture, 'ok', path.join(box.dir, 'fx.log')],
+          env: { TOKEN: secret },
+        },
+      },
+    });
+    const file = path.join(box.dir, 'trace.jsonl');
+    const r = await runCli(
+      [
+        '--strict-config',
+        '-c',
+        config,
+        '--trace',
+        file,
+        'call',
+        'fx',
+        'echo',
+        JSON.stringify({ t: secret }),
+      ],
+      { env: box.env, cwd: box.cwd },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(secret);
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const sent = lines.find((l) => l.direction === 'send' && l.message.method === 'tools/call');
+    expect(sent).toMatchObject({ server: 'fx', message: { params: { arguments: { t: '***' } } } });
+    expect(sent.size).toBeGreaterThan(0);
+    expect(Number.isNaN(Date.parse(sent.time))).toBe(false);
+    const answer = lines.find((l) => l.direction === 'receive' && l.message.id === sent.message.id);
+    expect(answer.message.result.content[0].text).toContain('***');
+    expect(lines.some((l) => l.direction === 'send' && l.message.method === 'initialize')).toBe(
+      true,
+    );
+  });
+});

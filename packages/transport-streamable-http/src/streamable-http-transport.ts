@@ -90,7 +90,8 @@ export class StreamableHttpTransport implements Transport {
   private readonly responseStreams = new Map<JsonRpcId, AbortController>();
   private state: 'new' | 'open' | 'closed' = 'new';
   private protocolVersion: string | undefined;
-  private standaloneStarted = false;
+  /** Ends the standalone stream of the current session; undefined while none runs. */
+  private standalone: AbortController | undefined;
   private serverRetryMs: number | undefined;
   private _sessionId: string | undefined;
   private messageHeaders:
@@ -142,9 +143,15 @@ export class StreamableHttpTransport implements Transport {
     return this.protocolVersion !== undefined && this.protocolVersion >= MODERN_HTTP;
   }
 
+  /**
+   * Forgets the session. Its standalone stream ends here: the server forgot that session
+   * too, and re-opening the old stream under the next session's id would only be refused
+   * (409) while the next session opens a stream of its own after initialization.
+   */
   resetSession(): void {
     this._sessionId = undefined;
-    this.standaloneStarted = false;
+    this.standalone?.abort();
+    this.standalone = undefined;
   }
 
   async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
@@ -515,18 +522,13 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private openStandalone(): void {
-    if (
-      this.options.openStandaloneStream === false ||
-      this.standaloneStarted ||
-      this.state !== 'open'
-    )
+    if (this.options.openStandaloneStream === false || this.standalone || this.state !== 'open')
       return;
-    this.standaloneStarted = true;
-    void this.runStandalone();
+    this.standalone = new AbortController();
+    void this.runStandalone(AbortSignal.any([this.abort.signal, this.standalone.signal]));
   }
 
-  private async runStandalone(): Promise<void> {
-    const signal = this.abort.signal;
+  private async runStandalone(signal: AbortSignal): Promise<void> {
     const state = { answered: false, lastEventId: undefined as string | undefined, received: 0 };
     for (let attempt = 0; !signal.aborted; ) {
       let reason = 'the stream ended';
@@ -546,7 +548,7 @@ export class StreamableHttpTransport implements Transport {
         }
         reason = (error as Error).message;
       }
-      if (signal.aborted || !this.standaloneStarted) return;
+      if (signal.aborted) return;
       attempt++;
       if (attempt > this.policy.maxAttempts) {
         this.onerror?.(

@@ -33,7 +33,9 @@ class SdkV1Server {
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       const event = JSON.parse(line) as ServerEvent;
       this.events.push(event);
-      this.waiters = this.waiters.filter((w) => (w.test(event) ? (w.resolve(event), false) : true));
+      const due = this.waiters.filter((w) => w.test(event));
+      this.waiters = this.waiters.filter((w) => !due.includes(w));
+      for (const w of due) w.resolve(event);
     });
   }
 

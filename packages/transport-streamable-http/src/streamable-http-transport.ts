@@ -12,7 +12,6 @@ import {
   type MessageExtra,
   MessageTooLargeError,
   ParseError,
-  ResponseLostError,
   readBodyExcerpt,
   readSseStream,
   SessionExpiredError,
@@ -26,14 +25,13 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';
 import {
   checkReconnectPolicy,
-  emptyStream,
-  isUnreachable,
   type ReconnectEvent,
   type ReconnectPolicy,
   reconnectDefaults,
-  reconnectDelay,
-  sleep,
 } from './reconnect.js';
+import { consumeResponseStream } from './response-stream.js';
+import { runStandaloneStream } from './standalone-stream.js';
+import type { StreamHost, StreamState } from './stream-host.js';
 
 export interface StreamableHttpTransportOptions {
   url: string | URL;
@@ -94,6 +92,8 @@ export class StreamableHttpTransport implements Transport {
   private standalone: AbortController | undefined;
   private serverRetryMs: number | undefined;
   private _sessionId: string | undefined;
+  /** What the stream readers (response-stream.ts, standalone-stream.ts) may use. */
+  private readonly host: StreamHost;
   private messageHeaders:
     | ((message: JsonRpcMessage) => Record<string, string> | undefined)
     | undefined;
@@ -111,6 +111,25 @@ export class StreamableHttpTransport implements Transport {
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
     this.ownsDispatcher = options.dispatcher === undefined;
     this._sessionId = options.sessionId;
+    const transport = this;
+    this.host = {
+      description: this.description,
+      policy: this.policy,
+      get serverRetryMs() {
+        return transport.serverRetryMs;
+      },
+      get modern() {
+        return transport.modern;
+      },
+      get closed() {
+        return transport.state === 'closed';
+      },
+      onreconnect: (event) => this.options.onreconnect?.(event),
+      reportError: (error) => this.onerror?.(error),
+      openGet: (lastEventId, signal) => this.openGet(lastEventId, signal),
+      readEvents: (body, state, requestId) => this.readEvents(body, state, requestId),
+      networkError: (method, error) => this.networkError(method, error),
+    };
   }
 
   get sessionId(): string | undefined {
@@ -286,7 +305,7 @@ export class StreamableHttpTransport implements Transport {
     }
     const type = contentType(res);
     if (type.startsWith('text/event-stream')) {
-      await this.consumeResponseStream(res.body, requestId, signal);
+      await consumeResponseStream(this.host, res.body, requestId, signal);
       return;
     }
     if (type.startsWith('application/json')) {
@@ -380,66 +399,9 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  /** Reads a response stream; when it drops before our response arrived, resumes it. */
-  private async consumeResponseStream(
-    body: AsyncIterable<Buffer>,
-    requestId: JsonRpcId,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const state = { answered: false, lastEventId: undefined as string | undefined };
-    let current: AsyncIterable<Buffer> | undefined = body;
-    for (let attempt = 0; ; attempt++) {
-      let reason = 'the stream ended before the response';
-      try {
-        await this.readEvents(current!, state, requestId);
-        if (state.answered || signal.aborted) return;
-      } catch (error) {
-        if (signal.aborted || this.state === 'closed') return;
-        if (MessageTooLargeError.isInstance(error)) throw error;
-        reason = (error as Error).message;
-      }
-      if (this.modern) {
-        // 2026-07-28 has no resumption: the response is lost, and the client re-issues.
-        throw new ResponseLostError(
-          `${this.description}: ${reason} to request ${String(requestId)}; the response is lost (2026-07-28 streams cannot be resumed)`,
-          requestId,
-        );
-      }
-      if (state.lastEventId === undefined) {
-        throw new ConnectionClosedError(
-          `${this.description}: ${reason} to request ${String(requestId)}, and the stream cannot be resumed (no event id)`,
-        );
-      }
-      if (attempt >= this.policy.maxAttempts) {
-        throw new ConnectionClosedError(
-          `${this.description}: ${reason}; gave up resuming after ${attempt} attempts`,
-        );
-      }
-      const delayMs = reconnectDelay(this.policy, attempt + 1, this.serverRetryMs);
-      this.options.onreconnect?.({
-        stream: 'response',
-        attempt: attempt + 1,
-        delayMs,
-        reason,
-        lastEventId: state.lastEventId,
-      });
-      await sleep(delayMs, signal);
-      if (signal.aborted) return;
-      try {
-        current = (await this.openGet(state.lastEventId, signal)) ?? emptyStream();
-      } catch (error) {
-        if (signal.aborted) return;
-        // The server is not there at all: fail now rather than after every back-off.
-        if (isUnreachable(error)) throw this.networkError('GET', error);
-        this.onerror?.(error as Error);
-        current = emptyStream();
-      }
-    }
-  }
-
   private async readEvents(
     body: AsyncIterable<Buffer>,
-    state: { answered: boolean; lastEventId: string | undefined; received?: number },
+    state: StreamState,
     requestId: JsonRpcId | undefined,
   ): Promise<void> {
     await readSseStream(body, {
@@ -525,49 +487,10 @@ export class StreamableHttpTransport implements Transport {
     if (this.options.openStandaloneStream === false || this.standalone || this.state !== 'open')
       return;
     this.standalone = new AbortController();
-    void this.runStandalone(AbortSignal.any([this.abort.signal, this.standalone.signal]));
-  }
-
-  private async runStandalone(signal: AbortSignal): Promise<void> {
-    const state = { answered: false, lastEventId: undefined as string | undefined, received: 0 };
-    for (let attempt = 0; !signal.aborted; ) {
-      let reason = 'the stream ended';
-      const before = state.received;
-      try {
-        const body = await this.openGet(state.lastEventId, signal);
-        if (!body) return; // The server offers no standalone stream: quietly none.
-        await this.readEvents(body, state, undefined);
-        // Only a stream that delivered something counts as recovered.
-        if (state.received > before) attempt = 0;
-      } catch (error) {
-        if (signal.aborted) return;
-        // A server that sends an oversized event would only send it again: stop here.
-        if (MessageTooLargeError.isInstance(error)) {
-          this.onerror?.(error);
-          return;
-        }
-        reason = (error as Error).message;
-      }
-      if (signal.aborted) return;
-      attempt++;
-      if (attempt > this.policy.maxAttempts) {
-        this.onerror?.(
-          new ConnectionClosedError(
-            `${this.description}: standalone stream lost (${reason}); gave up after ${attempt - 1} attempts`,
-          ),
-        );
-        return;
-      }
-      const delayMs = reconnectDelay(this.policy, attempt, this.serverRetryMs);
-      this.options.onreconnect?.({
-        stream: 'standalone',
-        attempt,
-        delayMs,
-        reason,
-        lastEventId: state.lastEventId,
-      });
-      await sleep(delayMs, signal);
-    }
+    void runStandaloneStream(
+      this.host,
+      AbortSignal.any([this.abort.signal, this.standalone.signal]),
+    );
   }
 
   async close(): Promise<void> {

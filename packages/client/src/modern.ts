@@ -1,12 +1,9 @@
 import { HttpError, RpcError, UnauthorizedError } from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
-  compareVersions,
   type Era,
   eraOf,
   type Implementation,
-  isProtocolVersion,
-  LATEST_PROTOCOL_VERSION,
   type LoggingLevel,
   McpErrorCode,
   MetaKey,
@@ -32,15 +29,9 @@ const MODERN_ERRORS: ReadonlySet<number> = new Set([
   McpErrorCode.UnsupportedProtocolVersion,
 ]);
 
-/**
- * The era of a version a host or server named: protocol's rule (`eraOf`) for every revision
- * this package knows. A revision dated after the newest one known counts as stateless, so
- * a host may offer it and the server's -32022 answer brings both sides to one they share;
- * anything else is no revision at all (`undefined`).
- */
+/** The era of a version a host or server named: protocol's one rule (`eraOf`). */
 export function versionEra(version: string): Era | undefined {
-  if (isProtocolVersion(version)) return eraOf(version);
-  return compareVersions(version, LATEST_PROTOCOL_VERSION) > 0 ? 'modern' : undefined;
+  return eraOf(version);
 }
 
 export function isModernError(error: unknown): error is RpcError {

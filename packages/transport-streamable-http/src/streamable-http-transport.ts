@@ -20,7 +20,7 @@ import {
   type TransportSendOptions,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
-import { standardRequestHeaders } from '@mcpkit/protocol';
+import { eraOf, standardRequestHeaders } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
 import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';
 import {
@@ -58,7 +58,6 @@ export interface StreamableHttpTransportOptions {
 }
 
 /** The first protocol revision with the stateless HTTP binding. */
-const MODERN_HTTP = '2026-07-28';
 
 const capabilities: TransportCapabilities = Object.freeze({
   sendBeforeStart: false,
@@ -159,7 +158,7 @@ export class StreamableHttpTransport implements Transport {
 
   /** The stateless binding (2026-07-28 and later) is in force. */
   get modern(): boolean {
-    return this.protocolVersion !== undefined && this.protocolVersion >= MODERN_HTTP;
+    return this.protocolVersion !== undefined && eraOf(this.protocolVersion) === 'modern';
   }
 
   /**

@@ -1,5 +1,4 @@
 import {
-  authorizationOf,
   ConnectionClosedError,
   checkMaxMessageBytes,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -8,30 +7,26 @@ import {
   HttpError,
   type JsonRpcId,
   type JsonRpcMessage,
-  MAX_ERROR_BODY_BYTES,
   type MessageExtra,
   MessageTooLargeError,
   ParseError,
   readBodyExcerpt,
   readSseStream,
-  SessionExpiredError,
   type Transport,
   type TransportCapabilities,
   type TransportSendOptions,
-  UnauthorizedError,
 } from '@mcpkit/jsonrpc';
-import { eraOf, standardRequestHeaders } from '@mcpkit/protocol';
+import { eraOf } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
-import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';
+import { type PostHost, postMessage } from './post-message.js';
 import {
   checkReconnectPolicy,
   type ReconnectEvent,
   type ReconnectPolicy,
   reconnectDefaults,
 } from './reconnect.js';
-import { consumeResponseStream } from './response-stream.js';
 import { runStandaloneStream } from './standalone-stream.js';
-import type { StreamHost, StreamState } from './stream-host.js';
+import type { StreamState } from './stream-host.js';
 
 export interface StreamableHttpTransportOptions {
   url: string | URL;
@@ -92,7 +87,7 @@ export class StreamableHttpTransport implements Transport {
   private serverRetryMs: number | undefined;
   private _sessionId: string | undefined;
   /** What the stream readers (response-stream.ts, standalone-stream.ts) may use. */
-  private readonly host: StreamHost;
+  private readonly host: PostHost;
   private messageHeaders:
     | ((message: JsonRpcMessage) => Record<string, string> | undefined)
     | undefined;
@@ -128,6 +123,22 @@ export class StreamableHttpTransport implements Transport {
       openGet: (lastEventId, signal) => this.openGet(lastEventId, signal),
       readEvents: (body, state, requestId) => this.readEvents(body, state, requestId),
       networkError: (method, error) => this.networkError(method, error),
+      url: this.url,
+      dispatcher: this.dispatcher,
+      auth: options.auth,
+      name: options.name,
+      maxMessageBytes: this.maxMessageBytes,
+      get sessionId() {
+        return transport._sessionId;
+      },
+      adoptSession: (sessionId) => {
+        this._sessionId = sessionId;
+      },
+      signalFor: (streamAbort) => this.signalFor(streamAbort),
+      headers: (extra) => this.headers(extra),
+      messageHeaders: (message) => this.messageHeaders?.(message),
+      tooLarge: (what, method, n) => this.tooLarge(what, method, n),
+      deliverText: (text) => this.deliverText(text),
     };
   }
 
@@ -189,7 +200,7 @@ export class StreamableHttpTransport implements Transport {
     const streamAbort = requestId === undefined ? undefined : new AbortController();
     if (requestId !== undefined) this.responseStreams.set(requestId, streamAbort!);
     try {
-      await this.post(message, requestId, streamAbort, options, true);
+      await postMessage(this.host, message, requestId, streamAbort, options, true);
     } finally {
       if (requestId !== undefined && this.responseStreams.get(requestId) === streamAbort) {
         this.responseStreams.delete(requestId);
@@ -225,140 +236,12 @@ export class StreamableHttpTransport implements Transport {
       : this.abort.signal;
   }
 
-  private async post(
-    message: JsonRpcMessage,
-    requestId: JsonRpcId | undefined,
-    streamAbort: AbortController | undefined,
-    options: TransportSendOptions | undefined,
-    mayRetryAuth: boolean,
-  ): Promise<void> {
-    const sentSession = this._sessionId;
-    const signal = this.signalFor(streamAbort);
-    let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.headers(
-      this.modern
-        ? {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...standardRequestHeaders(message),
-            ...this.messageHeaders?.(message),
-          }
-        : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    );
-    try {
-      res = await request(this.url, {
-        method: 'POST',
-        dispatcher: this.dispatcher,
-        headers: sentHeaders,
-        body: JSON.stringify(message),
-        signal,
-        // Per-request timeouts belong to the JSON-RPC layer, which cancels; streams may be long.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-    } catch (error) {
-      if (signal.aborted) return;
-      throw this.networkError('POST', error);
-    }
-    const status = res.statusCode;
-    if ((status === 401 || status === 403) && this.options.auth && mayRetryAuth) {
-      const excerpt = await readBodyExcerpt(res.body);
-      const retry = await this.options.auth.onUnauthorized({
-        status,
-        wwwAuthenticate: header(res.headers, 'www-authenticate'),
-        url: this.url.href,
-        authorization: authorizationOf(sentHeaders),
-      });
-      if (retry) return this.post(message, requestId, streamAbort, options, false);
-      throw this.unauthorized(status, res, excerpt);
-    }
-    if (status === 401 || status === 403)
-      throw this.unauthorized(status, res, await readBodyExcerpt(res.body));
-    if (status === 404 && sentSession) {
-      const excerpt = await readBodyExcerpt(res.body);
-      throw new SessionExpiredError(
-        `${this.description}: POST ${this.url.href} → 404: session ${sentSession} expired; a new session is needed`,
-        this.url.href,
-        sentSession,
-        excerpt,
-      );
-    }
-    if (status < 200 || status >= 300) {
-      const body = await readErrorAnswer(res, requestId !== undefined, this.maxMessageBytes, (n) =>
-        this.tooLarge(`the body of a ${status} answer`, 'POST', n),
-      );
-      if (requestId !== undefined && this.deliverErrorBody(body, requestId)) return;
-      const excerpt = body.slice(0, MAX_ERROR_BODY_BYTES);
-      throw new HttpError(
-        `${this.description}: POST ${this.url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
-        status,
-        this.url.href,
-        excerpt,
-      );
-    }
-    const session = header(res.headers, 'mcp-session-id');
-    if (session) this._sessionId = session;
-    if (status === 202 || requestId === undefined) {
-      await res.body.dump();
-      return;
-    }
-    const type = contentType(res);
-    if (type.startsWith('text/event-stream')) {
-      await consumeResponseStream(this.host, res.body, requestId, signal);
-      return;
-    }
-    if (type.startsWith('application/json')) {
-      const text = await readJsonAnswer(res, this.maxMessageBytes, (n) =>
-        this.tooLarge('a JSON response', 'POST', n),
-      );
-      this.deliverText(text);
-      return;
-    }
-    await res.body.dump();
-    throw new HttpError(
-      `${this.description}: POST ${this.url.href} answered with content type "${type || 'none'}"; expected JSON or an event stream`,
-      status,
-      this.url.href,
-      '',
-    );
-  }
-
   private tooLarge(what: string, method: string, receivedBytes: number): MessageTooLargeError {
     const limit = this.maxMessageBytes;
     return new MessageTooLargeError(
       `${this.description}: ${what} to ${method} ${this.url.href} exceeds the ${limit}-byte message limit (${receivedBytes} bytes so far); the stream was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
       limit,
       { serverName: this.options.name, url: this.url.href },
-    );
-  }
-
-  /** Delivers `text` when it is a JSON-RPC error response to `requestId`. */
-  private deliverErrorBody(text: string, requestId: JsonRpcId): boolean {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return false;
-    }
-    const v = value as { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown } } | null;
-    if (v?.jsonrpc !== '2.0' || v.id !== requestId || typeof v.error?.code !== 'number')
-      return false;
-    this.deliverText(text);
-    return true;
-  }
-
-  private unauthorized(
-    status: number,
-    res: Dispatcher.ResponseData,
-    excerpt: string,
-  ): UnauthorizedError {
-    const challenge = header(res.headers, 'www-authenticate');
-    return new UnauthorizedError(
-      `${this.description}: POST ${this.url.href} → ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}; the server needs authorization${this.options.name ? ` (run "mcpkit login ${this.options.name}")` : ''}`,
-      status,
-      this.url.href,
-      excerpt,
-      challenge,
     );
   }
 

@@ -1,4 +1,4 @@
-import { HttpError, RpcError, UnauthorizedError } from '@mcpkit/jsonrpc';
+import { HttpError, isRecord, RpcError, UnauthorizedError } from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
   type Era,
@@ -8,7 +8,6 @@ import {
   McpErrorCode,
   MetaKey,
 } from '@mcpkit/protocol';
-import { isRecord } from './is-record.js';
 
 /** What a client learned of a server's era, kept per server (see `McpClientOptions.eraCache`). */
 export interface EraRecord {

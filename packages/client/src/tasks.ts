@@ -1,4 +1,4 @@
-import { ErrorCode, McpkitError } from '@mcpkit/jsonrpc';
+import { ErrorCode, McpkitError, sleep } from '@mcpkit/jsonrpc';
 import {
   type CallToolResult,
   ClientMethod,
@@ -10,7 +10,6 @@ import { mapRpcError } from './errors.js';
 import { type CallOptions, type CallToolParams, clientDefaults } from './options.js';
 import { listAll } from './paginate.js';
 import type { RequestPipeline } from './request-pipeline.js';
-import { sleep } from './sleep.js';
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 

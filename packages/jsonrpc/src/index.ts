@@ -25,6 +25,7 @@ export {
   UnauthorizedError,
 } from './errors.js';
 export { authorizationOf, type HttpAuth, type HttpAuthChallenge } from './http-auth.js';
+export { isRecord } from './is-record.js';
 export {
   CANCELLED_NOTIFICATION,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -67,6 +68,12 @@ export {
   MAX_TIMER_MS,
   type TimerOptionRules,
 } from './option-checks.js';
+export {
+  checkReconnectPolicy,
+  type ReconnectPolicy,
+  reconnectDelay,
+} from './reconnect-policy.js';
+export { sleep } from './sleep.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './sse-parser.js';
 export {
   type MessageExtra,

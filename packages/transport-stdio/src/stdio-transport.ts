@@ -12,6 +12,7 @@ import {
   NdjsonFramer,
   type ParseError,
   SENT,
+  sleep,
   type Transport,
   type TransportCapabilities,
 } from '@mcpkit/jsonrpc';
@@ -79,8 +80,6 @@ function installExitHook(): void {
     for (const transport of live) transport.killNow();
   });
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs an MCP server as a child process and exchanges NDJSON messages over its

@@ -3,8 +3,10 @@ import {
   type JsonRpcId,
   MessageTooLargeError,
   ResponseLostError,
+  reconnectDelay,
+  sleep,
 } from '@mcpkit/jsonrpc';
-import { emptyStream, isUnreachable, reconnectDelay, sleep } from './reconnect.js';
+import { emptyStream, isUnreachable } from './reconnect.js';
 import type { StreamHost, StreamState } from './stream-host.js';
 
 /**
@@ -54,7 +56,8 @@ export async function consumeResponseStream(
       reason,
       lastEventId: state.lastEventId,
     });
-    await sleep(delayMs, signal);
+    // An abort ends the wait early (rejecting with its reason); the loop sees the signal.
+    await sleep(delayMs, signal).catch(() => {});
     if (signal.aborted) return;
     try {
       current = (await host.openGet(state.lastEventId, signal)) ?? emptyStream();

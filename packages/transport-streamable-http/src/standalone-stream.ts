@@ -1,5 +1,9 @@
-import { ConnectionClosedError, MessageTooLargeError } from '@mcpkit/jsonrpc';
-import { reconnectDelay, sleep } from './reconnect.js';
+import {
+  ConnectionClosedError,
+  MessageTooLargeError,
+  reconnectDelay,
+  sleep,
+} from '@mcpkit/jsonrpc';
 import type { StreamHost, StreamState } from './stream-host.js';
 
 /**
@@ -44,6 +48,7 @@ export async function runStandaloneStream(host: StreamHost, signal: AbortSignal)
       reason,
       lastEventId: state.lastEventId,
     });
-    await sleep(delayMs, signal);
+    // An abort ends the wait early (rejecting with its reason); the loop sees the signal.
+    await sleep(delayMs, signal).catch(() => {});
   }
 }

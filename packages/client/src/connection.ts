@@ -1,4 +1,4 @@
-import { ConnectionClosedError, type JsonRpcPeer } from '@mcpkit/jsonrpc';
+import { type JsonRpcPeer, NotConnectedError } from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
   type DiscoverResult,
@@ -53,7 +53,7 @@ export class Connection {
 
   connectedPeer(): JsonRpcPeer {
     if (!this.peer || !this.server) {
-      throw new ConnectionClosedError(`${this.label}: not connected; call connect() first`);
+      throw new NotConnectedError(`${this.label}: not connected; call connect() first`);
     }
     return this.peer;
   }

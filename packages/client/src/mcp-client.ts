@@ -1,8 +1,7 @@
 import {
-  ErrorCode,
+  AlreadyStartedError,
   type JsonRpcNotification,
   JsonRpcPeer,
-  McpkitError,
   type Transport,
 } from '@mcpkit/jsonrpc';
 import {
@@ -122,7 +121,9 @@ export class McpClient {
   ): Promise<void> {
     const conn = this.conn;
     if (conn.peer)
-      throw new McpkitError(ErrorCode.Protocol, `${conn.label}: connect() was already called`);
+      throw new AlreadyStartedError(
+        `${conn.label}: connect() was already called; create a new McpClient to connect again`,
+      );
     const peer = new JsonRpcPeer(transport, {
       label: conn.label,
       defaultTimeoutMs: this.options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,

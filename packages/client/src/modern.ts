@@ -1,4 +1,11 @@
-import { HttpError, isRecord, RpcError, UnauthorizedError } from '@mcpkit/jsonrpc';
+import {
+  ErrorCode,
+  HttpError,
+  isRecord,
+  McpkitError,
+  RpcError,
+  UnauthorizedError,
+} from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
   type Era,
@@ -69,7 +76,7 @@ export function meansLegacyServer(error: unknown): boolean {
   if (HttpError.isInstance(error)) return error.status >= 400;
   if (RpcError.isInstance(error)) return !MODERN_ERRORS.has(error.rpcCode);
   // A silent legacy server lets the probe time out.
-  return (error as { code?: unknown } | null)?.code === 'MCPKIT_TIMEOUT';
+  return McpkitError.isInstance(error) && error.code === ErrorCode.Timeout;
 }
 
 /** The reserved `_meta` of every 2026-07-28 request. */

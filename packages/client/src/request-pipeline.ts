@@ -1,7 +1,5 @@
 import {
-  ErrorCode,
   type JsonRpcPeer,
-  McpkitError,
   ResponseLostError,
   RpcError,
   SessionExpiredError,
@@ -10,7 +8,7 @@ import { ClientMethod, type DiscoverResult, McpErrorCode, MetaKey } from '@mcpki
 import { answerServerRequest } from './client-handlers.js';
 import { ConnectBudget } from './connect-budget.js';
 import type { Connection } from './connection.js';
-import { mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
+import { LimitExceededError, mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
 import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.js';
 import { handshake } from './negotiation.js';
 import { type CallOptions, clientDefaults } from './options.js';
@@ -173,9 +171,10 @@ export class RequestPipeline {
     let raw = first;
     for (let round = 1; isInputRequired(raw); round++) {
       if (round > maxRounds) {
-        throw new McpkitError(
-          ErrorCode.Protocol,
+        throw new LimitExceededError(
           `${label}: "${method}" still asked for input after ${maxRounds} rounds; giving up (raise maxInputRounds if the server needs more)`,
+          'maxInputRounds',
+          maxRounds,
         );
       }
       const retry: Record<string, unknown> = { ...params };

@@ -49,6 +49,18 @@ export const ErrorCode = {
   Protocol: 'MCPKIT_PROTOCOL_ERROR',
   UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
   ResponseLost: 'MCPKIT_RESPONSE_LOST',
+  /** `start()` or `connect()` called a second time (`AlreadyStartedError`). */
+  AlreadyStarted: 'MCPKIT_ALREADY_STARTED',
+  /** A server's result did not match the protocol schema (`InvalidResultError`, client). */
+  InvalidResult: 'MCPKIT_INVALID_RESULT',
+  /** A tool's structured content did not match its output schema (`OutputSchemaError`, client). */
+  OutputSchema: 'MCPKIT_OUTPUT_SCHEMA',
+  /** The server does not offer what was asked of it (`UnsupportedByServerError`, client). */
+  UnsupportedByServer: 'MCPKIT_UNSUPPORTED_BY_SERVER',
+  /** A server returned the same pagination cursor twice (`RepeatedCursorError`, client). */
+  RepeatedCursor: 'MCPKIT_REPEATED_CURSOR',
+  /** A configured limit was reached, e.g. maxPages (`LimitExceededError`, client). */
+  LimitExceeded: 'MCPKIT_LIMIT_EXCEEDED',
   /** `@mcpkit/config` could not change a config file (`ConfigWriteError`). */
   ConfigWrite: 'MCPKIT_CONFIG_WRITE',
 } as const;
@@ -61,8 +73,6 @@ export const RpcErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
-  /** MCP: resource not found (2024-11-05 … 2025-11-25). */
-  ResourceNotFound: -32002,
 } as const;
 
 export interface McpkitErrorOptions {
@@ -116,8 +126,19 @@ export class TimeoutError extends McpkitError {
 /** The connection closed (or was never open) while a request was pending. */
 export class ConnectionClosedError extends McpkitError {
   override readonly name: string = 'ConnectionClosedError';
+  constructor(message: string, options?: McpkitErrorOptions & { code?: string }) {
+    super(options?.code ?? ErrorCode.ConnectionClosed, message, options);
+  }
+}
+
+/**
+ * A call before `connect()` finished, or after `close()`. A kind of `ConnectionClosedError`
+ * (code `MCPKIT_NOT_CONNECTED`), so code that handles a closed connection handles it too.
+ */
+export class NotConnectedError extends ConnectionClosedError {
+  override readonly name: string = 'NotConnectedError';
   constructor(message: string, options?: McpkitErrorOptions) {
-    super(ErrorCode.ConnectionClosed, message, options);
+    super(message, { ...options, code: ErrorCode.NotConnected });
   }
 }
 
@@ -153,6 +174,14 @@ export class AbortedError extends McpkitError {
   override readonly name: string = 'AbortedError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ErrorCode.Aborted, message, options);
+  }
+}
+
+/** `start()` (a transport) or `connect()` (a client) was called a second time: a bug in the caller. */
+export class AlreadyStartedError extends McpkitError {
+  override readonly name: string = 'AlreadyStartedError';
+  constructor(message: string, options?: McpkitErrorOptions) {
+    super(ErrorCode.AlreadyStarted, message, options);
   }
 }
 

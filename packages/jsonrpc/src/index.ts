@@ -8,6 +8,7 @@ export {
 } from './bounded-body.js';
 export {
   AbortedError,
+  AlreadyStartedError,
   ConnectionClosedError,
   ErrorCode,
   HttpError,
@@ -15,6 +16,7 @@ export {
   McpkitError,
   type McpkitErrorOptions,
   MessageTooLargeError,
+  NotConnectedError,
   ParseError,
   ResponseLostError,
   RpcError,

@@ -1,4 +1,5 @@
 import {
+  AlreadyStartedError,
   authorizationOf,
   ConnectionClosedError,
   checkMaxMessageBytes,
@@ -125,7 +126,9 @@ export class SseTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.state !== 'new')
-      throw new Error(`${this.description}: start() may be called only once`);
+      throw new AlreadyStartedError(
+        `${this.description}: start() may be called only once; create a new transport to reconnect`,
+      );
     this.state = 'open';
     try {
       await this.open();

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import {
+  AlreadyStartedError,
   ConnectionClosedError,
   checkCount,
   checkMaxMessageBytes,
@@ -162,7 +163,11 @@ export class StdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.state !== 'new') {
-      return Promise.reject(new Error(`${this.description}: start() may be called only once`));
+      return Promise.reject(
+        new AlreadyStartedError(
+          `${this.description}: start() may be called only once; create a new transport to reconnect`,
+        ),
+      );
     }
     this.state = 'starting';
     const o = this.options;

@@ -1,4 +1,5 @@
 import {
+  AlreadyStartedError,
   ConnectionClosedError,
   checkMaxMessageBytes,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -153,7 +154,9 @@ export class StreamableHttpTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.state !== 'new')
-      throw new Error(`${this.description}: start() may be called only once`);
+      throw new AlreadyStartedError(
+        `${this.description}: start() may be called only once; create a new transport to reconnect`,
+      );
     this.state = 'open';
   }
 

@@ -8,6 +8,7 @@ import {
 } from '@mcpkit/jsonrpc';
 import { createInProcessPair } from '@mcpkit/transport-in-process';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   capabilitiesFor,
   InvalidResultError,
@@ -338,6 +339,11 @@ describe('McpClient', () => {
     expect((error as Error).message).toBe(
       'server "bank": "tools/call" failed: This request requires more information. (-32042)',
     );
+    // call() (any method, any schema) maps the same way; it used to pass a bare RpcError.
+    const viaCall = await client
+      .call('tools/call', { name: 'pay' }, z.object({}))
+      .catch((e: unknown) => e);
+    expect(UrlElicitationRequiredError.isInstance(viaCall)).toBe(true);
     await serverPeer!.notify('notifications/elicitation/complete', { elicitationId: 'e-1' });
     await new Promise((r) => setTimeout(r, 10));
     expect(completed).toEqual(['e-1']);

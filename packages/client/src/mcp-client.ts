@@ -373,7 +373,8 @@ export class McpClient {
     schema: S,
     options?: CallOptions,
   ): Promise<z.output<S>> {
-    const raw = await this.pipeline.request(method, params, options);
+    // The same error mapping as the typed calls: -32042 is UrlElicitationRequiredError.
+    const raw = await this.pipeline.request(method, params, options).catch(mapRpcError);
     return this.conn.checks.parse(method, schema, raw);
   }
 

@@ -53,8 +53,6 @@ export interface StreamableHttpTransportOptions {
   sessionId?: string;
 }
 
-/** The first protocol revision with the stateless HTTP binding. */
-
 const capabilities: TransportCapabilities = Object.freeze({
   sendBeforeStart: false,
   serverToClientRequests: true,
@@ -62,9 +60,14 @@ const capabilities: TransportCapabilities = Object.freeze({
 });
 
 /**
- * The Streamable HTTP transport (protocol revisions 2025-03-26 to 2025-11-25): every
- * message is a POST; answers come as JSON or as an SSE stream; an optional GET stream
- * carries server-initiated messages; dropped streams resume with `Last-Event-ID`.
+ * The Streamable HTTP transport for every revision that has it: the session-based binding
+ * of 2025-03-26, 2025-06-18 and 2025-11-25 (sessions, an optional standalone GET stream
+ * for server-initiated messages, dropped response streams resumed with `Last-Event-ID`),
+ * and the stateless binding of 2026-07-28 and later (`Mcp-Method`/`Mcp-Name`/`Mcp-Param-*`
+ * headers, cancellation by closing the stream, no resumption), picked by the version the
+ * client sets with `setProtocolVersion`. Every message is a POST; answers come as JSON or
+ * as an SSE stream. POSTing lives in post-message.ts, the streams in response-stream.ts
+ * and standalone-stream.ts.
  */
 export class StreamableHttpTransport implements Transport {
   onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;

@@ -8,6 +8,7 @@ import {
   type ServerCapabilities,
 } from '@mcpkit/protocol';
 import { capabilitiesFor } from './client-handlers.js';
+import { mcpTransportOf } from './mcp-transport-of.js';
 import { type EraRecord, requestMeta, sharedEraCache } from './modern.js';
 import { clientDefaults, type McpClientOptions } from './options.js';
 import { ResultChecks } from './result-checks.js';
@@ -81,7 +82,7 @@ export class Connection {
 
   /** Speak `version` from now on: the transport's header and the 2026-07-28 request `_meta`. */
   setVersion(peer: JsonRpcPeer, version: string): void {
-    peer.transport.setProtocolVersion?.(version);
+    mcpTransportOf(peer).setProtocolVersion?.(version);
     this.meta = requestMeta(
       version,
       this.capabilities,

@@ -1,9 +1,4 @@
-import {
-  AlreadyStartedError,
-  type JsonRpcNotification,
-  JsonRpcPeer,
-  type Transport,
-} from '@mcpkit/jsonrpc';
+import { AlreadyStartedError, type JsonRpcNotification, JsonRpcPeer } from '@mcpkit/jsonrpc';
 import {
   type CallToolResult,
   ClientMethod,
@@ -12,6 +7,7 @@ import {
   type GetPromptResult,
   type Implementation,
   type LoggingLevel,
+  type McpTransport,
   MetaKey,
   Notification,
   type Prompt,
@@ -116,7 +112,7 @@ export class McpClient {
 
   /** Starts the transport and settles era and version with the server. */
   async connect(
-    transport: Transport,
+    transport: McpTransport,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<void> {
     const conn = this.conn;

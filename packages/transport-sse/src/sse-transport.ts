@@ -67,7 +67,9 @@ export function checkSseTransportOptions(options: Partial<SseTransportOptions>):
   checkReconnectPolicy(owner, { ...sseReconnectDefaults, ...options.reconnect });
 }
 
-const capabilities: TransportCapabilities = Object.freeze({
+// `legacyOnly` is `McpTransportCapabilities`' (in @mcpkit/protocol, which this package does
+// not depend on): the object satisfies that interface structurally.
+const capabilities: TransportCapabilities & { readonly legacyOnly: true } = Object.freeze({
   sendBeforeStart: false,
   serverToClientRequests: true,
   sessions: true,

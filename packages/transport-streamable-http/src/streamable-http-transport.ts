@@ -13,11 +13,10 @@ import {
   ParseError,
   readBodyExcerpt,
   readSseStream,
-  type Transport,
   type TransportCapabilities,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
-import { eraOf } from '@mcpkit/protocol';
+import { eraOf, type McpTransport } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
 import { type PostHost, postMessage } from './post-message.js';
 import {
@@ -69,7 +68,7 @@ const capabilities: TransportCapabilities = Object.freeze({
  * as an SSE stream. POSTing lives in post-message.ts, the streams in response-stream.ts
  * and standalone-stream.ts.
  */
-export class StreamableHttpTransport implements Transport {
+export class StreamableHttpTransport implements McpTransport {
   onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;

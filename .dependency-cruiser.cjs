@@ -11,7 +11,8 @@ const allowed = {
   'transport-streamable-http': ['jsonrpc', 'protocol'],
   'transport-sse': ['jsonrpc'],
   'transport-websocket': ['jsonrpc'],
-  config: [],
+  // Its error classes share the base class and codes of jsonrpc (no run-time dependencies).
+  config: ['jsonrpc'],
   auth: ['jsonrpc'],
   client: ['jsonrpc', 'protocol'],
   manager: [

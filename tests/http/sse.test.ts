@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpClient } from '@mcpkit/client';
@@ -126,5 +127,43 @@ describe('legacy SSE endpoint handling', () => {
     const cause = await closed;
     expect(ConnectionClosedError.isInstance(cause)).toBe(true);
     expect(reconnects.length).toBe(1);
+  });
+
+  it('close() during the wait before a reconnection ends that wait: no timer outlives the transport', async () => {
+    await using s = await sseServer((b) => `${b}/post`, true);
+    // A wait no test would sit out: its timer must be cleared by close(), not left to fire.
+    const waitMs = 600_000;
+    const timers = new Map<number, () => void>();
+    const cleared = new Promise<void>((resolve) => {
+      const hook = createHook({
+        init(asyncId, type, _trigger, resource) {
+          if (type === 'Timeout' && (resource as { _idleTimeout?: number })._idleTimeout === waitMs)
+            timers.set(asyncId, () => {
+              hook.disable();
+              resolve();
+            });
+        },
+        destroy(asyncId) {
+          timers.get(asyncId)?.();
+        },
+      });
+      hook.enable();
+    });
+    let waiting!: () => void;
+    const reconnecting = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    const t = new SseTransport({
+      url: s.url,
+      reconnect: { maxAttempts: 1, initialDelayMs: waitMs, maxDelayMs: waitMs },
+      onreconnect: () => waiting(),
+    });
+    await t.start();
+    await reconnecting;
+    expect(timers.size, 'the wait has begun').toBe(1);
+    await t.close();
+    // Resolves when the wait's timer is destroyed: cleared by close(). Before the fix the
+    // SSE transport waited on a bare setTimeout that close() could not reach.
+    await cleared;
   });
 });

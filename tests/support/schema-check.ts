@@ -5,9 +5,9 @@ import type {
   JsonRpcId,
   JsonRpcMessage,
   MessageExtra,
-  Transport,
   TransportSendOptions,
 } from '@mcpkit/jsonrpc';
+import type { McpTransport } from '@mcpkit/protocol';
 
 /**
  * Checks every message a client sends against the official JSON Schema (`schema.json`)
@@ -95,7 +95,7 @@ const RESULT_OF: Record<string, string> = {
   ping: 'EmptyResult',
 };
 
-export class SchemaCheckedTransport implements Transport {
+export class SchemaCheckedTransport implements McpTransport {
   onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;
@@ -105,7 +105,7 @@ export class SchemaCheckedTransport implements Transport {
   private requested: string | undefined;
   private readonly incoming = new Map<JsonRpcId, string>();
 
-  constructor(readonly inner: Transport) {
+  constructor(readonly inner: McpTransport) {
     inner.onmessage = (m, extra) => {
       if ('method' in m && 'id' in m) this.incoming.set(m.id, m.method);
       this.onmessage?.(m, extra);
@@ -136,7 +136,7 @@ export class SchemaCheckedTransport implements Transport {
     this.version = version;
     this.inner.setProtocolVersion?.(version);
   }
-  setMessageHeaders(h: Parameters<NonNullable<Transport['setMessageHeaders']>>[0]) {
+  setMessageHeaders(h: Parameters<NonNullable<McpTransport['setMessageHeaders']>>[0]) {
     this.inner.setMessageHeaders?.(h);
   }
   resetSession() {

@@ -34,8 +34,4 @@ export class ToolResultError extends McpkitError {
     this.tool = tool;
     this.result = result;
   }
-
-  static override isInstance(value: unknown): value is ToolResultError {
-    return McpkitError.isInstance(value) && value.code === AiSdkErrorCode.ToolResult;
-  }
 }

@@ -15,23 +15,8 @@ export const AuthErrorCode = {
 } as const;
 export type AuthErrorCode = (typeof AuthErrorCode)[keyof typeof AuthErrorCode];
 
-// One brand per class (not the code alone): a subclass carries its parents' brands, so
+// Each class gets its own brand from the base class (`McpkitError`), so
 // `AuthError.isInstance(unsafeEndpointError)` holds and no two unrelated classes match.
-const brand = (name: string) => Symbol.for(`mcpkit.auth.${name}`);
-const NEEDS_AUTH = brand('NeedsAuthError');
-const AUTH = brand('AuthError');
-const UNSAFE_ENDPOINT = brand('UnsafeEndpointError');
-const TOO_LARGE = brand('AuthResponseTooLargeError');
-const HEADERS_HELPER = brand('HeadersHelperError');
-
-function mark(error: object, symbol: symbol): void {
-  Object.defineProperty(error, symbol, { value: true });
-}
-function has(value: unknown, symbol: symbol): boolean {
-  return (
-    McpkitError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[symbol] === true
-  );
-}
 
 /**
  * The server needs authorization that only the user can give (a browser sign-in), and
@@ -44,10 +29,6 @@ export class NeedsAuthError extends McpkitError {
   constructor(message: string, server: string, options?: McpkitErrorOptions) {
     super(AuthErrorCode.NeedsAuth, message, options);
     this.server = server;
-    mark(this, NEEDS_AUTH);
-  }
-  static override isInstance(value: unknown): value is NeedsAuthError {
-    return has(value, NEEDS_AUTH);
   }
 }
 
@@ -63,10 +44,6 @@ export class AuthError extends McpkitError {
   ) {
     super(options?.code ?? AuthErrorCode.Auth, message, options);
     this.oauthError = oauthError;
-    mark(this, AUTH);
-  }
-  static override isInstance(value: unknown): value is AuthError {
-    return has(value, AUTH);
   }
 }
 
@@ -85,10 +62,6 @@ export class UnsafeEndpointError extends AuthError {
     super(message, undefined, { ...options, code: AuthErrorCode.UnsafeEndpoint });
     this.field = field;
     this.value = value;
-    mark(this, UNSAFE_ENDPOINT);
-  }
-  static override isInstance(value: unknown): value is UnsafeEndpointError {
-    return has(value, UNSAFE_ENDPOINT);
   }
 }
 
@@ -102,10 +75,6 @@ export class AuthResponseTooLargeError extends AuthError {
     super(message, undefined, { ...options, code: AuthErrorCode.ResponseTooLarge });
     this.limitBytes = limitBytes;
     this.url = url;
-    mark(this, TOO_LARGE);
-  }
-  static override isInstance(value: unknown): value is AuthResponseTooLargeError {
-    return has(value, TOO_LARGE);
   }
 }
 
@@ -114,9 +83,5 @@ export class HeadersHelperError extends McpkitError {
   override readonly name: string = 'HeadersHelperError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(AuthErrorCode.HeadersHelper, message, options);
-    mark(this, HEADERS_HELPER);
-  }
-  static override isInstance(value: unknown): value is HeadersHelperError {
-    return has(value, HEADERS_HELPER);
   }
 }

@@ -1,4 +1,4 @@
-import { ConnectionClosedError, type JsonRpcPeer } from '@mcpkit/jsonrpc';
+import { type JsonRpcPeer, NotConnectedError } from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
   type DiscoverResult,
@@ -8,6 +8,7 @@ import {
   type ServerCapabilities,
 } from '@mcpkit/protocol';
 import { capabilitiesFor } from './client-handlers.js';
+import { mcpTransportOf } from './mcp-transport-of.js';
 import { type EraRecord, requestMeta, sharedEraCache } from './modern.js';
 import { clientDefaults, type McpClientOptions } from './options.js';
 import { ResultChecks } from './result-checks.js';
@@ -53,7 +54,7 @@ export class Connection {
 
   connectedPeer(): JsonRpcPeer {
     if (!this.peer || !this.server) {
-      throw new ConnectionClosedError(`${this.label}: not connected; call connect() first`);
+      throw new NotConnectedError(`${this.label}: not connected; call connect() first`);
     }
     return this.peer;
   }
@@ -81,7 +82,7 @@ export class Connection {
 
   /** Speak `version` from now on: the transport's header and the 2026-07-28 request `_meta`. */
   setVersion(peer: JsonRpcPeer, version: string): void {
-    peer.transport.setProtocolVersion?.(version);
+    mcpTransportOf(peer).setProtocolVersion?.(version);
     this.meta = requestMeta(
       version,
       this.capabilities,

@@ -1,4 +1,5 @@
 import { ErrorCode, McpkitError, RpcError } from '@mcpkit/jsonrpc';
+import { McpErrorCode } from '@mcpkit/protocol';
 
 /**
  * No protocol version both sides speak: the server chose one this client does not
@@ -35,10 +36,49 @@ export class InvalidResultError extends McpkitError {
   override readonly name = 'InvalidResultError';
   readonly method: string;
   constructor(label: string, method: string, detail: string, cause: unknown) {
-    super(ErrorCode.Protocol, `${label}: invalid "${method}" result from the server: ${detail}`, {
-      cause,
-    });
+    super(
+      ErrorCode.InvalidResult,
+      `${label}: invalid "${method}" result from the server: ${detail}`,
+      {
+        cause,
+      },
+    );
     this.method = method;
+  }
+}
+
+/**
+ * The server does not offer what was asked: `listen()` on a server of the handshake era,
+ * a tool call as a task on a server that runs none. Use the alternative the message names.
+ */
+export class UnsupportedByServerError extends McpkitError {
+  override readonly name = 'UnsupportedByServerError';
+  constructor(message: string) {
+    super(ErrorCode.UnsupportedByServer, message);
+  }
+}
+
+/** The server returned the same pagination cursor twice: listing stopped rather than loop. */
+export class RepeatedCursorError extends McpkitError {
+  override readonly name = 'RepeatedCursorError';
+  readonly method: string;
+  readonly cursor: string;
+  constructor(message: string, method: string, cursor: string) {
+    super(ErrorCode.RepeatedCursor, message);
+    this.method = method;
+    this.cursor = cursor;
+  }
+}
+
+/** A limit from the options was reached (`option` names it: raise it if the server needs more). */
+export class LimitExceededError extends McpkitError {
+  override readonly name = 'LimitExceededError';
+  readonly option: string;
+  readonly limit: number;
+  constructor(message: string, option: string, limit: number) {
+    super(ErrorCode.LimitExceeded, message);
+    this.option = option;
+    this.limit = limit;
   }
 }
 
@@ -68,7 +108,7 @@ export class UrlElicitationRequiredError extends RpcError {
 
 /** Turns -32042 into `UrlElicitationRequiredError`; other errors pass unchanged. */
 export function mapRpcError(error: unknown): never {
-  if (RpcError.isInstance(error) && error.rpcCode === -32042)
+  if (RpcError.isInstance(error) && error.rpcCode === McpErrorCode.UrlElicitationRequired)
     throw new UrlElicitationRequiredError(error);
   throw error;
 }

@@ -1,6 +1,9 @@
 export { type ClientHandlers, capabilitiesFor } from './client-handlers.js';
 export {
   InvalidResultError,
+  LimitExceededError,
+  RepeatedCursorError,
+  UnsupportedByServerError,
   UnsupportedProtocolVersionError,
   type UrlElicitation,
   UrlElicitationRequiredError,

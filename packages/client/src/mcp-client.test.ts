@@ -1,11 +1,22 @@
-import { ConnectionClosedError, JsonRpcPeer, RpcError } from '@mcpkit/jsonrpc';
+import {
+  AlreadyStartedError,
+  ConnectionClosedError,
+  ErrorCode,
+  JsonRpcPeer,
+  NotConnectedError,
+  RpcError,
+} from '@mcpkit/jsonrpc';
 import { createInProcessPair } from '@mcpkit/transport-in-process';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   capabilitiesFor,
   InvalidResultError,
+  LimitExceededError,
   McpClient,
   OutputSchemaError,
+  RepeatedCursorError,
+  UnsupportedByServerError,
   UnsupportedProtocolVersionError,
   UrlElicitationRequiredError,
 } from './index.js';
@@ -102,6 +113,36 @@ describe('McpClient', () => {
     await client.close();
   });
 
+  it('each situation has a class and code of its own, not the catch-all protocol code', async () => {
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('tools/list', () => ({ tools: [], nextCursor: 'same' }));
+      let n = 0;
+      server.setRequestHandler('resources/list', () => ({
+        resources: [],
+        nextCursor: String(n++),
+      }));
+    });
+    const client = new McpClient({ maxPages: 5 });
+    await client.connect(clientEnd);
+    const repeated = await client.listTools().catch((e: unknown) => e);
+    expect(RepeatedCursorError.isInstance(repeated)).toBe(true);
+    expect(repeated).toMatchObject({ code: ErrorCode.RepeatedCursor, cursor: 'same' });
+    const pages = await client.listResources().catch((e: unknown) => e);
+    expect(LimitExceededError.isInstance(pages)).toBe(true);
+    expect(pages).toMatchObject({ code: ErrorCode.LimitExceeded, option: 'maxPages', limit: 5 });
+    // This server speaks a handshake-era revision: listen() is not for it.
+    const listen = await Promise.resolve()
+      .then(() => client.listen({ resources: [] } as never))
+      .catch((e: unknown) => e);
+    expect(UnsupportedByServerError.isInstance(listen)).toBe(true);
+    const again = await client.connect(clientEnd).catch((e: unknown) => e);
+    expect(AlreadyStartedError.isInstance(again)).toBe(true);
+    expect((again as Error).message).toMatch(
+      /connect\(\) was already called; create a new McpClient/,
+    );
+    await client.close();
+  });
+
   it('reports a malformed result with the path of the problem', async () => {
     const { clientEnd } = await serve((server) => {
       server.setRequestHandler('tools/list', () => ({ tools: [{ name: 42 }] }));
@@ -156,6 +197,9 @@ describe('McpClient', () => {
       'server "x": not connected; call connect() first',
     );
     await expect(client.callTool({ name: 'a' })).rejects.toBeInstanceOf(ConnectionClosedError);
+    const early = await client.listPrompts().catch((e: unknown) => e);
+    expect(NotConnectedError.isInstance(early)).toBe(true);
+    expect((early as { code: string }).code).toBe(ErrorCode.NotConnected);
   });
 
   it('capabilities follow the handlers the host registers', () => {
@@ -295,6 +339,11 @@ describe('McpClient', () => {
     expect((error as Error).message).toBe(
       'server "bank": "tools/call" failed: This request requires more information. (-32042)',
     );
+    // call() (any method, any schema) maps the same way; it used to pass a bare RpcError.
+    const viaCall = await client
+      .call('tools/call', { name: 'pay' }, z.object({}))
+      .catch((e: unknown) => e);
+    expect(UrlElicitationRequiredError.isInstance(viaCall)).toBe(true);
     await serverPeer!.notify('notifications/elicitation/complete', { elicitationId: 'e-1' });
     await new Promise((r) => setTimeout(r, 10));
     expect(completed).toEqual(['e-1']);

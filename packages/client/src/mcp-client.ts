@@ -1,10 +1,4 @@
-import {
-  ErrorCode,
-  type JsonRpcNotification,
-  JsonRpcPeer,
-  McpkitError,
-  type Transport,
-} from '@mcpkit/jsonrpc';
+import { AlreadyStartedError, type JsonRpcNotification, JsonRpcPeer } from '@mcpkit/jsonrpc';
 import {
   type CallToolResult,
   ClientMethod,
@@ -13,6 +7,7 @@ import {
   type GetPromptResult,
   type Implementation,
   type LoggingLevel,
+  type McpTransport,
   MetaKey,
   Notification,
   type Prompt,
@@ -121,12 +116,14 @@ export class McpClient {
 
   /** Starts the transport and settles era and version with the server. */
   async connect(
-    transport: Transport,
+    transport: McpTransport,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<void> {
     const conn = this.conn;
     if (conn.peer)
-      throw new McpkitError(ErrorCode.Protocol, `${conn.label}: connect() was already called`);
+      throw new AlreadyStartedError(
+        `${conn.label}: connect() was already called; create a new McpClient to connect again`,
+      );
     const peer = new JsonRpcPeer(transport, {
       label: conn.label,
       defaultTimeoutMs: this.options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,
@@ -411,7 +408,8 @@ export class McpClient {
     schema: S,
     options?: CallOptions,
   ): Promise<z.output<S>> {
-    const raw = await this.pipeline.request(method, params, options);
+    // The same error mapping as the typed calls: -32042 is UrlElicitationRequiredError.
+    const raw = await this.pipeline.request(method, params, options).catch(mapRpcError);
     return this.conn.checks.parse(method, schema, raw);
   }
 

@@ -1,17 +1,20 @@
-import { HttpError, RpcError, UnauthorizedError } from '@mcpkit/jsonrpc';
+import {
+  ErrorCode,
+  HttpError,
+  isRecord,
+  McpkitError,
+  RpcError,
+  UnauthorizedError,
+} from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
-  compareVersions,
   type Era,
   eraOf,
   type Implementation,
-  isProtocolVersion,
-  LATEST_PROTOCOL_VERSION,
   type LoggingLevel,
   McpErrorCode,
   MetaKey,
 } from '@mcpkit/protocol';
-import { isRecord } from './is-record.js';
 
 /** What a client learned of a server's era, kept per server (see `McpClientOptions.eraCache`). */
 export interface EraRecord {
@@ -32,15 +35,9 @@ const MODERN_ERRORS: ReadonlySet<number> = new Set([
   McpErrorCode.UnsupportedProtocolVersion,
 ]);
 
-/**
- * The era of a version a host or server named: protocol's rule (`eraOf`) for every revision
- * this package knows. A revision dated after the newest one known counts as stateless, so
- * a host may offer it and the server's -32022 answer brings both sides to one they share;
- * anything else is no revision at all (`undefined`).
- */
+/** The era of a version a host or server named: protocol's one rule (`eraOf`). */
 export function versionEra(version: string): Era | undefined {
-  if (isProtocolVersion(version)) return eraOf(version);
-  return compareVersions(version, LATEST_PROTOCOL_VERSION) > 0 ? 'modern' : undefined;
+  return eraOf(version);
 }
 
 export function isModernError(error: unknown): error is RpcError {
@@ -79,7 +76,7 @@ export function meansLegacyServer(error: unknown): boolean {
   if (HttpError.isInstance(error)) return error.status >= 400;
   if (RpcError.isInstance(error)) return !MODERN_ERRORS.has(error.rpcCode);
   // A silent legacy server lets the probe time out.
-  return (error as { code?: unknown } | null)?.code === 'MCPKIT_TIMEOUT';
+  return McpkitError.isInstance(error) && error.code === ErrorCode.Timeout;
 }
 
 /** The reserved `_meta` of every 2026-07-28 request. */

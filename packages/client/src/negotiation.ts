@@ -10,6 +10,7 @@ import {
 import type { ConnectSteps } from './connect-budget.js';
 import type { Connection } from './connection.js';
 import { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
+import { mcpTransportOf } from './mcp-transport-of.js';
 import {
   type EraRecord,
   isModernError,
@@ -40,16 +41,16 @@ export async function negotiate(
   const pinned = options.protocolVersion;
   let era = options.era ?? (pinned ? (isModern(pinned) ? 'modern' : 'legacy') : 'auto');
   if (!conn.versions().some(isModern)) era = 'legacy';
-  if (peer.transport.capabilities?.legacyOnly) {
+  if (mcpTransportOf(peer).capabilities?.legacyOnly) {
     if (era === 'modern') {
       throw new McpkitError(
         ErrorCode.UnsupportedProtocolVersion,
-        `${label}: ${peer.transport.description ?? 'this transport'} carries only handshake-era revisions; 2026-07-28 needs stdio or Streamable HTTP`,
+        `${label}: ${mcpTransportOf(peer).description ?? 'this transport'} carries only handshake-era revisions; 2026-07-28 needs stdio or Streamable HTTP`,
       );
     }
     era = 'legacy';
   }
-  const key = peer.transport.eraKey;
+  const key = mcpTransportOf(peer).eraKey;
   const cache = key === undefined ? undefined : conn.eraCache();
   const cached = key === undefined ? undefined : cache?.get(key);
 
@@ -122,7 +123,7 @@ async function discover(
         { timeoutMs: probeMs, ...(steps.signal ? { signal: steps.signal } : {}) },
       );
     } catch (error) {
-      peer.transport.setProtocolVersion?.(undefined);
+      mcpTransportOf(peer).setProtocolVersion?.(undefined);
       if (steps.signal?.aborted) throw error;
       if (TimeoutError.isInstance(error)) {
         budget.note(`"server/discover" unanswered for ${probeMs} ms`);
@@ -161,7 +162,7 @@ async function discover(
     } catch (error) {
       // Some handshake-era servers answer any method with an empty result: not a verdict
       // of a 2026-07-28 server, so the handshake decides.
-      peer.transport.setProtocolVersion?.(undefined);
+      mcpTransportOf(peer).setProtocolVersion?.(undefined);
       if (!required) return { legacyVersion: undefined };
       throw error;
     }
@@ -171,7 +172,7 @@ async function discover(
     if (pick === undefined)
       throw new UnsupportedProtocolVersionError(label, undefined, ours, result.supportedVersions);
     if (!isModern(pick)) {
-      peer.transport.setProtocolVersion?.(undefined);
+      mcpTransportOf(peer).setProtocolVersion?.(undefined);
       if (required)
         throw new UnsupportedProtocolVersionError(
           label,
@@ -229,7 +230,7 @@ export async function handshake(
   if (!supported.includes(result.protocolVersion) || !isLegacyVersion(result.protocolVersion)) {
     throw new UnsupportedProtocolVersionError(label, result.protocolVersion, supported);
   }
-  peer.transport.setProtocolVersion?.(result.protocolVersion);
+  mcpTransportOf(peer).setProtocolVersion?.(result.protocolVersion);
   conn.server = { era: 'legacy', version: result.protocolVersion, init: result };
   await peer.notify(Notification.Initialized);
 }

@@ -6,7 +6,7 @@ export class OutputSchemaError extends McpkitError {
   override readonly name = 'OutputSchemaError';
   readonly tool: string;
   constructor(label: string, tool: string, detail: string) {
-    super(ErrorCode.Protocol, `${label}: tool "${tool}" returned ${detail}`);
+    super(ErrorCode.OutputSchema, `${label}: tool "${tool}" returned ${detail}`);
     this.tool = tool;
   }
 }

@@ -1,5 +1,5 @@
-import { ErrorCode, McpkitError } from '@mcpkit/jsonrpc';
 import type { Connection } from './connection.js';
+import { LimitExceededError, RepeatedCursorError } from './errors.js';
 import { type CallOptions, clientDefaults } from './options.js';
 import type { RequestPipeline } from './request-pipeline.js';
 import type { SchemaName } from './result-checks.js';
@@ -43,15 +43,17 @@ export async function listAll<K extends string, T>(
     cursor = result.nextCursor;
     if (cursor === undefined) return { items, ttlMs };
     if (seen.has(cursor)) {
-      throw new McpkitError(
-        ErrorCode.Protocol,
-        `${conn.label}: "${method}" returned cursor ${JSON.stringify(cursor)} twice; stopping to avoid an endless loop`,
+      throw new RepeatedCursorError(
+        `${conn.label}: "${method}" returned cursor ${JSON.stringify(cursor)} twice; stopping to avoid an endless loop (a server bug: report it to the server's authors)`,
+        method,
+        cursor,
       );
     }
     seen.add(cursor);
   }
-  throw new McpkitError(
-    ErrorCode.Protocol,
+  throw new LimitExceededError(
     `${conn.label}: "${method}" has more than ${maxPages} pages; raise maxPages to fetch them all`,
+    'maxPages',
+    maxPages,
   );
 }

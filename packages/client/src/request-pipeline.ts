@@ -1,7 +1,5 @@
 import {
-  ErrorCode,
   type JsonRpcPeer,
-  McpkitError,
   ResponseLostError,
   RpcError,
   SessionExpiredError,
@@ -10,7 +8,8 @@ import { ClientMethod, type DiscoverResult, McpErrorCode, MetaKey } from '@mcpki
 import { answerServerRequest } from './client-handlers.js';
 import { ConnectBudget } from './connect-budget.js';
 import type { Connection } from './connection.js';
-import { mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
+import { LimitExceededError, mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
+import { mcpTransportOf } from './mcp-transport-of.js';
 import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.js';
 import { handshake } from './negotiation.js';
 import { type CallOptions, clientDefaults } from './options.js';
@@ -68,11 +67,11 @@ export class RequestPipeline {
     if (conn.server!.era === 'modern')
       return this.modernRequest(peer, method, params, options, true);
     const first = peer.request(method, params, options);
-    if (!peer.transport.resetSession) return first;
+    if (!mcpTransportOf(peer).resetSession) return first;
     return first.catch((error: unknown) => {
       if (!SessionExpiredError.isInstance(error)) throw error;
       this.renewing ??= (async () => {
-        peer.transport.resetSession?.();
+        mcpTransportOf(peer).resetSession?.();
         const budget = new ConnectBudget(conn.connectTimeoutMs, conn.label);
         await handshake(conn, peer, { budget }, conn.server?.version);
       })().finally(() => {
@@ -147,7 +146,7 @@ export class RequestPipeline {
         version: pick,
       };
       conn.setVersion(peer, pick);
-      const key = peer.transport.eraKey;
+      const key = mcpTransportOf(peer).eraKey;
       if (key !== undefined) conn.eraCache()?.set(key, { era: 'modern', version: pick });
       return this.modernRequest(peer, method, params, options, false);
     }
@@ -173,9 +172,10 @@ export class RequestPipeline {
     let raw = first;
     for (let round = 1; isInputRequired(raw); round++) {
       if (round > maxRounds) {
-        throw new McpkitError(
-          ErrorCode.Protocol,
+        throw new LimitExceededError(
           `${label}: "${method}" still asked for input after ${maxRounds} rounds; giving up (raise maxInputRounds if the server needs more)`,
+          'maxInputRounds',
+          maxRounds,
         );
       }
       const retry: Record<string, unknown> = { ...params };

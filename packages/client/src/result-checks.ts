@@ -1,7 +1,7 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import { type CallToolResult, ClientMethod, fastCallToolResult } from '@mcpkit/protocol';
 import type { z } from 'zod';
 import { InvalidResultError } from './errors.js';
-import { isRecord } from './is-record.js';
 
 type Schemas = typeof import('@mcpkit/protocol/schemas');
 /** The name of a zod schema exported by `@mcpkit/protocol/schemas`. */

@@ -1,5 +1,5 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import type { ReadResourceResult } from '@mcpkit/protocol';
-import { isRecord } from './is-record.js';
 import type { SkillResource } from './skill-entry.js';
 import { SkillError, SkillErrorCode, SkillVerificationError } from './skill-errors.js';
 

@@ -1,4 +1,4 @@
-import { isRecord } from './is-record.js';
+import { isRecord } from '@mcpkit/jsonrpc';
 import { SkillError, SkillErrorCode } from './skill-errors.js';
 
 /** The extension's identifier under `capabilities.extensions`. */

@@ -23,14 +23,6 @@ export const SkillErrorCode = {
 } as const;
 export type SkillErrorCode = (typeof SkillErrorCode)[keyof typeof SkillErrorCode];
 
-const ALL = new Set<string>(Object.values(SkillErrorCode));
-const VERIFICATION = new Set<string>([
-  SkillErrorCode.SizeMismatch,
-  SkillErrorCode.DigestMismatch,
-  SkillErrorCode.FrontmatterInvalid,
-  SkillErrorCode.FrontmatterMismatch,
-]);
-
 /** Something about a skill (SEP-2640) the client refused. `skill` is its SKILL.md URI. */
 export class SkillError extends McpkitError {
   override readonly name: string = 'SkillError';
@@ -47,9 +39,6 @@ export class SkillError extends McpkitError {
     super(code, message, options);
     this.skill = where.skill;
     this.file = where.file;
-  }
-  static override isInstance(value: unknown): value is SkillError {
-    return McpkitError.isInstance(value) && ALL.has(value.code);
   }
 }
 
@@ -74,8 +63,5 @@ export class SkillVerificationError extends SkillError {
     super(code, message, where, options);
     this.expected = expected;
     this.actual = actual;
-  }
-  static override isInstance(value: unknown): value is SkillVerificationError {
-    return McpkitError.isInstance(value) && VERIFICATION.has(value.code);
   }
 }

@@ -1,4 +1,4 @@
-import { isRecord } from './is-record.js';
+import { isRecord } from '@mcpkit/jsonrpc';
 
 type Yaml = typeof import('yaml');
 let yaml: Promise<Yaml> | undefined;

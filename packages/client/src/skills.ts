@@ -1,7 +1,7 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import { ClientMethod, type ReadResourceResult } from '@mcpkit/protocol';
 import type { Connection } from './connection.js';
 import { InvalidResultError } from './errors.js';
-import { isRecord } from './is-record.js';
 import { type CallOptions, clientDefaults } from './options.js';
 import type { RequestPipeline } from './request-pipeline.js';
 import { type VerifiedContent, verifiedContent } from './skill-content.js';

@@ -1,12 +1,15 @@
 import {
+  AbortedError,
   ConnectionClosedError,
   ErrorCode,
   type JsonRpcId,
   type JsonRpcPeer,
   McpkitError,
+  TimeoutError,
 } from '@mcpkit/jsonrpc';
 import { ClientMethod, MetaKey, Notification, type SubscriptionFilter } from '@mcpkit/protocol';
 import type { Connection } from './connection.js';
+import { UnsupportedByServerError } from './errors.js';
 import { clientDefaults, type Subscription } from './options.js';
 import { withMeta } from './request-pipeline.js';
 
@@ -68,8 +71,7 @@ export class Subscriptions {
     const conn = this.conn;
     const peer = conn.connectedPeer();
     if (conn.server!.era !== 'modern') {
-      throw new McpkitError(
-        ErrorCode.Protocol,
+      throw new UnsupportedByServerError(
         `${conn.label}: subscriptions/listen is a 2026-07-28 request; this server speaks ${conn.server!.version}: use subscribeResource() and onlistchanged instead`,
       );
     }
@@ -118,9 +120,9 @@ export class Subscriptions {
     const timer = setTimeout(
       () =>
         controller.abort(
-          new McpkitError(
-            ErrorCode.Timeout,
+          new TimeoutError(
             `${conn.label}: no acknowledgement of subscriptions/listen within ${timeoutMs} ms`,
+            timeoutMs,
           ),
         ),
       timeoutMs,
@@ -142,7 +144,7 @@ export class Subscriptions {
       closed,
       close: async () => {
         closing = true;
-        controller.abort(new McpkitError(ErrorCode.Aborted, 'subscription closed'));
+        controller.abort(new AbortedError('subscription closed'));
         await closed.catch(() => {});
       },
     };

@@ -1,4 +1,4 @@
-import { ErrorCode, McpkitError } from '@mcpkit/jsonrpc';
+import { sleep } from '@mcpkit/jsonrpc';
 import {
   type CallToolResult,
   ClientMethod,
@@ -6,11 +6,10 @@ import {
   type Task,
 } from '@mcpkit/protocol';
 import type { Connection } from './connection.js';
-import { mapRpcError } from './errors.js';
+import { mapRpcError, UnsupportedByServerError } from './errors.js';
 import { type CallOptions, type CallToolParams, clientDefaults } from './options.js';
 import { listAll } from './paginate.js';
 import type { RequestPipeline } from './request-pipeline.js';
-import { sleep } from './sleep.js';
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -33,9 +32,8 @@ export class Tasks {
     options?: CallOptions,
   ): Promise<Task> {
     if (!serverRunsToolTasks(this.conn.serverCapabilities)) {
-      throw new McpkitError(
-        ErrorCode.Protocol,
-        `${this.conn.label}: the server does not run tool calls as tasks (no tasks.requests.tools.call capability)`,
+      throw new UnsupportedByServerError(
+        `${this.conn.label}: the server does not run tool calls as tasks (no tasks.requests.tools.call capability); call the tool without a task`,
       );
     }
     const result = await this.pipeline.requestChecked<{ task: Task }>(

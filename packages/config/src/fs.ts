@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc';
 
 /** The file operations config needs; tests and hosts may supply their own. */
 export interface ConfigFs {
@@ -27,16 +28,17 @@ export type ConfigReadErrorCode =
   (typeof CONFIG_READ_ERROR_CODES)[keyof typeof CONFIG_READ_ERROR_CODES];
 
 /** A config file that exists but cannot be used; the message names the file and the fix. */
-export class ConfigReadError extends Error {
-  override readonly name = 'ConfigReadError';
+export class ConfigReadError extends McpkitError {
+  override readonly name: string = 'ConfigReadError';
+  declare readonly code: ConfigReadErrorCode;
   constructor(
-    readonly code: ConfigReadErrorCode,
+    code: ConfigReadErrorCode,
     readonly file: string,
     /** The message without the file name: `is a FIFO, not a regular file; …`. */
     readonly problem: string,
-    options?: { cause?: unknown },
+    options?: McpkitErrorOptions,
   ) {
-    super(`${file} ${problem}`, options);
+    super(code, `${file} ${problem}`, options);
   }
 }
 

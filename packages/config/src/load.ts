@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isRecord } from '@mcpkit/jsonrpc';
 import { legacyApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { type ConfigFs, nodeFs, readProblem } from './fs.js';
@@ -51,9 +52,6 @@ export interface LoadResult extends ResolveResult {
   localStateFile: string;
   project: string;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Managed settings override the user's allow list; deny lists add up (deny always wins). */
 function combinePolicies(

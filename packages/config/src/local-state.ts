@@ -1,3 +1,4 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import { applyEdits, modify } from 'jsonc-parser';
 import type { ProjectApprovals } from './approvals.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -14,9 +15,6 @@ export interface ProjectState {
   mcpServers?: Record<string, unknown>;
   approvals?: ProjectApprovals;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * One project's state. A state file that cannot be read or parsed is a warning, never a

@@ -1,3 +1,4 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { parseJsoncText } from './jsonc.js';
 import type { Policy } from './policy.js';
@@ -9,9 +10,6 @@ const LISTS = ['allowedMcpServers', 'deniedMcpServers'] as const;
 // A key that is not ours but looks like a policy list is most likely a misspelt one: the
 // rule it was meant to add must not silently vanish.
 const LOOKS_LIKE_POLICY = /mcp|allow|den(y|ied)|server/i;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface PolicyFileResult {
   /** The policy, when the whole file could be used. */

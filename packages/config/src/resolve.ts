@@ -1,3 +1,4 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import { approvalStatus, type ProjectApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { expandServer, referencedVariables } from './expand.js';
@@ -126,9 +127,6 @@ interface Candidate extends ServerOrigin {
   order: number;
   index: number;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic[]): Candidate[] {
   const candidates: Candidate[] = [];

@@ -1,3 +1,4 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import {
   SERVER_NAME_PATTERN,
@@ -5,9 +6,6 @@ import {
   type ServerConfig,
   serverSchemasByType,
 } from './schemas.js';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Names that mean something to JavaScript objects: never server names. */
 const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

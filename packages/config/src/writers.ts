@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ErrorCode, McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc';
 import { applyEdits, modify } from 'jsonc-parser';
 import { formatDiagnostic } from './diagnostics.js';
 import { type ConfigFs, nodeFs } from './fs.js';
@@ -18,8 +19,12 @@ export interface WriteOptions {
   paths?: Partial<ReturnType<typeof configPaths>>;
 }
 
-export class ConfigWriteError extends Error {
-  override readonly name = 'ConfigWriteError';
+/** A config file could not be changed; the message names the file, the cause and the fix. */
+export class ConfigWriteError extends McpkitError {
+  override readonly name: string = 'ConfigWriteError';
+  constructor(message: string, options?: McpkitErrorOptions) {
+    super(ErrorCode.ConfigWrite, message, options);
+  }
 }
 
 /** The file and the JSON path of a scope's servers object. */

@@ -8,7 +8,27 @@ import type { JsonRpcId } from './messages.js';
  * JSON-RPC code and `data` exactly as the peer sent them.
  */
 
+// Every instance carries the base brand plus one brand per class on its constructor chain,
+// registered with `Symbol.for` so that duplicated copies of a package (two versions in one
+// tree, a bundle beside node_modules) still recognise each other's errors.
 const BRAND = Symbol.for('mcpkit.error');
+const brands = new WeakMap<object, symbol>();
+
+/**
+ * The brand of one error class: `mcpkit.error:<brand>` where `<brand>` is the class's own
+ * static `brand` when it declares one, else its name. Derived per class (not inherited),
+ * so a subclass that declares nothing still gets a brand of its own.
+ */
+function brandOf(ctor: object): symbol {
+  let brand = brands.get(ctor);
+  if (brand === undefined) {
+    const declared = Object.hasOwn(ctor, 'brand') ? (ctor as { brand?: unknown }).brand : undefined;
+    const id = typeof declared === 'string' ? declared : (ctor as { name: string }).name;
+    brand = Symbol.for(`mcpkit.error:${id}`);
+    brands.set(ctor, brand);
+  }
+  return brand;
+}
 
 /** String codes of local errors. Stable: match on these, not on messages. */
 export const ErrorCode = {
@@ -29,6 +49,20 @@ export const ErrorCode = {
   Protocol: 'MCPKIT_PROTOCOL_ERROR',
   UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
   ResponseLost: 'MCPKIT_RESPONSE_LOST',
+  /** `start()` or `connect()` called a second time (`AlreadyStartedError`). */
+  AlreadyStarted: 'MCPKIT_ALREADY_STARTED',
+  /** A server's result did not match the protocol schema (`InvalidResultError`, client). */
+  InvalidResult: 'MCPKIT_INVALID_RESULT',
+  /** A tool's structured content did not match its output schema (`OutputSchemaError`, client). */
+  OutputSchema: 'MCPKIT_OUTPUT_SCHEMA',
+  /** The server does not offer what was asked of it (`UnsupportedByServerError`, client). */
+  UnsupportedByServer: 'MCPKIT_UNSUPPORTED_BY_SERVER',
+  /** A server returned the same pagination cursor twice (`RepeatedCursorError`, client). */
+  RepeatedCursor: 'MCPKIT_REPEATED_CURSOR',
+  /** A configured limit was reached, e.g. maxPages (`LimitExceededError`, client). */
+  LimitExceeded: 'MCPKIT_LIMIT_EXCEEDED',
+  /** `@mcpkit/config` could not change a config file (`ConfigWriteError`). */
+  ConfigWrite: 'MCPKIT_CONFIG_WRITE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -39,15 +73,17 @@ export const RpcErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
-  /** MCP: resource not found (2024-11-05 … 2025-11-25). */
-  ResourceNotFound: -32002,
 } as const;
 
 export interface McpkitErrorOptions {
   cause?: unknown;
 }
 
-/** Base class of every error mcpkit throws. Check with `McpkitError.isInstance(e)`. */
+/**
+ * Base class of every error mcpkit throws. Check with `McpkitError.isInstance(e)`, or
+ * `TimeoutError.isInstance(e)` for one class: true for that class and its subclasses only,
+ * also across duplicated package copies (unlike `instanceof`).
+ */
 export class McpkitError extends Error {
   readonly code: string;
   override readonly name: string = 'McpkitError';
@@ -56,20 +92,25 @@ export class McpkitError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     Object.defineProperty(this, BRAND, { value: true });
+    for (
+      let ctor: object | null = new.target;
+      ctor !== null && ctor !== McpkitError && ctor !== Function.prototype;
+      ctor = Object.getPrototypeOf(ctor)
+    )
+      Object.defineProperty(this, brandOf(ctor), { value: true });
   }
 
-  /** Works across duplicated copies of this package (unlike `instanceof`). */
-  static isInstance(value: unknown): value is McpkitError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[BRAND] === true
-    );
+  /** True for an instance of the class it is called on (or a subclass), from any package copy. */
+  static isInstance<T extends abstract new (...args: never[]) => McpkitError>(
+    this: T,
+    value: unknown,
+  ): value is InstanceType<T> {
+    if (typeof value !== 'object' || value === null) return false;
+    const own = value as Record<symbol, unknown>;
+    if (own[BRAND] !== true) return false;
+    // biome-ignore lint/complexity/noThisInStatic: the class it is called on is the brand to check
+    return (this as unknown) === McpkitError || own[brandOf(this)] === true;
   }
-}
-
-function hasCode(value: unknown, code: string): boolean {
-  return McpkitError.isInstance(value) && value.code === code;
 }
 
 /** A request got no answer within its time budget. */
@@ -80,19 +121,24 @@ export class TimeoutError extends McpkitError {
     super(ErrorCode.Timeout, message, options);
     this.timeoutMs = timeoutMs;
   }
-  static override isInstance(value: unknown): value is TimeoutError {
-    return hasCode(value, ErrorCode.Timeout);
-  }
 }
 
 /** The connection closed (or was never open) while a request was pending. */
 export class ConnectionClosedError extends McpkitError {
   override readonly name: string = 'ConnectionClosedError';
-  constructor(message: string, options?: McpkitErrorOptions) {
-    super(ErrorCode.ConnectionClosed, message, options);
+  constructor(message: string, options?: McpkitErrorOptions & { code?: string }) {
+    super(options?.code ?? ErrorCode.ConnectionClosed, message, options);
   }
-  static override isInstance(value: unknown): value is ConnectionClosedError {
-    return hasCode(value, ErrorCode.ConnectionClosed);
+}
+
+/**
+ * A call before `connect()` finished, or after `close()`. A kind of `ConnectionClosedError`
+ * (code `MCPKIT_NOT_CONNECTED`), so code that handles a closed connection handles it too.
+ */
+export class NotConnectedError extends ConnectionClosedError {
+  override readonly name: string = 'NotConnectedError';
+  constructor(message: string, options?: McpkitErrorOptions) {
+    super(message, { ...options, code: ErrorCode.NotConnected });
   }
 }
 
@@ -121,9 +167,6 @@ export class MessageTooLargeError extends McpkitError {
     this.serverName = options?.serverName;
     this.url = options?.url;
   }
-  static override isInstance(value: unknown): value is MessageTooLargeError {
-    return hasCode(value, ErrorCode.MessageTooLarge);
-  }
 }
 
 /** An operation was aborted without an abort reason of its own. */
@@ -132,8 +175,13 @@ export class AbortedError extends McpkitError {
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ErrorCode.Aborted, message, options);
   }
-  static override isInstance(value: unknown): value is AbortedError {
-    return hasCode(value, ErrorCode.Aborted);
+}
+
+/** `start()` (a transport) or `connect()` (a client) was called a second time: a bug in the caller. */
+export class AlreadyStartedError extends McpkitError {
+  override readonly name: string = 'AlreadyStartedError';
+  constructor(message: string, options?: McpkitErrorOptions) {
+    super(ErrorCode.AlreadyStarted, message, options);
   }
 }
 
@@ -146,9 +194,6 @@ export class ParseError extends McpkitError {
     super(ErrorCode.Parse, message, options);
     this.excerpt = excerpt;
   }
-  static override isInstance(value: unknown): value is ParseError {
-    return hasCode(value, ErrorCode.Parse);
-  }
 }
 
 /** Valid JSON that is not a JSON-RPC 2.0 message. */
@@ -159,9 +204,6 @@ export class InvalidMessageError extends McpkitError {
   constructor(message: string, id: string | number | null, options?: McpkitErrorOptions) {
     super(ErrorCode.InvalidMessage, message, options);
     this.id = id;
-  }
-  static override isInstance(value: unknown): value is InvalidMessageError {
-    return hasCode(value, ErrorCode.InvalidMessage);
   }
 }
 
@@ -185,9 +227,6 @@ export class ResponseLostError extends TransportError {
     super(message, { ...options, code: ErrorCode.ResponseLost });
     this.requestId = requestId;
   }
-  static override isInstance(value: unknown): value is ResponseLostError {
-    return hasCode(value, ErrorCode.ResponseLost);
-  }
 }
 
 /** A JSON-RPC error response from the peer. Keeps the wire code and data. */
@@ -206,9 +245,6 @@ export class RpcError extends McpkitError {
     this.rpcCode = rpcCode;
     this.rpcMessage = rpcMessage;
     this.data = data;
-  }
-  static override isInstance(value: unknown): value is RpcError {
-    return hasCode(value, ErrorCode.Rpc);
   }
   /** The `error` object to put on the wire. */
   toJSON(): { code: number; message: string; data?: unknown } {
@@ -237,13 +273,6 @@ export class HttpError extends TransportError {
     this.url = url;
     this.bodyExcerpt = bodyExcerpt;
   }
-  static override isInstance(value: unknown): value is HttpError {
-    return (
-      McpkitError.isInstance(value) &&
-      typeof (value as { status?: unknown }).status === 'number' &&
-      'bodyExcerpt' in value
-    );
-  }
 }
 
 /** 401/403 that the auth layer could not (or was not there to) fix: the server needs authorization. */
@@ -260,9 +289,6 @@ export class UnauthorizedError extends HttpError {
     super(message, status, url, bodyExcerpt, { code: ErrorCode.Unauthorized });
     this.wwwAuthenticate = wwwAuthenticate;
   }
-  static override isInstance(value: unknown): value is UnauthorizedError {
-    return McpkitError.isInstance(value) && value.code === ErrorCode.Unauthorized;
-  }
 }
 
 /** The server no longer knows our session (404 to a request that carried a session id). */
@@ -272,8 +298,5 @@ export class SessionExpiredError extends HttpError {
   constructor(message: string, url: string, sessionId: string, bodyExcerpt: string) {
     super(message, 404, url, bodyExcerpt, { code: ErrorCode.SessionExpired });
     this.sessionId = sessionId;
-  }
-  static override isInstance(value: unknown): value is SessionExpiredError {
-    return McpkitError.isInstance(value) && value.code === ErrorCode.SessionExpired;
   }
 }

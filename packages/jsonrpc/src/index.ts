@@ -8,6 +8,7 @@ export {
 } from './bounded-body.js';
 export {
   AbortedError,
+  AlreadyStartedError,
   ConnectionClosedError,
   ErrorCode,
   HttpError,
@@ -15,6 +16,7 @@ export {
   McpkitError,
   type McpkitErrorOptions,
   MessageTooLargeError,
+  NotConnectedError,
   ParseError,
   ResponseLostError,
   RpcError,
@@ -30,6 +32,7 @@ export {
   type HttpAuthChallenge,
   type HttpAuthRequest,
 } from './http-auth.js';
+export { isRecord } from './is-record.js';
 export {
   CANCELLED_NOTIFICATION,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -72,6 +75,12 @@ export {
   MAX_TIMER_MS,
   type TimerOptionRules,
 } from './option-checks.js';
+export {
+  checkReconnectPolicy,
+  type ReconnectPolicy,
+  reconnectDelay,
+} from './reconnect-policy.js';
+export { sleep } from './sleep.js';
 export { type SseEvent, SseParser, type SseParserOptions } from './sse-parser.js';
 export {
   type MessageExtra,

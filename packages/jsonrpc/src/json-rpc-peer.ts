@@ -1,4 +1,5 @@
 import {
+  AbortedError,
   ConnectionClosedError,
   ErrorCode,
   InvalidMessageError,
@@ -370,8 +371,7 @@ export class JsonRpcPeer {
       if (controller) {
         this.inbound.delete(params.requestId as JsonRpcId);
         controller.abort(
-          new McpkitError(
-            ErrorCode.Aborted,
+          new AbortedError(
             `cancelled by ${this.label}: ${String(params.reason ?? 'no reason given')}`,
           ),
         );

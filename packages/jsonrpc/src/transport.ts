@@ -29,16 +29,13 @@ export interface TransportCapabilities {
   readonly serverToClientRequests?: boolean;
   /** The transport keeps a session that survives individual requests. */
   readonly sessions?: boolean;
-  /**
-   * The transport exists only in handshake-era revisions (legacy HTTP+SSE): a client
-   * does not probe it for 2026-07-28.
-   */
-  readonly legacyOnly?: boolean;
 }
 
 /**
  * A bidirectional pipe of JSON-RPC messages. A transport validates envelopes of what it
- * receives (see `dispatchParsed`) and knows nothing of MCP methods.
+ * receives (see `dispatchParsed`) and knows nothing of MCP: the members an MCP client uses
+ * (era key, protocol version, per-message headers, session reset) are `McpTransport`'s,
+ * in `@mcpkit/protocol`.
  *
  * Lifecycle: `start()` once; `send()` any number of times; `close()` is idempotent and
  * calls `onclose` exactly once, whichever side closed. After `onclose`, `send()` rejects.
@@ -58,26 +55,6 @@ export interface Transport {
   /** A short description for error messages, e.g. `stdio "npx server-x"`. */
   readonly description?: string;
   readonly capabilities?: TransportCapabilities;
-  /**
-   * Where a client may cache what it learned of the server's era: the same key means the
-   * same server (an HTTP endpoint). Absent when the answer lives only as long as the
-   * connection (a stdio process).
-   */
-  readonly eraKey?: string;
   /** Session id, for transports that have sessions. */
   readonly sessionId?: string | undefined;
-  /**
-   * Told the protocol version in force (HTTP transports send it as a header and pick the
-   * binding by it); `undefined` while none is (an `initialize` after a failed probe).
-   */
-  setProtocolVersion?(version: string | undefined): void;
-  /**
-   * HTTP transports: extra headers for each outgoing message, e.g. the 2026-07-28
-   * `Mcp-Param-*` headers a client derives from a tool's input schema.
-   */
-  setMessageHeaders?(
-    headers: ((message: JsonRpcMessage) => Record<string, string> | undefined) | undefined,
-  ): void;
-  /** Forgets the session (after `SessionExpiredError`), so that a new `initialize` starts a fresh one. */
-  resetSession?(): void;
 }

@@ -32,13 +32,6 @@ export class ManagerError extends McpkitError {
     super(code, message, options);
     this.server = server;
   }
-  static override isInstance(value: unknown): value is ManagerError {
-    return (
-      McpkitError.isInstance(value) &&
-      typeof (value as { server?: unknown }).server === 'string' &&
-      Object.values(ManagerErrorCode).includes((value as McpkitError).code as ManagerErrorCode)
-    );
-  }
 }
 
 /**

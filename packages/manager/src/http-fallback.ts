@@ -15,6 +15,19 @@ import {
   type StreamableHttpTransportOptions,
 } from '@mcpkit/transport-streamable-http';
 
+/**
+ * Either transport: Streamable HTTP has the MCP members of `McpTransport` (@mcpkit/protocol,
+ * which this package does not depend on), SSE has none; each is called only when present.
+ */
+type InnerTransport = Transport & {
+  readonly eraKey?: string;
+  setProtocolVersion?(version: string | undefined): void;
+  setMessageHeaders?(
+    headers: ((message: JsonRpcMessage) => Record<string, string> | undefined) | undefined,
+  ): void;
+  resetSession?(): void;
+};
+
 export interface HttpFallbackOptions extends StreamableHttpTransportOptions {
   /** Options for the legacy transport, if it is chosen (url, headers, auth, name and maxMessageBytes default to the above). */
   sse?: Partial<SseTransportOptions>;
@@ -35,7 +48,7 @@ export class HttpFallbackTransport implements Transport {
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;
   readonly description: string;
-  private inner: Transport;
+  private inner: InnerTransport;
   private decided = false;
   private _chosen: 'streamable-http' | 'sse' | undefined;
 

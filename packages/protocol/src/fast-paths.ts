@@ -1,3 +1,4 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import type { InitializeResult } from './schemas/capabilities.js';
 import type { CallToolResult, ListToolsResult } from './schemas/features.js';
 
@@ -7,9 +8,6 @@ import type { CallToolResult, ListToolsResult } from './schemas/features.js';
  * `undefined` otherwise, so that callers fall back to the full schema (which also
  * produces the detailed error). They never accept what the schema would reject.
  */
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Keys allowed on a fast-path text block: anything else goes to the full schema. */
 function isPlainTextBlock(block: unknown): boolean {

@@ -1,4 +1,5 @@
 import type { JsonRpcMessage } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc';
 
 /**
  * HTTP request metadata of the 2026-07-28 Streamable HTTP binding: body fields mirrored
@@ -47,10 +48,6 @@ interface Annotated {
   header: string;
   path: string[];
   type: unknown;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Every `x-mcp-header` annotation, or the reason the schema's annotations are invalid. */

@@ -13,6 +13,7 @@ export {
   standardRequestHeaders,
   toolParamHeaders,
 } from './http-headers.js';
+export type { McpTransport, McpTransportCapabilities } from './mcp-transport.js';
 export {
   ClientMethod,
   Header,

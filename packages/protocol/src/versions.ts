@@ -29,8 +29,22 @@ export function isLegacyVersion(value: unknown): value is LegacyVersion {
   return typeof value === 'string' && (LEGACY_VERSIONS as readonly string[]).includes(value);
 }
 
-export function eraOf(version: ProtocolVersion): Era {
-  return (MODERN_VERSIONS as readonly string[]).includes(version) ? 'modern' : 'legacy';
+const REVISION = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The era of a revision: the one rule every package uses. A revision this package knows has
+ * its own era; one dated after the newest known counts as modern (stateless), so a host may
+ * offer it and the server's -32022 answer brings both sides to one they share; anything
+ * else is no revision at all (`undefined`).
+ */
+export function eraOf(version: ProtocolVersion): Era;
+export function eraOf(version: string): Era | undefined;
+export function eraOf(version: string): Era | undefined {
+  if (isProtocolVersion(version))
+    return (MODERN_VERSIONS as readonly string[]).includes(version) ? 'modern' : 'legacy';
+  return REVISION.test(version) && compareVersions(version, LATEST_PROTOCOL_VERSION) > 0
+    ? 'modern'
+    : undefined;
 }
 
 /** Compares revisions by date: negative when `a` is older. */

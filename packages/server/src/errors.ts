@@ -18,12 +18,6 @@ export class McpServerError extends McpkitError {
   constructor(code: ServerErrorCode, message: string, options?: McpkitErrorOptions) {
     super(code, message, options);
   }
-  static override isInstance(value: unknown): value is McpServerError {
-    return (
-      McpkitError.isInstance(value) &&
-      Object.values(ServerErrorCode).includes(value.code as ServerErrorCode)
-    );
-  }
 }
 
 /** -32602 Invalid params, with `data` for the client. */

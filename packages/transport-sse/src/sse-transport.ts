@@ -1,9 +1,9 @@
 import {
+  AlreadyStartedError,
   authorizationOf,
   ConnectionClosedError,
-  checkCount,
-  checkFinite,
   checkMaxMessageBytes,
+  checkReconnectPolicy,
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
@@ -13,8 +13,11 @@ import {
   type MessageExtra,
   MessageTooLargeError,
   ParseError,
+  type ReconnectPolicy,
   readBodyExcerpt,
   readSseStream,
+  reconnectDelay,
+  sleep,
   type Transport,
   type TransportCapabilities,
   TransportError,
@@ -22,13 +25,8 @@ import {
 } from '@mcpkit/jsonrpc';
 import { Agent, type Dispatcher, request } from 'undici';
 
-export interface SseReconnectPolicy {
-  initialDelayMs: number;
-  growthFactor: number;
-  maxDelayMs: number;
-  /** Consecutive attempts without a message in between; 0: a drop closes the transport at once. */
-  maxAttempts: number;
-}
+/** The shared policy of @mcpkit/jsonrpc; with 0 attempts a drop closes the transport at once. */
+export type SseReconnectPolicy = ReconnectPolicy;
 
 /** How the event stream is re-opened after it drops. */
 export const sseReconnectDefaults: Readonly<SseReconnectPolicy> = Object.freeze({
@@ -66,14 +64,12 @@ export function checkSseTransportOptions(options: Partial<SseTransportOptions>):
   const owner = 'SseTransport';
   checkMaxMessageBytes(owner, options.maxMessageBytes);
   checkTimerMs(owner, 'endpointTimeoutMs', options.endpointTimeoutMs);
-  const r = options.reconnect ?? {};
-  checkTimerMs(owner, 'reconnect.initialDelayMs', r.initialDelayMs, { zero: true });
-  checkFinite(owner, 'reconnect.growthFactor', r.growthFactor, 1, 1000);
-  checkTimerMs(owner, 'reconnect.maxDelayMs', r.maxDelayMs, { zero: true });
-  checkCount(owner, 'reconnect.maxAttempts', r.maxAttempts, { min: 0, max: 1000 });
+  checkReconnectPolicy(owner, { ...sseReconnectDefaults, ...options.reconnect });
 }
 
-const capabilities: TransportCapabilities = Object.freeze({
+// `legacyOnly` is `McpTransportCapabilities`' (in @mcpkit/protocol, which this package does
+// not depend on): the object satisfies that interface structurally.
+const capabilities: TransportCapabilities & { readonly legacyOnly: true } = Object.freeze({
   sendBeforeStart: false,
   serverToClientRequests: true,
   sessions: true,
@@ -132,7 +128,9 @@ export class SseTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.state !== 'new')
-      throw new Error(`${this.description}: start() may be called only once`);
+      throw new AlreadyStartedError(
+        `${this.description}: start() may be called only once; create a new transport to reconnect`,
+      );
     this.state = 'open';
     try {
       await this.open();
@@ -328,12 +326,10 @@ export class SseTransport implements Transport {
     this.endpoint = undefined;
     while (this.state === 'open' && this.attempts < this.policy.maxAttempts) {
       this.attempts++;
-      const delayMs = Math.min(
-        this.policy.maxDelayMs,
-        this.policy.initialDelayMs * this.policy.growthFactor ** (this.attempts - 1),
-      );
+      const delayMs = reconnectDelay(this.policy, this.attempts);
       this.options.onreconnect?.({ attempt: this.attempts, delayMs, reason });
-      await new Promise((r) => setTimeout(r, delayMs));
+      // close() aborts the wait: no timer outlives the transport.
+      await sleep(delayMs, this.abort.signal).catch(() => {});
       if (this.state !== 'open') return;
       try {
         await this.open();

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import {
+  AlreadyStartedError,
   ConnectionClosedError,
   checkCount,
   checkMaxMessageBytes,
@@ -12,6 +13,7 @@ import {
   NdjsonFramer,
   type ParseError,
   SENT,
+  sleep,
   type Transport,
   type TransportCapabilities,
 } from '@mcpkit/jsonrpc';
@@ -79,8 +81,6 @@ function installExitHook(): void {
     for (const transport of live) transport.killNow();
   });
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs an MCP server as a child process and exchanges NDJSON messages over its
@@ -163,7 +163,11 @@ export class StdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.state !== 'new') {
-      return Promise.reject(new Error(`${this.description}: start() may be called only once`));
+      return Promise.reject(
+        new AlreadyStartedError(
+          `${this.description}: start() may be called only once; create a new transport to reconnect`,
+        ),
+      );
     }
     this.state = 'starting';
     const o = this.options;

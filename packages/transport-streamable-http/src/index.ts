@@ -1,11 +1,4 @@
 export {
-  decodeHeaderValue,
-  encodeHeaderValue,
-  invalidParamHeaders,
-  standardRequestHeaders,
-  toolParamHeaders,
-} from '@mcpkit/protocol';
-export {
   checkReconnectPolicy,
   type ReconnectEvent,
   type ReconnectPolicy,

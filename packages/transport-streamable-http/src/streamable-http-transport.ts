@@ -1,5 +1,5 @@
 import {
-  authorizationOf,
+  AlreadyStartedError,
   ConnectionClosedError,
   checkMaxMessageBytes,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -8,32 +8,25 @@ import {
   HttpError,
   type JsonRpcId,
   type JsonRpcMessage,
-  MAX_ERROR_BODY_BYTES,
   type MessageExtra,
   MessageTooLargeError,
   ParseError,
-  ResponseLostError,
   readBodyExcerpt,
   readSseStream,
-  SessionExpiredError,
-  type Transport,
   type TransportCapabilities,
   type TransportSendOptions,
-  UnauthorizedError,
 } from '@mcpkit/jsonrpc';
-import { standardRequestHeaders } from '@mcpkit/protocol';
+import { eraOf, type McpTransport } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
-import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';
+import { type PostHost, postMessage } from './post-message.js';
 import {
   checkReconnectPolicy,
-  emptyStream,
-  isUnreachable,
   type ReconnectEvent,
   type ReconnectPolicy,
   reconnectDefaults,
-  reconnectDelay,
-  sleep,
 } from './reconnect.js';
+import { runStandaloneStream } from './standalone-stream.js';
+import type { StreamState } from './stream-host.js';
 
 export interface StreamableHttpTransportOptions {
   url: string | URL;
@@ -59,9 +52,6 @@ export interface StreamableHttpTransportOptions {
   sessionId?: string;
 }
 
-/** The first protocol revision with the stateless HTTP binding. */
-const MODERN_HTTP = '2026-07-28';
-
 const capabilities: TransportCapabilities = Object.freeze({
   sendBeforeStart: false,
   serverToClientRequests: true,
@@ -69,11 +59,16 @@ const capabilities: TransportCapabilities = Object.freeze({
 });
 
 /**
- * The Streamable HTTP transport (protocol revisions 2025-03-26 to 2025-11-25): every
- * message is a POST; answers come as JSON or as an SSE stream; an optional GET stream
- * carries server-initiated messages; dropped streams resume with `Last-Event-ID`.
+ * The Streamable HTTP transport for every revision that has it: the session-based binding
+ * of 2025-03-26, 2025-06-18 and 2025-11-25 (sessions, an optional standalone GET stream
+ * for server-initiated messages, dropped response streams resumed with `Last-Event-ID`),
+ * and the stateless binding of 2026-07-28 and later (`Mcp-Method`/`Mcp-Name`/`Mcp-Param-*`
+ * headers, cancellation by closing the stream, no resumption), picked by the version the
+ * client sets with `setProtocolVersion`. Every message is a POST; answers come as JSON or
+ * as an SSE stream. POSTing lives in post-message.ts, the streams in response-stream.ts
+ * and standalone-stream.ts.
  */
-export class StreamableHttpTransport implements Transport {
+export class StreamableHttpTransport implements McpTransport {
   onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;
@@ -90,9 +85,12 @@ export class StreamableHttpTransport implements Transport {
   private readonly responseStreams = new Map<JsonRpcId, AbortController>();
   private state: 'new' | 'open' | 'closed' = 'new';
   private protocolVersion: string | undefined;
-  private standaloneStarted = false;
+  /** Ends the standalone stream of the current session; undefined while none runs. */
+  private standalone: AbortController | undefined;
   private serverRetryMs: number | undefined;
   private _sessionId: string | undefined;
+  /** What the stream readers (response-stream.ts, standalone-stream.ts) may use. */
+  private readonly host: PostHost;
   private messageHeaders:
     | ((message: JsonRpcMessage) => Record<string, string> | undefined)
     | undefined;
@@ -110,6 +108,41 @@ export class StreamableHttpTransport implements Transport {
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
     this.ownsDispatcher = options.dispatcher === undefined;
     this._sessionId = options.sessionId;
+    const transport = this;
+    this.host = {
+      description: this.description,
+      policy: this.policy,
+      get serverRetryMs() {
+        return transport.serverRetryMs;
+      },
+      get modern() {
+        return transport.modern;
+      },
+      get closed() {
+        return transport.state === 'closed';
+      },
+      onreconnect: (event) => this.options.onreconnect?.(event),
+      reportError: (error) => this.onerror?.(error),
+      openGet: (lastEventId, signal) => this.openGet(lastEventId, signal),
+      readEvents: (body, state, requestId) => this.readEvents(body, state, requestId),
+      networkError: (method, error) => this.networkError(method, error),
+      url: this.url,
+      dispatcher: this.dispatcher,
+      auth: options.auth,
+      name: options.name,
+      maxMessageBytes: this.maxMessageBytes,
+      get sessionId() {
+        return transport._sessionId;
+      },
+      adoptSession: (sessionId) => {
+        this._sessionId = sessionId;
+      },
+      signalFor: (streamAbort) => this.signalFor(streamAbort),
+      headers: (method, extra) => this.headers(method, extra),
+      messageHeaders: (message) => this.messageHeaders?.(message),
+      tooLarge: (what, method, n) => this.tooLarge(what, method, n),
+      deliverText: (text) => this.deliverText(text),
+    };
   }
 
   get sessionId(): string | undefined {
@@ -123,7 +156,9 @@ export class StreamableHttpTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.state !== 'new')
-      throw new Error(`${this.description}: start() may be called only once`);
+      throw new AlreadyStartedError(
+        `${this.description}: start() may be called only once; create a new transport to reconnect`,
+      );
     this.state = 'open';
   }
 
@@ -139,12 +174,18 @@ export class StreamableHttpTransport implements Transport {
 
   /** The stateless binding (2026-07-28 and later) is in force. */
   get modern(): boolean {
-    return this.protocolVersion !== undefined && this.protocolVersion >= MODERN_HTTP;
+    return this.protocolVersion !== undefined && eraOf(this.protocolVersion) === 'modern';
   }
 
+  /**
+   * Forgets the session. Its standalone stream ends here: the server forgot that session
+   * too, and re-opening the old stream under the next session's id would only be refused
+   * (409) while the next session opens a stream of its own after initialization.
+   */
   resetSession(): void {
     this._sessionId = undefined;
-    this.standaloneStarted = false;
+    this.standalone?.abort();
+    this.standalone = undefined;
   }
 
   async send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
@@ -164,7 +205,7 @@ export class StreamableHttpTransport implements Transport {
     const streamAbort = requestId === undefined ? undefined : new AbortController();
     if (requestId !== undefined) this.responseStreams.set(requestId, streamAbort!);
     try {
-      await this.post(message, requestId, streamAbort, options, 0);
+      await postMessage(this.host, message, requestId, streamAbort, options, 0);
     } finally {
       if (requestId !== undefined && this.responseStreams.get(requestId) === streamAbort) {
         this.responseStreams.delete(requestId);
@@ -201,146 +242,12 @@ export class StreamableHttpTransport implements Transport {
       : this.abort.signal;
   }
 
-  private async post(
-    message: JsonRpcMessage,
-    requestId: JsonRpcId | undefined,
-    streamAbort: AbortController | undefined,
-    options: TransportSendOptions | undefined,
-    authRetries: number,
-  ): Promise<void> {
-    const sentSession = this._sessionId;
-    const signal = this.signalFor(streamAbort);
-    let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.headers(
-      'POST',
-      this.modern
-        ? {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...standardRequestHeaders(message),
-            ...this.messageHeaders?.(message),
-          }
-        : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    );
-    try {
-      res = await request(this.url, {
-        method: 'POST',
-        dispatcher: this.dispatcher,
-        headers: sentHeaders,
-        body: JSON.stringify(message),
-        signal,
-        // Per-request timeouts belong to the JSON-RPC layer, which cancels; streams may be long.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-    } catch (error) {
-      if (signal.aborted) return;
-      throw this.networkError('POST', error);
-    }
-    const status = res.statusCode;
-    const auth = this.options.auth;
-    if ((status === 401 || status === 403) && auth && authRetries < (auth.maxRetries ?? 1)) {
-      const excerpt = await readBodyExcerpt(res.body);
-      const retry = await auth.onUnauthorized({
-        status,
-        wwwAuthenticate: header(res.headers, 'www-authenticate'),
-        url: this.url.href,
-        authorization: authorizationOf(sentHeaders),
-        method: 'POST',
-        dpop: sentHeaders.dpop,
-        dpopNonce: header(res.headers, 'dpop-nonce'),
-        retries: authRetries,
-      });
-      if (retry) return this.post(message, requestId, streamAbort, options, authRetries + 1);
-      throw this.unauthorized(status, res, excerpt);
-    }
-    if (status === 401 || status === 403)
-      throw this.unauthorized(status, res, await readBodyExcerpt(res.body));
-    if (status === 404 && sentSession) {
-      const excerpt = await readBodyExcerpt(res.body);
-      throw new SessionExpiredError(
-        `${this.description}: POST ${this.url.href} → 404: session ${sentSession} expired; a new session is needed`,
-        this.url.href,
-        sentSession,
-        excerpt,
-      );
-    }
-    if (status < 200 || status >= 300) {
-      const body = await readErrorAnswer(res, requestId !== undefined, this.maxMessageBytes, (n) =>
-        this.tooLarge(`the body of a ${status} answer`, 'POST', n),
-      );
-      if (requestId !== undefined && this.deliverErrorBody(body, requestId)) return;
-      const excerpt = body.slice(0, MAX_ERROR_BODY_BYTES);
-      throw new HttpError(
-        `${this.description}: POST ${this.url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
-        status,
-        this.url.href,
-        excerpt,
-      );
-    }
-    const session = header(res.headers, 'mcp-session-id');
-    if (session) this._sessionId = session;
-    if (status === 202 || requestId === undefined) {
-      await res.body.dump();
-      return;
-    }
-    const type = contentType(res);
-    if (type.startsWith('text/event-stream')) {
-      await this.consumeResponseStream(res.body, requestId, signal);
-      return;
-    }
-    if (type.startsWith('application/json')) {
-      const text = await readJsonAnswer(res, this.maxMessageBytes, (n) =>
-        this.tooLarge('a JSON response', 'POST', n),
-      );
-      this.deliverText(text);
-      return;
-    }
-    await res.body.dump();
-    throw new HttpError(
-      `${this.description}: POST ${this.url.href} answered with content type "${type || 'none'}"; expected JSON or an event stream`,
-      status,
-      this.url.href,
-      '',
-    );
-  }
-
   private tooLarge(what: string, method: string, receivedBytes: number): MessageTooLargeError {
     const limit = this.maxMessageBytes;
     return new MessageTooLargeError(
       `${this.description}: ${what} to ${method} ${this.url.href} exceeds the ${limit}-byte message limit (${receivedBytes} bytes so far); the stream was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
       limit,
       { serverName: this.options.name, url: this.url.href },
-    );
-  }
-
-  /** Delivers `text` when it is a JSON-RPC error response to `requestId`. */
-  private deliverErrorBody(text: string, requestId: JsonRpcId): boolean {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return false;
-    }
-    const v = value as { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown } } | null;
-    if (v?.jsonrpc !== '2.0' || v.id !== requestId || typeof v.error?.code !== 'number')
-      return false;
-    this.deliverText(text);
-    return true;
-  }
-
-  private unauthorized(
-    status: number,
-    res: Dispatcher.ResponseData,
-    excerpt: string,
-  ): UnauthorizedError {
-    const challenge = header(res.headers, 'www-authenticate');
-    return new UnauthorizedError(
-      `${this.description}: POST ${this.url.href} → ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}; the server needs authorization${this.options.name ? ` (run "mcpkit login ${this.options.name}")` : ''}`,
-      status,
-      this.url.href,
-      excerpt,
-      challenge,
     );
   }
 
@@ -380,66 +287,9 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  /** Reads a response stream; when it drops before our response arrived, resumes it. */
-  private async consumeResponseStream(
-    body: AsyncIterable<Buffer>,
-    requestId: JsonRpcId,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const state = { answered: false, lastEventId: undefined as string | undefined };
-    let current: AsyncIterable<Buffer> | undefined = body;
-    for (let attempt = 0; ; attempt++) {
-      let reason = 'the stream ended before the response';
-      try {
-        await this.readEvents(current!, state, requestId);
-        if (state.answered || signal.aborted) return;
-      } catch (error) {
-        if (signal.aborted || this.state === 'closed') return;
-        if (MessageTooLargeError.isInstance(error)) throw error;
-        reason = (error as Error).message;
-      }
-      if (this.modern) {
-        // 2026-07-28 has no resumption: the response is lost, and the client re-issues.
-        throw new ResponseLostError(
-          `${this.description}: ${reason} to request ${String(requestId)}; the response is lost (2026-07-28 streams cannot be resumed)`,
-          requestId,
-        );
-      }
-      if (state.lastEventId === undefined) {
-        throw new ConnectionClosedError(
-          `${this.description}: ${reason} to request ${String(requestId)}, and the stream cannot be resumed (no event id)`,
-        );
-      }
-      if (attempt >= this.policy.maxAttempts) {
-        throw new ConnectionClosedError(
-          `${this.description}: ${reason}; gave up resuming after ${attempt} attempts`,
-        );
-      }
-      const delayMs = reconnectDelay(this.policy, attempt + 1, this.serverRetryMs);
-      this.options.onreconnect?.({
-        stream: 'response',
-        attempt: attempt + 1,
-        delayMs,
-        reason,
-        lastEventId: state.lastEventId,
-      });
-      await sleep(delayMs, signal);
-      if (signal.aborted) return;
-      try {
-        current = (await this.openGet(state.lastEventId, signal)) ?? emptyStream();
-      } catch (error) {
-        if (signal.aborted) return;
-        // The server is not there at all: fail now rather than after every back-off.
-        if (isUnreachable(error)) throw this.networkError('GET', error);
-        this.onerror?.(error as Error);
-        current = emptyStream();
-      }
-    }
-  }
-
   private async readEvents(
     body: AsyncIterable<Buffer>,
-    state: { answered: boolean; lastEventId: string | undefined; received?: number },
+    state: StreamState,
     requestId: JsonRpcId | undefined,
   ): Promise<void> {
     await readSseStream(body, {
@@ -522,57 +372,13 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private openStandalone(): void {
-    if (
-      this.options.openStandaloneStream === false ||
-      this.standaloneStarted ||
-      this.state !== 'open'
-    )
+    if (this.options.openStandaloneStream === false || this.standalone || this.state !== 'open')
       return;
-    this.standaloneStarted = true;
-    void this.runStandalone();
-  }
-
-  private async runStandalone(): Promise<void> {
-    const signal = this.abort.signal;
-    const state = { answered: false, lastEventId: undefined as string | undefined, received: 0 };
-    for (let attempt = 0; !signal.aborted; ) {
-      let reason = 'the stream ended';
-      const before = state.received;
-      try {
-        const body = await this.openGet(state.lastEventId, signal);
-        if (!body) return; // The server offers no standalone stream: quietly none.
-        await this.readEvents(body, state, undefined);
-        // Only a stream that delivered something counts as recovered.
-        if (state.received > before) attempt = 0;
-      } catch (error) {
-        if (signal.aborted) return;
-        // A server that sends an oversized event would only send it again: stop here.
-        if (MessageTooLargeError.isInstance(error)) {
-          this.onerror?.(error);
-          return;
-        }
-        reason = (error as Error).message;
-      }
-      if (signal.aborted || !this.standaloneStarted) return;
-      attempt++;
-      if (attempt > this.policy.maxAttempts) {
-        this.onerror?.(
-          new ConnectionClosedError(
-            `${this.description}: standalone stream lost (${reason}); gave up after ${attempt - 1} attempts`,
-          ),
-        );
-        return;
-      }
-      const delayMs = reconnectDelay(this.policy, attempt, this.serverRetryMs);
-      this.options.onreconnect?.({
-        stream: 'standalone',
-        attempt,
-        delayMs,
-        reason,
-        lastEventId: state.lastEventId,
-      });
-      await sleep(delayMs, signal);
-    }
+    this.standalone = new AbortController();
+    void runStandaloneStream(
+      this.host,
+      AbortSignal.any([this.abort.signal, this.standalone.signal]),
+    );
   }
 
   async close(): Promise<void> {

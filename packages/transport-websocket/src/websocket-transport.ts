@@ -1,4 +1,5 @@
 import {
+  AlreadyStartedError,
   ConnectionClosedError,
   checkMaxMessageBytes,
   checkTimerMs,
@@ -103,7 +104,11 @@ export class WebSocketTransport implements Transport {
 
   start(): Promise<void> {
     if (this.socket)
-      return Promise.reject(new Error(`${this.description}: start() may be called only once`));
+      return Promise.reject(
+        new AlreadyStartedError(
+          `${this.description}: start() may be called only once; create a new transport to reconnect`,
+        ),
+      );
     const o = this.options;
     const headers = { ...o.headers };
     if (o.authToken !== undefined)

@@ -5,9 +5,9 @@ import type {
   JsonRpcId,
   JsonRpcMessage,
   MessageExtra,
-  Transport,
   TransportSendOptions,
 } from '@mcpkit/jsonrpc';
+import type { McpTransport } from '@mcpkit/protocol';
 
 /**
  * Checks every message a *server* sends (what the client's transport receives) against the
@@ -77,7 +77,7 @@ const RESULT_OF: Record<string, string> = {
   'subscriptions/listen': 'SubscriptionsListenResult',
 };
 
-export class ServerSchemaCheck implements Transport {
+export class ServerSchemaCheck implements McpTransport {
   onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;
@@ -90,7 +90,7 @@ export class ServerSchemaCheck implements Transport {
   private readonly sent = new Map<JsonRpcId, { method: string; version: string | undefined }>();
   private version: string | undefined;
 
-  constructor(readonly inner: Transport) {
+  constructor(readonly inner: McpTransport) {
     inner.onmessage = (message, extra) => {
       const request =
         'id' in message && !('method' in message) ? this.sent.get(message.id!) : undefined;
@@ -130,7 +130,7 @@ export class ServerSchemaCheck implements Transport {
     if (version) this.version = version;
     this.inner.setProtocolVersion?.(version);
   }
-  setMessageHeaders(h: Parameters<NonNullable<Transport['setMessageHeaders']>>[0]) {
+  setMessageHeaders(h: Parameters<NonNullable<McpTransport['setMessageHeaders']>>[0]) {
     this.inner.setMessageHeaders?.(h);
   }
   resetSession() {

@@ -1,3 +1,4 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import { parseJsoncText } from '../jsonc.js';
 import { SERVER_NAME_PATTERN } from '../schemas.js';
 import { validateServerEntry } from '../validate-entry.js';
@@ -33,7 +34,6 @@ export interface ImportOptions {
 }
 
 type Raw = Record<string, unknown>;
-const isRecord = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 class Collector {
   readonly result: ImportResult = { servers: {}, skipped: [], notes: [] };

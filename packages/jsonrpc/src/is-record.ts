@@ -1,3 +1,3 @@
-/** A plain JSON object (not an array, not null): the shape every MCP result starts from. */
+/** A plain JSON object (not an array, not null): the shape every message and result starts from. */
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

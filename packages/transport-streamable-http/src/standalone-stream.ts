@@ -1,0 +1,54 @@
+import {
+  ConnectionClosedError,
+  MessageTooLargeError,
+  reconnectDelay,
+  sleep,
+} from '@mcpkit/jsonrpc';
+import type { StreamHost, StreamState } from './stream-host.js';
+
+/**
+ * Keeps the standalone GET stream (server-initiated messages) open until `signal` aborts:
+ * the transport closes, or the session it belongs to is reset. A drop is retried under the
+ * reconnect policy; only a stream that delivered something counts as recovered.
+ */
+export async function runStandaloneStream(host: StreamHost, signal: AbortSignal): Promise<void> {
+  const state: StreamState = { answered: false, lastEventId: undefined, received: 0 };
+  for (let attempt = 0; !signal.aborted; ) {
+    let reason = 'the stream ended';
+    const before = state.received!;
+    try {
+      const body = await host.openGet(state.lastEventId, signal);
+      if (!body) return; // The server offers no standalone stream: quietly none.
+      await host.readEvents(body, state, undefined);
+      if (state.received! > before) attempt = 0;
+    } catch (error) {
+      if (signal.aborted) return;
+      // A server that sends an oversized event would only send it again: stop here.
+      if (MessageTooLargeError.isInstance(error)) {
+        host.reportError(error);
+        return;
+      }
+      reason = (error as Error).message;
+    }
+    if (signal.aborted) return;
+    attempt++;
+    if (attempt > host.policy.maxAttempts) {
+      host.reportError(
+        new ConnectionClosedError(
+          `${host.description}: standalone stream lost (${reason}); gave up after ${attempt - 1} attempts`,
+        ),
+      );
+      return;
+    }
+    const delayMs = reconnectDelay(host.policy, attempt, host.serverRetryMs);
+    host.onreconnect({
+      stream: 'standalone',
+      attempt,
+      delayMs,
+      reason,
+      lastEventId: state.lastEventId,
+    });
+    // An abort ends the wait early (rejecting with its reason); the loop sees the signal.
+    await sleep(delayMs, signal).catch(() => {});
+  }
+}

@@ -73,6 +73,16 @@ function anyArgument(): unknown {
 const factories: Record<string, (cls: ErrorClass) => Error> = {
   // Its first argument is its code, which must be one of its own.
   ConfigReadError: (cls) => Reflect.construct(cls, ['CONFIG_UNREADABLE', 'f', 'p']) as Error,
+  // Its third argument is the tool's normalized result, whose text it quotes.
+  ToolResultError: (cls) =>
+    Reflect.construct(cls, [
+      'srv',
+      'tool',
+      { content: [], text: 'failed', isError: true, truncated: false, files: [] },
+    ]) as Error,
+  // Its second argument is the error that stopped the connection.
+  ServerConnectError: (cls) =>
+    Reflect.construct(cls, ['srv', new Error('refused'), 'check the server']) as Error,
 };
 
 function construct(found: Found): Error {

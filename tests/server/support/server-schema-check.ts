@@ -16,9 +16,9 @@ import type { McpTransport } from '@mcpkit/protocol';
  * server request by its method.
  */
 const require = createRequire(import.meta.url);
-const specDir =
-  process.env.MCPKIT_SPEC_DIR ??
-  fileURLToPath(new URL('../../../../shared/spec/', import.meta.url));
+// The official schema.json of every revision, kept in the repository as test data (see
+// tests/fixtures/mcp-schema/SOURCE.md).
+const specDir = fileURLToPath(new URL('../../fixtures/mcp-schema/', import.meta.url));
 
 type Validate = ((data: unknown) => boolean) & {
   errors?: Array<{ instancePath: string; message?: string }> | null;

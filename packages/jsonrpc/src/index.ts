@@ -81,7 +81,12 @@ export {
   reconnectDelay,
 } from './reconnect-policy.js';
 export { sleep } from './sleep.js';
-export { type SseEvent, SseParser, type SseParserOptions } from './sse-parser.js';
+export {
+  dispatchJsonText,
+  type SseEvent,
+  SseParser,
+  type SseParserOptions,
+} from './sse-parser.js';
 export {
   type MessageExtra,
   SENT,

@@ -6,13 +6,12 @@ import {
   checkReconnectPolicy,
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
+  dispatchJsonText,
   type HttpAuth,
   HttpError,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
-  ParseError,
   type ReconnectPolicy,
   readBodyExcerpt,
   readSseStream,
@@ -243,26 +242,14 @@ export class SseTransport implements Transport {
         return;
       }
       if (event.event !== 'message') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(event.data);
-      } catch (cause) {
-        this.onerror?.(
-          new ParseError(
-            `${this.description}: an event's data is not JSON`,
-            event.data.slice(0, 200),
-            { cause },
-          ),
-        );
-        return;
-      }
-      // A stream that delivers is healthy again: a later drop starts counting afresh.
-      this.attempts = 0;
-      dispatchParsed(
-        value,
+      const parsed = dispatchJsonText(
+        event.data,
+        this.description,
         (m) => this.onmessage?.(m),
         (e) => this.onerror?.(e),
       );
+      // A stream that delivers is healthy again: a later drop starts counting afresh.
+      if (parsed) this.attempts = 0;
     };
     const limit = this.maxMessageBytes;
     const reading = readSseStream(res.body, {

@@ -3,14 +3,13 @@ import {
   ConnectionClosedError,
   checkMaxMessageBytes,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
+  dispatchJsonText,
   type HttpAuth,
   HttpError,
   type JsonRpcId,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
-  ParseError,
   readBodyExcerpt,
   readSseStream,
   type TransportCapabilities,
@@ -267,23 +266,12 @@ export class StreamableHttpTransport implements McpTransport {
 
   private deliverText(text: string): void {
     if (text.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      this.onerror?.(
-        new ParseError(
-          `${this.description}: the server sent data that is not JSON`,
-          text.slice(0, 200),
-          { cause },
-        ),
-      );
-      return;
-    }
-    dispatchParsed(
-      value,
+    dispatchJsonText(
+      text,
+      this.description,
       (m) => this.onmessage?.(m),
       (e) => this.onerror?.(e),
+      'the response body',
     );
   }
 
@@ -310,21 +298,9 @@ export class StreamableHttpTransport implements McpTransport {
       onevent: (event) => {
         if (!event.data) return;
         if (state.received !== undefined) state.received++;
-        let value: unknown;
-        try {
-          value = JSON.parse(event.data);
-        } catch (cause) {
-          this.onerror?.(
-            new ParseError(
-              `${this.description}: an event's data is not JSON`,
-              event.data.slice(0, 200),
-              { cause },
-            ),
-          );
-          return;
-        }
-        dispatchParsed(
-          value,
+        dispatchJsonText(
+          event.data,
+          this.description,
           (m) => {
             if (requestId !== undefined && !('method' in m) && m.id === requestId)
               state.answered = true;

@@ -31,6 +31,8 @@ export {
   type HttpAuth,
   type HttpAuthChallenge,
   type HttpAuthRequest,
+  type HttpAuthResponse,
+  noteAuthResponse,
 } from './http-auth.js';
 export { isRecord } from './is-record.js';
 export {

@@ -10,6 +10,7 @@ import {
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
+  noteAuthResponse,
   readBodyExcerpt,
   readSseStream,
   type TransportCapabilities,
@@ -331,6 +332,7 @@ export class StreamableHttpTransport implements McpTransport {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
+    noteAuthResponse(this.options.auth, this.url.href, res.statusCode, res.headers);
     if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 406) {
       await res.body.dump();
       return undefined;

@@ -12,6 +12,7 @@ import {
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
+  noteAuthResponse,
   type ReconnectPolicy,
   readBodyExcerpt,
   readSseStream,
@@ -23,6 +24,13 @@ import {
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
 import { Agent, type Dispatcher, request } from 'undici';
+import {
+  CrossOriginError,
+  checkSameOrigin,
+  MAX_SSE_REDIRECTS,
+  redirectTarget,
+  refuseDispatcherRedirects,
+} from './same-origin.js';
 
 /** The shared policy of @mcpkit/jsonrpc; with 0 attempts a drop closes the transport at once. */
 export type SseReconnectPolicy = ReconnectPolicy;
@@ -148,29 +156,15 @@ export class SseTransport implements Transport {
 
   /** Opens the stream and waits for its endpoint; the stream is then read in the background. */
   private async open(authRetries = 0): Promise<void> {
-    const signal = this.abort.signal;
-    let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.authHeaders('GET', this.url);
-    try {
-      res = await request(this.url, {
-        method: 'GET',
-        dispatcher: this.dispatcher,
-        headers: { ...sentHeaders, accept: 'text/event-stream' },
-        signal,
-        headersTimeout: this.endpointTimeoutMs,
-        bodyTimeout: 0,
-      });
-    } catch (error) {
-      throw new HttpError(
-        `${this.description}: GET ${this.url.href} failed: ${(error as Error).message}`,
-        0,
-        this.url.href,
-        '',
-        {
-          cause: error,
-        },
-      );
-    }
+    const {
+      res,
+      url: streamUrl,
+      sentHeaders,
+    } = await this.request('GET', this.url, (headers) => ({
+      headers: { ...headers, accept: 'text/event-stream' },
+      headersTimeout: this.endpointTimeoutMs,
+      bodyTimeout: 0,
+    }));
     const auth = this.options.auth;
     if (
       (res.statusCode === 401 || res.statusCode === 403) &&
@@ -181,7 +175,7 @@ export class SseTransport implements Transport {
       const retry = await auth.onUnauthorized({
         status: res.statusCode,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
-        url: this.url.href,
+        url: streamUrl.href,
         authorization: authorizationOf(sentHeaders),
         method: 'GET',
         dpop: sentHeaders.dpop,
@@ -193,9 +187,9 @@ export class SseTransport implements Transport {
     if (res.statusCode === 401 || res.statusCode === 403) {
       const excerpt = await readBodyExcerpt(res.body);
       throw new UnauthorizedError(
-        `${this.description}: GET ${this.url.href} → ${res.statusCode}; the server needs authorization`,
+        `${this.description}: GET ${streamUrl.href} → ${res.statusCode}; the server needs authorization`,
         res.statusCode,
-        this.url.href,
+        streamUrl.href,
         excerpt,
         header(res.headers, 'www-authenticate'),
       );
@@ -203,9 +197,9 @@ export class SseTransport implements Transport {
     if (res.statusCode !== 200) {
       const excerpt = await readBodyExcerpt(res.body);
       throw new HttpError(
-        `${this.description}: GET ${this.url.href} → ${res.statusCode}`,
+        `${this.description}: GET ${streamUrl.href} → ${res.statusCode}`,
         res.statusCode,
-        this.url.href,
+        streamUrl.href,
         excerpt,
       );
     }
@@ -220,7 +214,7 @@ export class SseTransport implements Transport {
       if (event.event === 'endpoint') {
         let url: URL;
         try {
-          url = new URL(event.data.trim(), this.url);
+          url = new URL(event.data.trim(), streamUrl);
         } catch {
           rejectEndpoint(
             new TransportError(
@@ -229,12 +223,10 @@ export class SseTransport implements Transport {
           );
           return;
         }
-        if (url.origin !== this.url.origin) {
-          rejectEndpoint(
-            new TransportError(
-              `${this.description}: refusing endpoint ${url.origin}: it is not the origin of ${this.url.href}`,
-            ),
-          );
+        try {
+          checkSameOrigin(this.description, this.url, url, 'the endpoint event');
+        } catch (error) {
+          rejectEndpoint(error as Error);
           return;
         }
         this.endpoint = url;
@@ -323,6 +315,12 @@ export class SseTransport implements Transport {
         this.reconnecting = false;
         return;
       } catch (error) {
+        // A server that now points elsewhere is not one to keep retrying: close with why.
+        if (CrossOriginError.isInstance(error)) {
+          this.reconnecting = false;
+          await this.closeWith(error);
+          return;
+        }
         reason = (error as Error).message;
         // The server is not there at all: no point in waiting for more attempts.
         const code = ((error as { cause?: { code?: string } }).cause?.code ?? '') as string;
@@ -336,6 +334,69 @@ export class SseTransport implements Transport {
       );
   }
 
+  /**
+   * One request, following same-origin redirects itself (at most `MAX_SSE_REDIRECTS`); a
+   * redirect to another origin fails with `CrossOriginError` before anything is sent there.
+   * A POST follows only 307 and 308, which keep the method and body.
+   */
+  private async request(
+    method: 'GET' | 'POST',
+    start: URL,
+    init: (headers: Record<string, string>) => Omit<Dispatcher.RequestOptions, 'path' | 'method'>,
+  ): Promise<{ res: Dispatcher.ResponseData; url: URL; sentHeaders: Record<string, string> }> {
+    let url = start;
+    for (let hops = 0; ; hops++) {
+      // Asked anew for each hop: a DPoP proof signs the URL it goes to.
+      const sentHeaders = await this.authHeaders(method, url);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, {
+          method,
+          dispatcher: this.dispatcher,
+          signal: this.abort.signal,
+          ...init(sentHeaders),
+        });
+      } catch (error) {
+        throw new HttpError(
+          `${this.description}: ${method} ${url.href} failed: ${(error as Error).message}`,
+          0,
+          url.href,
+          '',
+          { cause: error },
+        );
+      }
+      noteAuthResponse(this.options.auth, url.href, res.statusCode, res.headers);
+      const target = redirectTarget(res, url);
+      const follow =
+        target !== undefined &&
+        (method === 'GET' || res.statusCode === 307 || res.statusCode === 308);
+      if (!follow) {
+        try {
+          refuseDispatcherRedirects(this.description, this.url, res, method);
+        } catch (error) {
+          await res.body.dump().catch(() => {});
+          throw error;
+        }
+        return { res, url, sentHeaders };
+      }
+      await res.body.dump().catch(() => {});
+      checkSameOrigin(
+        this.description,
+        this.url,
+        target,
+        `a ${res.statusCode} redirect of ${method} ${url.href}`,
+      );
+      if (hops >= MAX_SSE_REDIRECTS)
+        throw new HttpError(
+          `${this.description}: ${method} ${start.href} was redirected more than ${MAX_SSE_REDIRECTS} times; check the server's URL`,
+          res.statusCode,
+          url.href,
+          '',
+        );
+      url = target;
+    }
+  }
+
   async send(message: JsonRpcMessage): Promise<void> {
     if (this.state !== 'open')
       throw new ConnectionClosedError(
@@ -347,27 +408,10 @@ export class SseTransport implements Transport {
   }
 
   private async post(endpoint: URL, message: JsonRpcMessage, authRetries: number): Promise<void> {
-    let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.authHeaders('POST', endpoint);
-    try {
-      res = await request(endpoint, {
-        method: 'POST',
-        dispatcher: this.dispatcher,
-        headers: { ...sentHeaders, 'content-type': 'application/json' },
-        body: JSON.stringify(message),
-        signal: this.abort.signal,
-      });
-    } catch (error) {
-      throw new HttpError(
-        `${this.description}: POST ${endpoint.href} failed: ${(error as Error).message}`,
-        0,
-        endpoint.href,
-        '',
-        {
-          cause: error,
-        },
-      );
-    }
+    const { res, url, sentHeaders } = await this.request('POST', endpoint, (headers) => ({
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+    }));
     const status = res.statusCode;
     let excerpt = '';
     // Only a short excerpt of an error body is read: a hostile server may send gigabytes.
@@ -378,7 +422,7 @@ export class SseTransport implements Transport {
       const retry = await auth.onUnauthorized({
         status,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
-        url: endpoint.href,
+        url: url.href,
         authorization: authorizationOf(sentHeaders),
         method: 'POST',
         dpop: sentHeaders.dpop,
@@ -389,18 +433,18 @@ export class SseTransport implements Transport {
     }
     if (status === 401 || status === 403) {
       throw new UnauthorizedError(
-        `${this.description}: POST ${endpoint.href} → ${status}; the server needs authorization`,
+        `${this.description}: POST ${url.href} → ${status}; the server needs authorization`,
         status,
-        endpoint.href,
+        url.href,
         excerpt,
         header(res.headers, 'www-authenticate'),
       );
     }
     if (status < 200 || status >= 300) {
       throw new HttpError(
-        `${this.description}: POST ${endpoint.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
+        `${this.description}: POST ${url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
         status,
-        endpoint.href,
+        url.href,
         excerpt,
       );
     }

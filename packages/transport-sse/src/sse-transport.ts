@@ -61,6 +61,12 @@ export interface SseTransportOptions {
    */
   maxMessageBytes?: number;
   name?: string;
+  /**
+   * How the transport waits between reconnection attempts. Default: `sleep` of
+   * @mcpkit/jsonrpc. It must settle once `signal` aborts (`close()` aborts it); inject one to
+   * control time, as the tests do.
+   */
+  sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -142,6 +148,13 @@ export class SseTransport implements Transport {
     try {
       await this.open();
     } catch (error) {
+      // close() ran while connecting (the state changed under the await): say so, rather
+      // than pass on the abort's bare error.
+      if ((this.state as string) === 'closed')
+        throw new ConnectionClosedError(
+          `${this.description}: closed while connecting to ${this.url.href}`,
+          { cause: error },
+        );
       await this.close();
       throw error;
     }
@@ -308,7 +321,7 @@ export class SseTransport implements Transport {
       const delayMs = reconnectDelay(this.policy, this.attempts);
       this.options.onreconnect?.({ attempt: this.attempts, delayMs, reason });
       // close() aborts the wait: no timer outlives the transport.
-      await sleep(delayMs, this.abort.signal).catch(() => {});
+      await (this.options.sleep ?? sleep)(delayMs, this.abort.signal).catch(() => {});
       if (this.state !== 'open') return;
       try {
         await this.open();
@@ -357,6 +370,11 @@ export class SseTransport implements Transport {
           ...init(sentHeaders),
         });
       } catch (error) {
+        if (this.abort.signal.aborted)
+          throw new ConnectionClosedError(
+            `${this.description}: closed while ${method} ${url.href} was in flight`,
+            { cause: error },
+          );
         throw new HttpError(
           `${this.description}: ${method} ${url.href} failed: ${(error as Error).message}`,
           0,

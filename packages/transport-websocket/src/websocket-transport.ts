@@ -4,7 +4,7 @@ import {
   checkMaxMessageBytes,
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
+  dispatchJsonText,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
@@ -208,20 +208,12 @@ export class WebSocketTransport implements Transport {
       );
       return;
     }
-    const text = data.toString();
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      this.onerror?.(
-        new ParseError(`${this.description}: a frame is not JSON`, text.slice(0, 200), { cause }),
-      );
-      return;
-    }
-    dispatchParsed(
-      value,
+    dispatchJsonText(
+      data.toString(),
+      this.description,
       (m) => this.onmessage?.(m),
       (e) => this.onerror?.(e),
+      'a frame',
     );
   }
 

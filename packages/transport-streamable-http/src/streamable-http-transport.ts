@@ -13,6 +13,7 @@ import {
   noteAuthResponse,
   readBodyExcerpt,
   readSseStream,
+  sleep,
   type TransportCapabilities,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
@@ -50,6 +51,12 @@ export interface StreamableHttpTransportOptions {
   name?: string;
   /** Resume an existing session. */
   sessionId?: string;
+  /**
+   * How the transport waits between attempts to re-open a stream. Default: `sleep` of
+   * @mcpkit/jsonrpc. It must settle once `signal` aborts (`close()` aborts it); inject one to
+   * control time, as the tests do.
+   */
+  sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
 }
 
 const capabilities: TransportCapabilities = Object.freeze({
@@ -122,6 +129,7 @@ export class StreamableHttpTransport implements McpTransport {
         return transport.state === 'closed';
       },
       onreconnect: (event) => this.options.onreconnect?.(event),
+      sleep: options.sleep ?? sleep,
       reportError: (error) => this.onerror?.(error),
       openGet: (lastEventId, signal) => this.openGet(lastEventId, signal),
       readEvents: (body, state, requestId) => this.readEvents(body, state, requestId),

@@ -123,6 +123,16 @@ export class WebSocketTransport implements Transport {
     return new Promise<void>((resolve, reject) => {
       const fail = (error: Error) => {
         this.closed = true;
+        // close() during the handshake aborts it: that is a close, not a failure to connect.
+        if (this.localClose) {
+          reject(
+            new ConnectionClosedError(
+              `${this.description}: closed while connecting to ${this.url.href}`,
+              { cause: error },
+            ),
+          );
+          return;
+        }
         reject(
           new TransportError(
             `${this.description}: cannot connect to ${this.url.href}: ${error.message}`,

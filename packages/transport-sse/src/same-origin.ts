@@ -1,5 +1,12 @@
-import { type McpkitErrorOptions, TransportError } from '@mcpkit/jsonrpc';
-import type { Dispatcher } from 'undici';
+import {
+  ConnectionClosedError,
+  type HttpAuth,
+  HttpError,
+  type McpkitErrorOptions,
+  noteAuthResponse,
+  TransportError,
+} from '@mcpkit/jsonrpc';
+import { type Dispatcher, request } from 'undici';
 
 /**
  * A legacy SSE server named an endpoint, or redirected a request, to another origin than
@@ -75,4 +82,100 @@ export function refuseDispatcherRedirects(
     from,
     stream.origin,
   );
+}
+
+/** What `requestSameOrigin` needs of the transport. */
+export interface SameOriginContext {
+  description: string;
+  /** The event stream's URL: its origin is the only one followed. */
+  stream: URL;
+  dispatcher: Dispatcher;
+  /** The transport's: an abort means it closed. */
+  signal: AbortSignal;
+  auth: HttpAuth | undefined;
+  /** The static and auth headers for a request to `url`. */
+  headers(method: string, url: URL): Promise<Record<string, string>>;
+}
+
+/** A request's options besides its method, URL and the transport's parts, given its headers. */
+export type SameOriginInit = (
+  headers: Record<string, string>,
+) => Omit<Dispatcher.RequestOptions, 'path' | 'method' | 'origin'>;
+
+export interface SameOriginResponse {
+  res: Dispatcher.ResponseData;
+  /** Where the answer came from, after any redirects. */
+  url: URL;
+  /** The headers the answered request carried (an auth hook compares its token with them). */
+  sentHeaders: Record<string, string>;
+}
+
+/**
+ * One request, following same-origin redirects itself (at most `MAX_SSE_REDIRECTS`); a
+ * redirect to another origin fails with `CrossOriginError` before anything is sent there.
+ * A POST follows only 307 and 308, which keep the method and body. Network failures are
+ * `HttpError`s, and failures after the transport closed `ConnectionClosedError`s.
+ */
+export async function requestSameOrigin(
+  ctx: SameOriginContext,
+  method: 'GET' | 'POST',
+  start: URL,
+  init: SameOriginInit,
+): Promise<SameOriginResponse> {
+  let url = start;
+  for (let hops = 0; ; hops++) {
+    // Asked anew for each hop: a DPoP proof signs the URL it goes to.
+    const sentHeaders = await ctx.headers(method, url);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method,
+        dispatcher: ctx.dispatcher,
+        signal: ctx.signal,
+        ...init(sentHeaders),
+      });
+    } catch (error) {
+      if (ctx.signal.aborted)
+        throw new ConnectionClosedError(
+          `${ctx.description}: closed while ${method} ${url.href} was in flight`,
+          { cause: error },
+        );
+      throw new HttpError(
+        `${ctx.description}: ${method} ${url.href} failed: ${(error as Error).message}`,
+        0,
+        url.href,
+        '',
+        { cause: error },
+      );
+    }
+    noteAuthResponse(ctx.auth, url.href, res.statusCode, res.headers);
+    const target = redirectTarget(res, url);
+    const follow =
+      target !== undefined &&
+      (method === 'GET' || res.statusCode === 307 || res.statusCode === 308);
+    if (!follow) {
+      try {
+        refuseDispatcherRedirects(ctx.description, ctx.stream, res, method);
+      } catch (error) {
+        await res.body.dump().catch(() => {});
+        throw error;
+      }
+      return { res, url, sentHeaders };
+    }
+    await res.body.dump().catch(() => {});
+    checkSameOrigin(
+      ctx.description,
+      ctx.stream,
+      target,
+      `a ${res.statusCode} redirect of ${method} ${url.href}`,
+    );
+    if (hops >= MAX_SSE_REDIRECTS)
+      throw new HttpError(
+        `${ctx.description}: ${method} ${start.href} was redirected more than ${MAX_SSE_REDIRECTS} times; check the server's URL`,
+        res.statusCode,
+        url.href,
+        '',
+      );
+    url = target;
+  }
 }

@@ -12,7 +12,6 @@ import {
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
-  noteAuthResponse,
   type ReconnectPolicy,
   readBodyExcerpt,
   readSseStream,
@@ -23,13 +22,13 @@ import {
   TransportError,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import {
   CrossOriginError,
   checkSameOrigin,
-  MAX_SSE_REDIRECTS,
-  redirectTarget,
-  refuseDispatcherRedirects,
+  requestSameOrigin,
+  type SameOriginInit,
+  type SameOriginResponse,
 } from './same-origin.js';
 
 /** The shared policy of @mcpkit/jsonrpc; with 0 attempts a drop closes the transport at once. */
@@ -347,72 +346,25 @@ export class SseTransport implements Transport {
       );
   }
 
-  /**
-   * One request, following same-origin redirects itself (at most `MAX_SSE_REDIRECTS`); a
-   * redirect to another origin fails with `CrossOriginError` before anything is sent there.
-   * A POST follows only 307 and 308, which keep the method and body.
-   */
-  private async request(
+  /** One request that stays on the stream's origin (see same-origin.ts). */
+  private request(
     method: 'GET' | 'POST',
     start: URL,
-    init: (headers: Record<string, string>) => Omit<Dispatcher.RequestOptions, 'path' | 'method'>,
-  ): Promise<{ res: Dispatcher.ResponseData; url: URL; sentHeaders: Record<string, string> }> {
-    let url = start;
-    for (let hops = 0; ; hops++) {
-      // Asked anew for each hop: a DPoP proof signs the URL it goes to.
-      const sentHeaders = await this.authHeaders(method, url);
-      let res: Dispatcher.ResponseData;
-      try {
-        res = await request(url, {
-          method,
-          dispatcher: this.dispatcher,
-          signal: this.abort.signal,
-          ...init(sentHeaders),
-        });
-      } catch (error) {
-        if (this.abort.signal.aborted)
-          throw new ConnectionClosedError(
-            `${this.description}: closed while ${method} ${url.href} was in flight`,
-            { cause: error },
-          );
-        throw new HttpError(
-          `${this.description}: ${method} ${url.href} failed: ${(error as Error).message}`,
-          0,
-          url.href,
-          '',
-          { cause: error },
-        );
-      }
-      noteAuthResponse(this.options.auth, url.href, res.statusCode, res.headers);
-      const target = redirectTarget(res, url);
-      const follow =
-        target !== undefined &&
-        (method === 'GET' || res.statusCode === 307 || res.statusCode === 308);
-      if (!follow) {
-        try {
-          refuseDispatcherRedirects(this.description, this.url, res, method);
-        } catch (error) {
-          await res.body.dump().catch(() => {});
-          throw error;
-        }
-        return { res, url, sentHeaders };
-      }
-      await res.body.dump().catch(() => {});
-      checkSameOrigin(
-        this.description,
-        this.url,
-        target,
-        `a ${res.statusCode} redirect of ${method} ${url.href}`,
-      );
-      if (hops >= MAX_SSE_REDIRECTS)
-        throw new HttpError(
-          `${this.description}: ${method} ${start.href} was redirected more than ${MAX_SSE_REDIRECTS} times; check the server's URL`,
-          res.statusCode,
-          url.href,
-          '',
-        );
-      url = target;
-    }
+    init: SameOriginInit,
+  ): Promise<SameOriginResponse> {
+    return requestSameOrigin(
+      {
+        description: this.description,
+        stream: this.url,
+        dispatcher: this.dispatcher,
+        signal: this.abort.signal,
+        auth: this.options.auth,
+        headers: (m, url) => this.authHeaders(m, url),
+      },
+      method,
+      start,
+      init,
+    );
   }
 
   async send(message: JsonRpcMessage): Promise<void> {

@@ -302,4 +302,88 @@ describe('DPoP against hostile servers', () => {
       expect(Object.keys(header.jwk ?? {}).sort()).toEqual(['crv', 'kty', 'x', 'y']);
     }
   });
+
+  it('a nonce a resource server hands out on a 200 goes into the next proof, with no refusal first (it used to be dropped)', async () => {
+    await using t = await setup({
+      algs: ['ES256'],
+      token: (_req, res) => dpopToken(res),
+      // Every 200 names the nonce the next proof must carry; a proof without it is refused.
+      mcp: (req, res, count) => {
+        const expected = count === 0 ? undefined : `rotated-${count - 1}`;
+        const nonce = decodeJwt(String(req.headers.dpop)).nonce;
+        if (nonce !== expected)
+          return res
+            .writeHead(401, {
+              'www-authenticate': 'DPoP error="use_dpop_nonce"',
+              'dpop-nonce': String(expected),
+            })
+            .end();
+        const message = JSON.parse(req.body) as { id: number };
+        json(
+          res,
+          200,
+          { jsonrpc: '2.0', id: message.id, result: {} },
+          {
+            'dpop-nonce': `rotated-${count}`,
+          },
+        );
+      },
+    });
+    await t.ping(1);
+    await t.ping(2);
+    await t.ping(3);
+    const withToken = t.mcpRequests().filter((r) => r.headers.authorization);
+    expect(withToken.map((r) => decodeJwt(String(r.headers.dpop)).nonce)).toEqual([
+      undefined,
+      'rotated-0',
+      'rotated-1',
+    ]);
+    expect(t.replies).toHaveLength(3);
+  });
+
+  it('a nonce a token endpoint hands out on a 200 goes into the proof of the next token request', async () => {
+    let n = 0;
+    await using t = await setup({
+      algs: ['ES256'],
+      // expires_in 30 s, within the 60 s refresh skew: each request renews the token first.
+      token: (_req, res) =>
+        json(
+          res,
+          200,
+          { access_token: `dpop-bound-token-${n}`, token_type: 'DPoP', expires_in: 30 },
+          { 'dpop-nonce': `token-nonce-${n++}` },
+        ),
+    });
+    await t.ping(1);
+    await t.ping(2);
+    const proofs = t.tokenRequests().map((r) => decodeJwt(String(r.headers.dpop)).nonce);
+    expect(proofs.slice(0, 3)).toEqual([undefined, 'token-nonce-0', 'token-nonce-1']);
+  });
+
+  it.each([
+    ['Infinity (1e400)', '1e400'],
+    ['negative', '-30'],
+    ['a word', '"soon"'],
+    ['an object', '{"s":1}'],
+  ])(
+    'an expires_in that is %s neither crashes nor makes the token immortal',
+    async (_what, raw) => {
+      await using t = await setup({
+        algs: ['ES256'],
+        token: (_req, res) =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(
+              `{"access_token":"dpop-bound-token-0123","token_type":"DPoP","expires_in":${raw}}`,
+            ),
+      });
+      await t.ping(1);
+      await t.ping(2);
+      // Treated as absent: one token, used until refused; nothing stored that never expires.
+      expect(t.tokenRequests()).toHaveLength(1);
+      expect(t.replies).toHaveLength(2);
+      const stored = (await t.auth.tokens())!;
+      expect(stored.expires_at === undefined || Number.isFinite(stored.expires_at)).toBe(true);
+    },
+  );
 });

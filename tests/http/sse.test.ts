@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { McpClient } from '@mcpkit/client';
 import { ConnectionClosedError } from '@mcpkit/jsonrpc';
 import { HttpFallbackTransport } from '@mcpkit/manager/http-fallback';
-import { SseTransport } from '@mcpkit/transport-sse';
+import { CrossOriginError, SseTransport } from '@mcpkit/transport-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEverythingHttp } from '../support/everything-http.js';
 import { minimalMcpServer, startStreamableHttpServer } from '../support/streamable-http-server.js';
@@ -106,8 +106,10 @@ describe('legacy SSE endpoint handling', () => {
   it('an endpoint on another origin is refused', async () => {
     await using s = await sseServer(() => 'https://elsewhere.example/steal');
     const t = new SseTransport({ url: s.url, name: 'legacy' });
-    await expect(t.start()).rejects.toThrow(
-      `server "legacy": refusing endpoint https://elsewhere.example: it is not the origin of ${s.url}`,
+    const error = await t.start().catch((e: unknown) => e);
+    expect(CrossOriginError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(
+      `server "legacy": refusing https://elsewhere.example/steal from the endpoint event: it is not on the origin of the event stream ${s.url}`,
     );
   });
 

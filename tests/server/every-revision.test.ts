@@ -2,7 +2,7 @@ import { McpClient } from '@mcpkit/client';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServerSchemaCheck } from './support/server-schema-check.js';
+import { SchemaCheckedTransport } from '../support/schema-check.js';
 import { fixture, startHttpFixture } from './support/servers.js';
 
 /**
@@ -29,7 +29,7 @@ describe.each(revisions)('a client pinned to %s', (version) => {
         cleanups.push(() => http.close());
         inner = new StreamableHttpTransport({ url: http.url });
       }
-      const check = new ServerSchemaCheck(inner);
+      const check = new SchemaCheckedTransport(inner, 'received');
       const client = new McpClient({ protocolVersion: version, eraCache: false });
       await client.connect(check);
       cleanups.push(() => client.close());

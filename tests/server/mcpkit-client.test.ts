@@ -3,7 +3,7 @@ import type { Transport } from '@mcpkit/jsonrpc';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServerSchemaCheck } from './support/server-schema-check.js';
+import { SchemaCheckedTransport } from '../support/schema-check.js';
 import { fixture, type HttpFixture, startHttpFixture } from './support/servers.js';
 
 /**
@@ -37,7 +37,7 @@ async function open(
     cleanups.push(() => http.close());
     transport = new StreamableHttpTransport({ url: http.url, name: 'fixture' });
   }
-  const check = new ServerSchemaCheck(transport);
+  const check = new SchemaCheckedTransport(transport, 'received');
   const client = new McpClient({
     name: 'fixture',
     era,

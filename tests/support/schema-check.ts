@@ -10,10 +10,14 @@ import type {
 import type { McpTransport } from '@mcpkit/protocol';
 
 /**
- * Checks every message a client sends against the official JSON Schema (`schema.json`)
- * of the protocol revision it was sent under: a transport wrapper for end-to-end tests.
- * The revision of a message is the one in its `_meta` (2026-07-28), else the one its
- * `initialize` requested, else the one the client told the transport.
+ * Checks the messages on a client's transport against the official JSON Schema
+ * (`schema.json`) of the protocol revision they travel under: a transport wrapper for
+ * end-to-end tests. It checks one direction, given when it is made: `'sent'` (what the
+ * client sends, the default) or `'received'` (what the server sends). The revision of a
+ * message is the one in its `_meta` (2026-07-28), else the one of the request it answers,
+ * else the one its `initialize` requested, else the one in force on the transport. A
+ * result is checked as the result type of the request it answers; a request or a
+ * notification by its method.
  */
 
 const require = createRequire(import.meta.url);
@@ -87,29 +91,59 @@ function validator(version: string, def: string): Validate {
   return v;
 }
 
-/** What the client answers to each kind of server request. */
+/** The result type of each request, of both sides (their method names are distinct). */
 const RESULT_OF: Record<string, string> = {
+  // What the client answers to the server's requests.
   'sampling/createMessage': 'CreateMessageResult',
   'elicitation/create': 'ElicitResult',
   'roots/list': 'ListRootsResult',
   ping: 'EmptyResult',
+  // What the server answers to the client's requests.
+  initialize: 'InitializeResult',
+  'server/discover': 'DiscoverResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'prompts/list': 'ListPromptsResult',
+  'prompts/get': 'GetPromptResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+  'resources/read': 'ReadResourceResult',
+  'completion/complete': 'CompleteResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
 };
+
+/** Which side's messages a `SchemaCheckedTransport` checks. */
+export type CheckedDirection = 'sent' | 'received';
+
+export interface CheckedMessage {
+  message: JsonRpcMessage;
+  /** The revision it is checked against; undefined when none was known. */
+  version: string | undefined;
+  /** For a response: the method of the request it answers. */
+  request?: string | undefined;
+}
 
 export class SchemaCheckedTransport implements McpTransport {
   onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;
-  /** Every message sent, with the revision it was checked against. */
-  readonly sent: Array<{ message: JsonRpcMessage; version: string | undefined }> = [];
+  /** Every message the client sent, with its revision. */
+  readonly sent: CheckedMessage[] = [];
+  /** Every message the server sent, with its revision. */
+  readonly received: CheckedMessage[] = [];
+  /** The version the client told the transport. */
   private version: string | undefined;
-  private requested: string | undefined;
-  private readonly incoming = new Map<JsonRpcId, string>();
+  /** The version `initialize` asked for, then the one its result chose. */
+  private handshake: string | undefined;
+  /** Requests in either direction, by id: their method and revision. */
+  private readonly outgoing = new Map<JsonRpcId, { method: string; version: string | undefined }>();
+  private readonly incoming = new Map<JsonRpcId, { method: string; version: string | undefined }>();
 
-  constructor(readonly inner: McpTransport) {
-    inner.onmessage = (m, extra) => {
-      if ('method' in m && 'id' in m) this.incoming.set(m.id, m.method);
-      this.onmessage?.(m, extra);
-    };
+  constructor(
+    readonly inner: McpTransport,
+    readonly direction: CheckedDirection = 'sent',
+  ) {
+    inner.onmessage = (message, extra) => this.receive(message, extra);
     inner.onerror = (e) => this.onerror?.(e);
     inner.onclose = (cause) => this.onclose?.(cause);
   }
@@ -143,40 +177,80 @@ export class SchemaCheckedTransport implements McpTransport {
     this.inner.resetSession?.();
   }
 
-  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+  private current(): string | undefined {
+    return this.version ?? this.handshake;
+  }
+
+  /** The revision a message travels under, and for a response the request it answers. */
+  private classify(
+    message: JsonRpcMessage,
+    requests: Map<JsonRpcId, { method: string; version: string | undefined }>,
+  ): CheckedMessage {
+    if (!('method' in message)) {
+      const answered = message.id === null ? undefined : requests.get(message.id);
+      return {
+        message,
+        version: answered?.version ?? this.current(),
+        request: answered?.method,
+      };
+    }
     const params = (message as { params?: Record<string, any> }).params;
     let version = params?._meta?.['io.modelcontextprotocol/protocolVersion'] as string | undefined;
-    if ('method' in message && message.method === 'initialize') {
+    if (message.method === 'initialize') {
       version = params?.protocolVersion;
-      this.requested = version;
+      this.handshake = version;
     }
-    this.sent.push({ message, version: version ?? this.version ?? this.requested });
+    return { message, version: version ?? this.current() };
+  }
+
+  send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void> {
+    const checked = this.classify(message, this.incoming);
+    this.sent.push(checked);
+    if ('method' in message && 'id' in message)
+      this.outgoing.set(message.id, { method: message.method, version: checked.version });
     return this.inner.send(message, options);
   }
 
-  /** Every way a sent message breaks the schema of its revision; [] when none. */
+  private receive(message: JsonRpcMessage, extra?: MessageExtra): void {
+    const checked = this.classify(message, this.outgoing);
+    this.received.push(checked);
+    if ('method' in message && 'id' in message)
+      this.incoming.set(message.id, { method: message.method, version: checked.version });
+    if (checked.request === 'initialize' && 'result' in message)
+      this.handshake = (message.result as { protocolVersion?: string }).protocolVersion;
+    this.onmessage?.(message, extra);
+  }
+
+  /** Every way a message of the checked direction breaks the schema of its revision; [] when none. */
   problems(): string[] {
     const out: string[] = [];
-    for (const { message, version } of this.sent) {
-      const what = 'method' in message ? message.method : `response to ${String(message.id)}`;
+    const records = this.direction === 'sent' ? this.sent : this.received;
+    for (const { message, version, request } of records) {
+      const what =
+        'method' in message ? message.method : `response to ${request ?? String(message.id)}`;
       if (!version) {
-        out.push(`${what}: sent under no known protocol version`);
+        out.push(`${what}: ${this.direction} under no known protocol version`);
         continue;
       }
-      const { byMethod } = load(version);
+      const loaded = load(version);
       let def: string | undefined;
       let value: unknown = message;
       if ('method' in message) {
-        def = byMethod.get(message.method);
+        def = loaded.byMethod.get(message.method);
         if (!def) {
           out.push(`${what}: revision ${version} has no such method`);
           continue;
         }
       } else if ('result' in message) {
-        def = RESULT_OF[this.incoming.get(message.id) ?? ''] ?? 'Result';
+        const result = message.result as { resultType?: string };
+        def =
+          result.resultType === 'input_required'
+            ? 'InputRequiredResult'
+            : (RESULT_OF[request ?? ''] ?? 'Result');
+        if (!loaded.defs.has(def)) def = 'Result';
         value = message.result;
       } else {
-        def = load(version).defs.has('JSONRPCError') ? 'JSONRPCError' : 'JSONRPCErrorResponse';
+        def = loaded.defs.has('JSONRPCError') ? 'JSONRPCError' : 'JSONRPCErrorResponse';
       }
       const validate = validator(version, def);
       if (!validate(value)) {

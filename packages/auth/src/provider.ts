@@ -1,4 +1,9 @@
-import type { HttpAuth, HttpAuthChallenge, HttpAuthRequest } from '@mcpkit/jsonrpc';
+import type {
+  HttpAuth,
+  HttpAuthChallenge,
+  HttpAuthRequest,
+  HttpAuthResponse,
+} from '@mcpkit/jsonrpc';
 import { checkPositive } from './defaults.js';
 import { canonicalResource, type Discovered, discover } from './discovery.js';
 import { type DpopSetting, nonceOfProof } from './dpop.js';
@@ -254,6 +259,14 @@ export abstract class BaseProvider implements HttpAuth {
       nonce: this.dpop.nonces.get(request.url),
     });
     return { authorization: `DPoP ${tokens.access_token}`, dpop: proof };
+  }
+
+  /**
+   * Keeps the `DPoP-Nonce` any answer of the resource server carries, a 200 included (RFC
+   * 9449 9): the server may rotate it at will, and the next proof must carry the new one.
+   */
+  onResponse(response: HttpAuthResponse): void {
+    this.dpop.nonces.set(response.url, response.dpopNonce);
   }
 
   async onUnauthorized(challenge: HttpAuthChallenge): Promise<boolean> {

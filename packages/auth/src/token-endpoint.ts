@@ -32,7 +32,8 @@ const formEncode = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
 export interface TokenResponse {
   access_token: string;
   token_type?: string;
-  expires_in?: number;
+  /** As the server sent it: checked by `expiresAtOf`, never trusted to be a sane number. */
+  expires_in?: unknown;
   refresh_token?: string;
   scope?: string;
   issued_token_type?: string;
@@ -143,9 +144,33 @@ export function toStored(response: TokenResponse, previous?: StoredTokens): Stor
   // A server that does not rotate keeps the refresh token we had.
   const refresh = response.refresh_token ?? previous?.refresh_token;
   if (refresh) tokens.refresh_token = refresh;
-  if (typeof response.expires_in === 'number')
-    tokens.expires_at = Date.now() + response.expires_in * 1000;
+  const expiresAt = expiresAtOf(response.expires_in);
+  if (expiresAt !== undefined) tokens.expires_at = expiresAt;
   const scope = response.scope ?? previous?.scope;
   if (scope) tokens.scope = scope;
   return tokens;
+}
+
+/**
+ * The longest lifetime believed, in seconds (one year). A larger `expires_in` is clamped to
+ * it: a token the client thinks never expires would never be renewed before a refusal.
+ */
+export const MAX_TOKEN_LIFETIME_S = 365 * 24 * 3600;
+
+/**
+ * The absolute expiry (ms since the epoch) of a token whose response said `expiresIn`, or
+ * undefined when it said nothing usable. RFC 6749 5.1 makes it a number of seconds; some
+ * servers send it as a string of digits, which is taken too. A negative number, NaN,
+ * Infinity (JSON's `1e400` parses to it), other strings and other types count as absent, as
+ * if the server had not said (the token is then renewed when refused); a huge lifetime is
+ * clamped to `MAX_TOKEN_LIFETIME_S`.
+ */
+export function expiresAtOf(expiresIn: unknown, now = Date.now()): number | undefined {
+  let seconds: number;
+  if (typeof expiresIn === 'number') seconds = expiresIn;
+  else if (typeof expiresIn === 'string' && /^[0-9]{1,15}$/.test(expiresIn.trim()))
+    seconds = Number(expiresIn.trim());
+  else return undefined;
+  if (!Number.isFinite(seconds) || seconds < 0) return undefined;
+  return now + Math.min(seconds, MAX_TOKEN_LIFETIME_S) * 1000;
 }

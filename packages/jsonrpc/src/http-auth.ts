@@ -37,6 +37,18 @@ export function authorizationOf(headers: Record<string, string>): string | undef
   return undefined;
 }
 
+/** An answer that carried something an `HttpAuth` keeps for the next request. */
+export interface HttpAuthResponse {
+  /** The URL that answered. */
+  url: string;
+  status: number;
+  /**
+   * The answer's `DPoP-Nonce` header: RFC 9449 (sections 8 and 9) lets a server hand out
+   * its next nonce on any answer, a 200 included, and expects it in the next proof.
+   */
+  dpopNonce: string;
+}
+
 export interface HttpAuth {
   /**
    * Headers for the next request (e.g. `{ Authorization: 'Bearer …' }`). Transports pass
@@ -54,4 +66,25 @@ export interface HttpAuth {
    * nonce) raises it and decides by `challenge.retries`.
    */
   readonly maxRetries?: number;
+  /**
+   * Told of every answer that carries a `DPoP-Nonce`, whatever its status, before it is
+   * handled (so a refusal reaches `onUnauthorized` after it). Optional.
+   */
+  onResponse?(response: HttpAuthResponse): void;
+}
+
+/**
+ * Passes an answer's `DPoP-Nonce` on to `auth.onResponse`, if the answer has one and the
+ * auth listens. What transports call on every HTTP answer.
+ */
+export function noteAuthResponse(
+  auth: HttpAuth | undefined,
+  url: string,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+): void {
+  if (auth?.onResponse === undefined) return;
+  const raw = headers['dpop-nonce'];
+  const dpopNonce = Array.isArray(raw) ? raw[0] : raw;
+  if (dpopNonce !== undefined) auth.onResponse({ url, status, dpopNonce });
 }

@@ -31,6 +31,8 @@ export {
   type HttpAuth,
   type HttpAuthChallenge,
   type HttpAuthRequest,
+  type HttpAuthResponse,
+  noteAuthResponse,
 } from './http-auth.js';
 export { isRecord } from './is-record.js';
 export {
@@ -81,7 +83,12 @@ export {
   reconnectDelay,
 } from './reconnect-policy.js';
 export { sleep } from './sleep.js';
-export { type SseEvent, SseParser, type SseParserOptions } from './sse-parser.js';
+export {
+  dispatchJsonText,
+  type SseEvent,
+  SseParser,
+  type SseParserOptions,
+} from './sse-parser.js';
 export {
   type MessageExtra,
   SENT,

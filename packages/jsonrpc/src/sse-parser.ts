@@ -11,6 +11,10 @@
  * keep its bytes.
  */
 
+import { type InvalidMessageError, ParseError } from './errors.js';
+import type { JsonRpcMessage } from './messages.js';
+import { dispatchParsed } from './validate.js';
+
 export interface SseEvent {
   /** The event type; `message` when the event named none. */
   event: string;
@@ -195,4 +199,29 @@ export class SseParser {
     this.eventType = '';
     this.options.onevent({ event, data, id: this.idBuffer });
   }
+}
+
+/**
+ * Hands the JSON-RPC messages in one piece of text a server sent (an SSE event's data, or a
+ * JSON body) to `onmessage`. Text that is not JSON is reported to `onerror` as a
+ * `ParseError` that names `where` (the server) and `what` the text was, with an excerpt;
+ * valid JSON that is not a message as an `InvalidMessageError`. One bad piece never ends
+ * the stream it came on, so this reports rather than throws. Returns whether it was JSON.
+ */
+export function dispatchJsonText(
+  text: string,
+  where: string,
+  onmessage: (message: JsonRpcMessage) => void,
+  onerror: (error: ParseError | InvalidMessageError) => void,
+  what = "an event's data",
+): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    onerror(new ParseError(`${where}: ${what} is not JSON`, text.slice(0, 200), { cause }));
+    return false;
+  }
+  dispatchParsed(value, onmessage, onerror);
+  return true;
 }

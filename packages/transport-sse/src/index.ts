@@ -1,3 +1,4 @@
+export { CrossOriginError, MAX_SSE_REDIRECTS } from './same-origin.js';
 export {
   checkSseTransportOptions,
   type SseReconnectPolicy,

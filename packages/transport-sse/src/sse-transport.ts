@@ -6,13 +6,12 @@ import {
   checkReconnectPolicy,
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
+  dispatchJsonText,
   type HttpAuth,
   HttpError,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
-  ParseError,
   type ReconnectPolicy,
   readBodyExcerpt,
   readSseStream,
@@ -23,7 +22,14 @@ import {
   TransportError,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+import {
+  CrossOriginError,
+  checkSameOrigin,
+  requestSameOrigin,
+  type SameOriginInit,
+  type SameOriginResponse,
+} from './same-origin.js';
 
 /** The shared policy of @mcpkit/jsonrpc; with 0 attempts a drop closes the transport at once. */
 export type SseReconnectPolicy = ReconnectPolicy;
@@ -54,6 +60,12 @@ export interface SseTransportOptions {
    */
   maxMessageBytes?: number;
   name?: string;
+  /**
+   * How the transport waits between reconnection attempts. Default: `sleep` of
+   * @mcpkit/jsonrpc. It must settle once `signal` aborts (`close()` aborts it); inject one to
+   * control time, as the tests do.
+   */
+  sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -135,6 +147,13 @@ export class SseTransport implements Transport {
     try {
       await this.open();
     } catch (error) {
+      // close() ran while connecting (the state changed under the await): say so, rather
+      // than pass on the abort's bare error.
+      if ((this.state as string) === 'closed')
+        throw new ConnectionClosedError(
+          `${this.description}: closed while connecting to ${this.url.href}`,
+          { cause: error },
+        );
       await this.close();
       throw error;
     }
@@ -149,29 +168,15 @@ export class SseTransport implements Transport {
 
   /** Opens the stream and waits for its endpoint; the stream is then read in the background. */
   private async open(authRetries = 0): Promise<void> {
-    const signal = this.abort.signal;
-    let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.authHeaders('GET', this.url);
-    try {
-      res = await request(this.url, {
-        method: 'GET',
-        dispatcher: this.dispatcher,
-        headers: { ...sentHeaders, accept: 'text/event-stream' },
-        signal,
-        headersTimeout: this.endpointTimeoutMs,
-        bodyTimeout: 0,
-      });
-    } catch (error) {
-      throw new HttpError(
-        `${this.description}: GET ${this.url.href} failed: ${(error as Error).message}`,
-        0,
-        this.url.href,
-        '',
-        {
-          cause: error,
-        },
-      );
-    }
+    const {
+      res,
+      url: streamUrl,
+      sentHeaders,
+    } = await this.request('GET', this.url, (headers) => ({
+      headers: { ...headers, accept: 'text/event-stream' },
+      headersTimeout: this.endpointTimeoutMs,
+      bodyTimeout: 0,
+    }));
     const auth = this.options.auth;
     if (
       (res.statusCode === 401 || res.statusCode === 403) &&
@@ -182,7 +187,7 @@ export class SseTransport implements Transport {
       const retry = await auth.onUnauthorized({
         status: res.statusCode,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
-        url: this.url.href,
+        url: streamUrl.href,
         authorization: authorizationOf(sentHeaders),
         method: 'GET',
         dpop: sentHeaders.dpop,
@@ -194,9 +199,9 @@ export class SseTransport implements Transport {
     if (res.statusCode === 401 || res.statusCode === 403) {
       const excerpt = await readBodyExcerpt(res.body);
       throw new UnauthorizedError(
-        `${this.description}: GET ${this.url.href} → ${res.statusCode}; the server needs authorization`,
+        `${this.description}: GET ${streamUrl.href} → ${res.statusCode}; the server needs authorization`,
         res.statusCode,
-        this.url.href,
+        streamUrl.href,
         excerpt,
         header(res.headers, 'www-authenticate'),
       );
@@ -204,9 +209,9 @@ export class SseTransport implements Transport {
     if (res.statusCode !== 200) {
       const excerpt = await readBodyExcerpt(res.body);
       throw new HttpError(
-        `${this.description}: GET ${this.url.href} → ${res.statusCode}`,
+        `${this.description}: GET ${streamUrl.href} → ${res.statusCode}`,
         res.statusCode,
-        this.url.href,
+        streamUrl.href,
         excerpt,
       );
     }
@@ -221,7 +226,7 @@ export class SseTransport implements Transport {
       if (event.event === 'endpoint') {
         let url: URL;
         try {
-          url = new URL(event.data.trim(), this.url);
+          url = new URL(event.data.trim(), streamUrl);
         } catch {
           rejectEndpoint(
             new TransportError(
@@ -230,12 +235,10 @@ export class SseTransport implements Transport {
           );
           return;
         }
-        if (url.origin !== this.url.origin) {
-          rejectEndpoint(
-            new TransportError(
-              `${this.description}: refusing endpoint ${url.origin}: it is not the origin of ${this.url.href}`,
-            ),
-          );
+        try {
+          checkSameOrigin(this.description, this.url, url, 'the endpoint event');
+        } catch (error) {
+          rejectEndpoint(error as Error);
           return;
         }
         this.endpoint = url;
@@ -243,26 +246,14 @@ export class SseTransport implements Transport {
         return;
       }
       if (event.event !== 'message') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(event.data);
-      } catch (cause) {
-        this.onerror?.(
-          new ParseError(
-            `${this.description}: an event's data is not JSON`,
-            event.data.slice(0, 200),
-            { cause },
-          ),
-        );
-        return;
-      }
-      // A stream that delivers is healthy again: a later drop starts counting afresh.
-      this.attempts = 0;
-      dispatchParsed(
-        value,
+      const parsed = dispatchJsonText(
+        event.data,
+        this.description,
         (m) => this.onmessage?.(m),
         (e) => this.onerror?.(e),
       );
+      // A stream that delivers is healthy again: a later drop starts counting afresh.
+      if (parsed) this.attempts = 0;
     };
     const limit = this.maxMessageBytes;
     const reading = readSseStream(res.body, {
@@ -329,13 +320,19 @@ export class SseTransport implements Transport {
       const delayMs = reconnectDelay(this.policy, this.attempts);
       this.options.onreconnect?.({ attempt: this.attempts, delayMs, reason });
       // close() aborts the wait: no timer outlives the transport.
-      await sleep(delayMs, this.abort.signal).catch(() => {});
+      await (this.options.sleep ?? sleep)(delayMs, this.abort.signal).catch(() => {});
       if (this.state !== 'open') return;
       try {
         await this.open();
         this.reconnecting = false;
         return;
       } catch (error) {
+        // A server that now points elsewhere is not one to keep retrying: close with why.
+        if (CrossOriginError.isInstance(error)) {
+          this.reconnecting = false;
+          await this.closeWith(error);
+          return;
+        }
         reason = (error as Error).message;
         // The server is not there at all: no point in waiting for more attempts.
         const code = ((error as { cause?: { code?: string } }).cause?.code ?? '') as string;
@@ -349,6 +346,27 @@ export class SseTransport implements Transport {
       );
   }
 
+  /** One request that stays on the stream's origin (see same-origin.ts). */
+  private request(
+    method: 'GET' | 'POST',
+    start: URL,
+    init: SameOriginInit,
+  ): Promise<SameOriginResponse> {
+    return requestSameOrigin(
+      {
+        description: this.description,
+        stream: this.url,
+        dispatcher: this.dispatcher,
+        signal: this.abort.signal,
+        auth: this.options.auth,
+        headers: (m, url) => this.authHeaders(m, url),
+      },
+      method,
+      start,
+      init,
+    );
+  }
+
   async send(message: JsonRpcMessage): Promise<void> {
     if (this.state !== 'open')
       throw new ConnectionClosedError(
@@ -360,27 +378,10 @@ export class SseTransport implements Transport {
   }
 
   private async post(endpoint: URL, message: JsonRpcMessage, authRetries: number): Promise<void> {
-    let res: Dispatcher.ResponseData;
-    const sentHeaders = await this.authHeaders('POST', endpoint);
-    try {
-      res = await request(endpoint, {
-        method: 'POST',
-        dispatcher: this.dispatcher,
-        headers: { ...sentHeaders, 'content-type': 'application/json' },
-        body: JSON.stringify(message),
-        signal: this.abort.signal,
-      });
-    } catch (error) {
-      throw new HttpError(
-        `${this.description}: POST ${endpoint.href} failed: ${(error as Error).message}`,
-        0,
-        endpoint.href,
-        '',
-        {
-          cause: error,
-        },
-      );
-    }
+    const { res, url, sentHeaders } = await this.request('POST', endpoint, (headers) => ({
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+    }));
     const status = res.statusCode;
     let excerpt = '';
     // Only a short excerpt of an error body is read: a hostile server may send gigabytes.
@@ -391,7 +392,7 @@ export class SseTransport implements Transport {
       const retry = await auth.onUnauthorized({
         status,
         wwwAuthenticate: header(res.headers, 'www-authenticate'),
-        url: endpoint.href,
+        url: url.href,
         authorization: authorizationOf(sentHeaders),
         method: 'POST',
         dpop: sentHeaders.dpop,
@@ -402,18 +403,18 @@ export class SseTransport implements Transport {
     }
     if (status === 401 || status === 403) {
       throw new UnauthorizedError(
-        `${this.description}: POST ${endpoint.href} → ${status}; the server needs authorization`,
+        `${this.description}: POST ${url.href} → ${status}; the server needs authorization`,
         status,
-        endpoint.href,
+        url.href,
         excerpt,
         header(res.headers, 'www-authenticate'),
       );
     }
     if (status < 200 || status >= 300) {
       throw new HttpError(
-        `${this.description}: POST ${endpoint.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
+        `${this.description}: POST ${url.href} → ${status}${excerpt ? `: ${excerpt.slice(0, 200)}` : ''}`,
         status,
-        endpoint.href,
+        url.href,
         excerpt,
       );
     }

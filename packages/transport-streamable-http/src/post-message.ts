@@ -6,6 +6,7 @@ import {
   type JsonRpcMessage,
   MAX_ERROR_BODY_BYTES,
   type MessageTooLargeError,
+  noteAuthResponse,
   readBodyExcerpt,
   SessionExpiredError,
   type TransportSendOptions,
@@ -84,6 +85,7 @@ export async function postMessage(
   }
   const status = res.statusCode;
   const auth = host.auth;
+  noteAuthResponse(auth, host.url.href, status, res.headers);
   if ((status === 401 || status === 403) && auth && authRetries < (auth.maxRetries ?? 1)) {
     const excerpt = await readBodyExcerpt(res.body);
     const retry = await auth.onUnauthorized({

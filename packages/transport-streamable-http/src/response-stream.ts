@@ -4,7 +4,6 @@ import {
   MessageTooLargeError,
   ResponseLostError,
   reconnectDelay,
-  sleep,
 } from '@mcpkit/jsonrpc';
 import { emptyStream, isUnreachable } from './reconnect.js';
 import type { StreamHost, StreamState } from './stream-host.js';
@@ -57,7 +56,7 @@ export async function consumeResponseStream(
       lastEventId: state.lastEventId,
     });
     // An abort ends the wait early (rejecting with its reason); the loop sees the signal.
-    await sleep(delayMs, signal).catch(() => {});
+    await host.sleep(delayMs, signal).catch(() => {});
     if (signal.aborted) return;
     try {
       current = (await host.openGet(state.lastEventId, signal)) ?? emptyStream();

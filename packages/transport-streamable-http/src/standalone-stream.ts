@@ -1,9 +1,4 @@
-import {
-  ConnectionClosedError,
-  MessageTooLargeError,
-  reconnectDelay,
-  sleep,
-} from '@mcpkit/jsonrpc';
+import { ConnectionClosedError, MessageTooLargeError, reconnectDelay } from '@mcpkit/jsonrpc';
 import type { StreamHost, StreamState } from './stream-host.js';
 
 /**
@@ -49,6 +44,6 @@ export async function runStandaloneStream(host: StreamHost, signal: AbortSignal)
       lastEventId: state.lastEventId,
     });
     // An abort ends the wait early (rejecting with its reason); the loop sees the signal.
-    await sleep(delayMs, signal).catch(() => {});
+    await host.sleep(delayMs, signal).catch(() => {});
   }
 }

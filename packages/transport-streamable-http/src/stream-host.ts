@@ -23,6 +23,8 @@ export interface StreamHost {
   readonly modern: boolean;
   readonly closed: boolean;
   onreconnect(event: ReconnectEvent): void;
+  /** The wait between attempts; settles when its signal aborts. */
+  sleep(delayMs: number, signal: AbortSignal): Promise<void>;
   reportError(error: Error): void;
   /** GET for the standalone stream or to resume one; undefined when the server offers none. */
   openGet(

@@ -3,16 +3,17 @@ import {
   ConnectionClosedError,
   checkMaxMessageBytes,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
+  dispatchJsonText,
   type HttpAuth,
   HttpError,
   type JsonRpcId,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
-  ParseError,
+  noteAuthResponse,
   readBodyExcerpt,
   readSseStream,
+  sleep,
   type TransportCapabilities,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
@@ -50,6 +51,12 @@ export interface StreamableHttpTransportOptions {
   name?: string;
   /** Resume an existing session. */
   sessionId?: string;
+  /**
+   * How the transport waits between attempts to re-open a stream. Default: `sleep` of
+   * @mcpkit/jsonrpc. It must settle once `signal` aborts (`close()` aborts it); inject one to
+   * control time, as the tests do.
+   */
+  sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
 }
 
 const capabilities: TransportCapabilities = Object.freeze({
@@ -122,6 +129,7 @@ export class StreamableHttpTransport implements McpTransport {
         return transport.state === 'closed';
       },
       onreconnect: (event) => this.options.onreconnect?.(event),
+      sleep: options.sleep ?? sleep,
       reportError: (error) => this.onerror?.(error),
       openGet: (lastEventId, signal) => this.openGet(lastEventId, signal),
       readEvents: (body, state, requestId) => this.readEvents(body, state, requestId),
@@ -267,23 +275,12 @@ export class StreamableHttpTransport implements McpTransport {
 
   private deliverText(text: string): void {
     if (text.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      this.onerror?.(
-        new ParseError(
-          `${this.description}: the server sent data that is not JSON`,
-          text.slice(0, 200),
-          { cause },
-        ),
-      );
-      return;
-    }
-    dispatchParsed(
-      value,
+    dispatchJsonText(
+      text,
+      this.description,
       (m) => this.onmessage?.(m),
       (e) => this.onerror?.(e),
+      'the response body',
     );
   }
 
@@ -310,21 +307,9 @@ export class StreamableHttpTransport implements McpTransport {
       onevent: (event) => {
         if (!event.data) return;
         if (state.received !== undefined) state.received++;
-        let value: unknown;
-        try {
-          value = JSON.parse(event.data);
-        } catch (cause) {
-          this.onerror?.(
-            new ParseError(
-              `${this.description}: an event's data is not JSON`,
-              event.data.slice(0, 200),
-              { cause },
-            ),
-          );
-          return;
-        }
-        dispatchParsed(
-          value,
+        dispatchJsonText(
+          event.data,
+          this.description,
           (m) => {
             if (requestId !== undefined && !('method' in m) && m.id === requestId)
               state.answered = true;
@@ -355,6 +340,7 @@ export class StreamableHttpTransport implements McpTransport {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
+    noteAuthResponse(this.options.auth, this.url.href, res.statusCode, res.headers);
     if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 406) {
       await res.body.dump();
       return undefined;

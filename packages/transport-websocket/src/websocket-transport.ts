@@ -4,7 +4,7 @@ import {
   checkMaxMessageBytes,
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
+  dispatchJsonText,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
@@ -123,6 +123,16 @@ export class WebSocketTransport implements Transport {
     return new Promise<void>((resolve, reject) => {
       const fail = (error: Error) => {
         this.closed = true;
+        // close() during the handshake aborts it: that is a close, not a failure to connect.
+        if (this.localClose) {
+          reject(
+            new ConnectionClosedError(
+              `${this.description}: closed while connecting to ${this.url.href}`,
+              { cause: error },
+            ),
+          );
+          return;
+        }
         reject(
           new TransportError(
             `${this.description}: cannot connect to ${this.url.href}: ${error.message}`,
@@ -208,20 +218,12 @@ export class WebSocketTransport implements Transport {
       );
       return;
     }
-    const text = data.toString();
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      this.onerror?.(
-        new ParseError(`${this.description}: a frame is not JSON`, text.slice(0, 200), { cause }),
-      );
-      return;
-    }
-    dispatchParsed(
-      value,
+    dispatchJsonText(
+      data.toString(),
+      this.description,
       (m) => this.onmessage?.(m),
       (e) => this.onerror?.(e),
+      'a frame',
     );
   }
 

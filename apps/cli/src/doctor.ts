@@ -257,22 +257,15 @@ async function examine(
     });
   }
   for (const [server, kept] of warnings) {
-    const count = warningCount.get(server) ?? kept.length;
-    for (const message of kept)
-      reports.get(server)?.findings.push({
-        check: 'warning',
-        level: 'warning',
-        message,
-        next: /stdout/i.test(message)
-          ? 'the server writes lines that are not JSON-RPC on stdout; its logs belong on stderr: fix the server or its arguments'
-          : `run "mcpkit -v servers -s ${server}" to see its warnings as they come`,
-      });
-    if (count > kept.length)
-      reports.get(server)?.findings.push({
-        check: 'warning',
-        level: 'warning',
-        message: `… and ${count - kept.length} more warnings`,
-      });
+    const more = (warningCount.get(server) ?? kept.length) - kept.length;
+    reports.get(server)?.findings.push({
+      check: 'warning',
+      level: 'warning',
+      message: [...kept, ...(more > 0 ? [`… and ${more} more`] : [])].join('\n'),
+      next: kept.some((m) => /not JSON|stdout/i.test(m))
+        ? 'the server writes lines that are not JSON-RPC on stdout, where only messages belong (its logs go to stderr): fix the server or its arguments'
+        : `run "mcpkit -v servers -s ${server}" to see its warnings as they come`,
+    });
   }
 }
 

@@ -80,6 +80,7 @@ export class ShellNames {
     const words = line.trimStart().split(/\s+/);
     const current = words.pop() ?? '';
     const hits = [...new Set(this.candidates(words))].filter((c) => c.startsWith(current)).sort();
-    return [hits, current];
+    // A single match is completed with the space after it, ready for the next word.
+    return [hits.length === 1 ? [`${hits[0]} `] : hits, current];
   };
 }

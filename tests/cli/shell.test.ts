@@ -1,0 +1,156 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  bin,
+  processesWith,
+  type Sandbox,
+  sandbox,
+  serversDir,
+  Tmux,
+  waitFor,
+} from '../hostile/cli-harness.js';
+
+/**
+ * `mcpkit shell` (issue #12 item 4) through a real pseudo-terminal (tmux): Tab completion,
+ * a call, a server's crash and reconnection shown as they happen, Ctrl-C cancelling the
+ * running call and not the shell, history kept 0600, Ctrl-D leaving no process.
+ */
+const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
+const tiny = path.join(serversDir, 'cli-tiny-server.mjs');
+
+let box: Sandbox | undefined;
+let tmux: Tmux | undefined;
+afterEach(async (context) => {
+  if (context.task.result?.state === 'fail' && tmux) console.log(tmux.screen());
+  tmux?.close();
+  tmux = undefined;
+  if (box) expect(processesWith(box.dir)).toEqual([]);
+  box?.[Symbol.dispose]();
+  box = undefined;
+});
+
+/** The screen once `pattern` shows on it. */
+function screenWith(pattern: RegExp, what: string): Promise<string> {
+  return waitFor(() => {
+    const screen = tmux!.screen();
+    return pattern.test(screen) ? screen : undefined;
+  }, what);
+}
+
+/** The exit status (waitFor takes 0 for "not yet", so it is wrapped). */
+async function exitStatus(what: string): Promise<number> {
+  const { status } = await waitFor(() => {
+    const status = tmux!.exitStatus();
+    return status === undefined ? undefined : { status };
+  }, what);
+  return status;
+}
+
+const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
+
+describe('mcpkit shell', () => {
+  it('completes a tool name, calls it, shows a crash and the reconnection as they happen, cancels a hanging call with Ctrl-C, keeps history 0600, and Ctrl-D leaves no process', async () => {
+    box = sandbox('mcpkit-cli-shell-');
+    const hangLog = path.join(box.dir, 'hang.log');
+    const config = box.file('servers.json', {
+      mcpServers: {
+        good: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'good.log')] },
+        hang: { command: process.execPath, args: [tiny, 'hang-call', hangLog] },
+      },
+    });
+    tmux = new Tmux(box, { ...box.env, NO_COLOR: '1' });
+    tmux.start([process.execPath, bin, '-c', config, 'shell']);
+    await screenWith(/\[good\] connected · 2025-11-25 \(legacy\)/, 'good to connect');
+    await screenWith(/\[hang\] connected/, 'hang to connect');
+
+    // Tab completes the tool's name from the server's list (sent apart: a pasted Tab is text).
+    tmux.sendKeys('-l', 'call good ec');
+    tmux.sendKeys('Tab');
+    await screenWith(/mcpkit> call good echo $/m, 'the completed tool name');
+    tmux.sendKeys('-l', '{"said": "hello shell"}');
+    tmux.sendKeys('Enter');
+    await screenWith(/^\{"said":"hello shell"\}$/m, 'the call result');
+
+    // The server's process dies while a line is half typed: the crash and the reconnection
+    // are printed above it as they happen, and the line stays as typed.
+    tmux.sendKeys('-l', 'serv');
+    await screenWith(/mcpkit> serv$/m, 'the half-typed line');
+    const [server] = processesWith(fixture).filter((p) => p.cmdline.includes(box!.dir));
+    expect(server, 'the fixture server process').toBeDefined();
+    process.kill(server!.pid, 'SIGKILL');
+    await screenWith(/\[good\] reconnecting \(1\/5\)/, 'the crash to be shown');
+    const back = await screenWith(
+      /\[good\] reconnecting[^\n]*\n(.*\n)*\[good\] connected/,
+      'the reconnection to be shown',
+    );
+    expect(count(back, /\[good\] connected/g)).toBe(2);
+    // The last two lines: the reconnection, then the prompt with the line as it was typed.
+    await waitFor(() => {
+      const lines = tmux!.screen().trimEnd().split('\n');
+      return lines.at(-1) === 'mcpkit> serv' && /^\[good\] connected/.test(lines.at(-2) ?? '');
+    }, 'the half-typed line drawn again under the reconnection');
+    tmux.sendKeys('-l', 'ers');
+    tmux.sendKeys('Enter');
+    await screenWith(/^good +connected +stdio/m, 'servers after the reconnection');
+
+    // Ctrl-C cancels the running call (the server is told), the shell stays.
+    tmux.sendKeys('-l', 'call hang echo');
+    tmux.sendKeys('Enter');
+    await waitFor(
+      () => readFileSync(hangLog, 'utf8').includes('"tools/call"'),
+      'the call to reach the server',
+    );
+    tmux.sendKeys('C-c');
+    await screenWith(/^cancelled$/m, 'the call to be cancelled');
+    await waitFor(
+      () => readFileSync(hangLog, 'utf8').includes('notifications/cancelled'),
+      'the server to be told',
+    );
+    tmux.sendKeys('-l', 'servers');
+    tmux.sendKeys('Enter');
+    await screenWith(/^hang +connected +stdio/m, 'the shell to answer after Ctrl-C');
+
+    // History: in the state directory, the user's only.
+    const historyFile = path.join(box.env.XDG_STATE_HOME!, 'mcpkit', 'shell_history');
+    const history = readFileSync(historyFile, 'utf8');
+    expect(history).toContain('call good echo {"said": "hello shell"}\n');
+    expect(history).toContain('servers\n');
+    expect(statSync(historyFile).mode & 0o777).toBe(0o600);
+
+    // Ctrl-D closes every server and exits 0.
+    tmux.sendKeys('C-d');
+    expect(await exitStatus('the shell to exit')).toBe(0);
+    expect(processesWith(fixture).filter((p) => p.cmdline.includes(box!.dir))).toEqual([]);
+    expect(processesWith(tiny).filter((p) => p.cmdline.includes(box!.dir))).toEqual([]);
+  });
+
+  it('starts with the history of an earlier session (the up arrow brings it back)', async () => {
+    box = sandbox('mcpkit-cli-shell-history-');
+    const config = box.file('servers.json', {
+      mcpServers: {
+        good: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'good.log')] },
+      },
+    });
+    const first = new Tmux(box, { ...box.env, NO_COLOR: '1' });
+    tmux = first;
+    tmux.start([process.execPath, bin, '-c', config, 'shell']);
+    await screenWith(/\[good\] connected/, 'good to connect');
+    tmux.sendKeys('-l', 'tools good');
+    tmux.sendKeys('Enter');
+    await screenWith(/^ {2}echo/m, 'the tools');
+    tmux.sendKeys('-l', 'exit');
+    tmux.sendKeys('Enter');
+    expect(await exitStatus('the shell to exit')).toBe(0);
+    tmux.close();
+
+    tmux = new Tmux(box, { ...box.env, NO_COLOR: '1' });
+    tmux.start([process.execPath, bin, '-c', config, 'shell']);
+    await screenWith(/\[good\] connected/, 'good to connect again');
+    tmux.sendKeys('Up');
+    await screenWith(/mcpkit> tools good$/m, 'the earlier line');
+    tmux.sendKeys('C-u', 'C-d');
+    expect(await exitStatus('the shell to exit')).toBe(0);
+  });
+});

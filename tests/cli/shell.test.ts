@@ -19,6 +19,7 @@ import {
  */
 const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
 const tiny = path.join(serversDir, 'cli-tiny-server.mjs');
+const growing = fileURLToPath(new URL('./servers/shell-list-changed-server.mjs', import.meta.url));
 
 let box: Sandbox | undefined;
 let tmux: Tmux | undefined;
@@ -152,5 +153,35 @@ describe('mcpkit shell', () => {
     await screenWith(/mcpkit> tools good$/m, 'the earlier line');
     tmux.sendKeys('C-u', 'C-d');
     expect(await exitStatus('the shell to exit')).toBe(0);
+  });
+
+  it('prints a list_changed as it happens and completes the new tool; SIGTERM closes every server and exits 143', async () => {
+    box = sandbox('mcpkit-cli-shell-changes-');
+    const config = box.file('servers.json', {
+      mcpServers: {
+        grow: { command: process.execPath, args: [growing, path.join(box.dir, 'grow.log')] },
+      },
+    });
+    tmux = new Tmux(box, { ...box.env, NO_COLOR: '1' });
+    tmux.start([process.execPath, bin, '-c', config, 'shell']);
+    await screenWith(/\[grow\] connected/, 'grow to connect');
+    tmux.sendKeys('-l', 'call grow grow');
+    tmux.sendKeys('Enter');
+    await screenWith(/^\[grow\] tools changed: \+grown-1$/m, 'the list change');
+    // The new tool is offered by Tab at once.
+    tmux.sendKeys('-l', 'call grow grown');
+    tmux.sendKeys('Tab');
+    await screenWith(/mcpkit> call grow grown-1 $/m, 'the new tool completed');
+    tmux.sendKeys('Enter');
+    await screenWith(/^called grown-1$/m, 'the new tool called');
+
+    // The CLI itself, not the bash that runs it in the pane (whose command line names it too).
+    const [cli] = processesWith(bin).filter(
+      (p) => p.cmdline.startsWith(`${process.execPath} ${bin}`) && p.cmdline.includes(config),
+    );
+    expect(cli, 'the CLI process').toBeDefined();
+    process.kill(cli!.pid, 'SIGTERM');
+    expect(await exitStatus('the shell to exit')).toBe(143);
+    expect(processesWith(growing).filter((p) => p.cmdline.includes(box!.dir))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { McpManager } from '@mcpkit/manager';
+import { neutralize } from './terminal.js';
 
 /** The shell's commands, in the order `help` lists them. */
 export const SHELL_COMMANDS = [
@@ -79,8 +80,19 @@ export class ShellNames {
   readonly complete = (line: string): [string[], string] => {
     const words = line.trimStart().split(/\s+/);
     const current = words.pop() ?? '';
-    const hits = [...new Set(this.candidates(words))].filter((c) => c.startsWith(current)).sort();
+    const hits = [...new Set(this.candidates(words))]
+      .filter((c) => c.startsWith(current) && typable(c))
+      .sort();
     // A single match is completed with the space after it, ready for the next word.
     return [hits.length === 1 ? [`${hits[0]} `] : hits, current];
   };
+}
+
+/**
+ * A name Tab may offer: one word with no character a terminal acts on. readline prints
+ * several matches as they are, so a server's name with an escape sequence in it would
+ * reach the terminal raw; such a name cannot be typed as one word anyway.
+ */
+function typable(name: string): boolean {
+  return name !== '' && !/\s/.test(name) && neutralize(name) === name;
 }

@@ -160,6 +160,9 @@ export async function main(
         return await shellCommand(ctx, selection, resolved, shutdown, {
           timeoutMs,
           showSecrets,
+          roots: values['no-roots']
+            ? false
+            : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
           noBrowser: values['no-browser'] ?? false,
           loginTimeoutMs,
         });

@@ -1,47 +1,23 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { LoadResult } from '@mcpkit/config';
-import type { ListDiff, McpManager, ServerState } from '@mcpkit/manager';
-import { summarize } from './messages.js';
+import type { McpManager } from '@mcpkit/manager';
+import { cliHandlers } from './interaction.js';
 import { Output } from './output.js';
 import { secretHolders } from './server-commands.js';
 import { type CliContext, notStartedHint, type ServerSelection } from './servers.js';
 import { openSession } from './session.js';
 import { runShellLine, type ShellOptions, type ShellState, shellError } from './shell-commands.js';
 import { ShellNames } from './shell-completer.js';
+import { ListChanges, stateLine } from './shell-events.js';
 import { ShellHistory, shellHistoryFile } from './shell-history.js';
 import type { InterruptedError, Shutdown } from './signals.js';
 
 export interface ShellCommandOptions extends ShellOptions {
   showSecrets: boolean;
+  /** `--root` (absolute) or the working directory; `false` with `--no-roots`. */
+  roots: readonly string[] | false;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WriteStream;
-}
-
-/** One line about a server's new state, in the shell's words; undefined when not worth a line. */
-export function stateLine(state: ServerState): string | undefined {
-  const name = state.name;
-  switch (state.state) {
-    case 'connected':
-      return `[${name}] connected · ${state.protocolVersion} (${state.era}) · ${state.connectMs} ms`;
-    case 'pending':
-      if (state.reconnectAttempt === 0) return undefined;
-      return `[${name}] reconnecting (${state.reconnectAttempt}/${state.maxReconnectAttempts})${state.reason ? `: ${state.reason}` : ''}`;
-    case 'needs-auth':
-      return `[${name}] needs-auth: run "login ${name}"`;
-    default: {
-      const s = summarize(state);
-      return `[${name}] ${s.state}: ${s.reason}${s.next ? `; ${s.next}` : ''}`;
-    }
-  }
-}
-
-function diffLine(kind: string, d: ListDiff<{ name: string }>): string {
-  const parts = [
-    ...d.added.map((i) => `+${i.name}`),
-    ...d.removed.map((i) => `-${i.name}`),
-    ...d.changed.map((i) => `~${i.name}`),
-  ];
-  return `[${d.server}] ${kind} changed: ${parts.join(' ')}`;
 }
 
 /**
@@ -97,6 +73,15 @@ export async function shellCommand(
     {
       timeoutMs: options.timeoutMs,
       shutdown,
+      // As for every command (roots, URL elicitation, sampling declined), except that a form
+      // is declined with a message: the prompt owns the terminal.
+      handlers: cliHandlers({
+        interactive: false,
+        noBrowser: options.noBrowser,
+        roots: options.roots,
+        say: out.stderr,
+        link: out.link,
+      }),
       onwarning: (server, error) =>
         out.stderr(`[${server || 'mcpkit'}] warning: ${error.message}\n`),
     },
@@ -111,12 +96,9 @@ export async function shellCommand(
     names,
     options,
   };
-  // A list change is said once a server's first lists are in; what a crash removes and a
-  // reconnect adds back is the state line's business, not a list change.
-  const listed = new Set<string>();
+  const changes = new ListChanges();
   const refresh = () => void names.refresh(manager).catch(() => {});
-  manager.on('statechange', ({ name, state: next }) => {
-    if (next.state !== 'connected') listed.delete(name);
+  manager.on('statechange', ({ state: next }) => {
     const line = stateLine(next);
     if (line) out.stderr(`${line}\n`);
     refresh();
@@ -128,29 +110,16 @@ export async function shellCommand(
   ] as const) {
     manager.on(event, (d) => {
       refresh();
-      if (manager.state(d.server)?.state !== 'connected') return;
-      if (!listed.has(`${kind}:${d.server}`)) {
-        listed.add(`${kind}:${d.server}`);
-        return;
-      }
-      const items = (i: { name?: string; tool?: string; prompt?: string; uri?: string }) => ({
-        name: i.tool ?? i.prompt ?? i.uri ?? i.name ?? '?',
-      });
-      out.stderr(
-        `${diffLine(kind, {
-          server: d.server,
-          added: d.added.map(items),
-          removed: d.removed.map(items),
-          changed: d.changed.map(items),
-        })}\n`,
-      );
+      const line = changes.apply(kind, d);
+      if (line) out.stderr(`${line}\n`);
     });
   }
 
   for (const entry of resolved.servers)
     if (entry.status !== 'enabled')
       out.stderr(`[${entry.name}] not started: ${notStartedHint(entry)}\n`);
-  out.stdout(`mcpkit shell: ${resolved.servers.length} servers; "help" lists the commands\n`);
+  const count = resolved.servers.length;
+  out.stdout(`mcpkit shell: ${count} server${count === 1 ? '' : 's'}; "help" lists the commands\n`);
   // Connected in the background: the prompt is usable at once, each server's line comes as it settles.
   void manager.connectAll({ signal: shutdown.signal }).catch(() => {});
 

@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -148,6 +149,8 @@ describe('mcpkit shell', () => {
     expect(await exitStatus('the shell to exit')).toBe(0);
     tmux.close();
 
+    // The harness's status file is per sandbox: the first session's must not answer for the second.
+    rmSync(path.join(box.dir, 'tmux-exit-status'));
     tmux = new Tmux(box, { ...box.env, NO_COLOR: '1' });
     tmux.start([process.execPath, bin, '-c', config, 'shell']);
     await screenWith(/\[good\] connected/, 'good to connect again');
@@ -185,5 +188,38 @@ describe('mcpkit shell', () => {
     process.kill(cli!.pid, 'SIGTERM');
     expect(await exitStatus('the shell to exit')).toBe(143);
     expect(processesWith(growing).filter((p) => p.cmdline.includes(box!.dir))).toEqual([]);
+  });
+
+  it('from a pipe: runs each line in turn after the servers have connected, then exits 0 with no process and no history', async () => {
+    box = sandbox('mcpkit-cli-shell-pipe-');
+    const config = box.file('servers.json', {
+      mcpServers: {
+        good: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'good.log')] },
+      },
+    });
+    const child = spawn(process.execPath, [bin, '-c', config, 'shell'], {
+      env: box.env,
+      cwd: box.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => {
+      stdout += t;
+    });
+    child.stderr.setEncoding('utf8').on('data', (t: string) => {
+      stderr += t;
+    });
+    const code = new Promise<number | null>((r) => child.on('close', r));
+    // Written and ended at once: the lines must still run, the first after the connect.
+    child.stdin.end('tools\ncall good echo {"from": "a pipe"}\ncall good nope\nservers\n');
+    expect(await code).toBe(0);
+    expect(stdout).toMatch(/^good \(2 tools\)$/m);
+    expect(stdout).toMatch(/^\{"from":"a pipe"\}$/m);
+    expect(stderr).toMatch(/server "good" has no tool "nope" .*"tools good" lists its tools/);
+    expect(stdout).toMatch(/^good +connected +stdio/m);
+    expect(stdout).not.toContain('mcpkit>');
+    expect(existsSync(path.join(box.env.XDG_STATE_HOME!, 'mcpkit', 'shell_history'))).toBe(false);
+    expect(processesWith(fixture).filter((p) => p.cmdline.includes(box!.dir))).toEqual([]);
   });
 });

@@ -18,6 +18,8 @@ export interface ShellCommandOptions extends ShellOptions {
   roots: readonly string[] | false;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WriteStream;
+  /** Where errors and server events go when `output` is not a terminal (default stderr). */
+  errors?: NodeJS.WritableStream;
 }
 
 /**
@@ -48,8 +50,10 @@ export async function shellCommand(
     output.write(text);
     rl.prompt(true);
   };
+  const errors = options.errors ?? process.stderr;
   const out = new Output(
-    { stdout: print, stderr: print },
+    // On a terminal everything is drawn above the prompt; from a pipe, errors go to stderr.
+    { stdout: print, stderr: terminal ? print : (text) => void errors.write(text) },
     { stdoutIsTTY: terminal, sanitize: false, showSecrets: options.showSecrets },
   );
   out.scrubber.addServers(secretHolders(resolved));
@@ -120,28 +124,53 @@ export async function shellCommand(
       out.stderr(`[${entry.name}] not started: ${notStartedHint(entry)}\n`);
   const count = resolved.servers.length;
   out.stdout(`mcpkit shell: ${count} server${count === 1 ? '' : 's'}; "help" lists the commands\n`);
-  // Connected in the background: the prompt is usable at once, each server's line comes as it settles.
-  void manager.connectAll({ signal: shutdown.signal }).catch(() => {});
+  // Connected in the background: the prompt is usable at once, each server's line comes as
+  // it settles. A command waits for the first connect to settle (Ctrl-C ends the wait).
+  const connecting = manager.connectAll({ signal: shutdown.signal }).then(
+    () => {},
+    () => {},
+  );
 
   let running: AbortController | undefined;
   // One command at a time: lines typed meanwhile wait their turn.
   let busy = false;
   const queue: string[] = [];
+  // The input is over (Ctrl-D, `exit`, the end of a pipe); closing: the manager is closing.
+  let ended = false;
   let closing = false;
+  let resolveDone: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => {
-    const finish = async () => {
-      closing = true;
-      prompting = false;
-      running?.abort(new Error('the shell is closing'));
-      await manager.close().catch(() => {});
-      resolve(shutdown.signal.aborted ? (shutdown.signal.reason as InterruptedError).exitCode : 0);
-    };
-    rl.on('close', () => {
-      if (terminal) output.write('\n');
-      void finish();
-    });
-    shutdown.signal.addEventListener('abort', () => rl.close(), { once: true });
+    resolveDone = resolve;
   });
+  const finish = () => {
+    if (closing) return;
+    closing = true;
+    prompting = false;
+    running?.abort(new Error('the shell is closing'));
+    void manager
+      .close()
+      .catch(() => {})
+      .then(() =>
+        resolveDone(
+          shutdown.signal.aborted ? (shutdown.signal.reason as InterruptedError).exitCode : 0,
+        ),
+      );
+  };
+  rl.on('close', () => {
+    ended = true;
+    // Ctrl-D on a terminal leaves now; from a pipe, the lines read so far still run.
+    if (terminal) {
+      output.write('\n');
+      finish();
+    } else if (!busy) finish();
+  });
+  shutdown.signal.addEventListener('abort', () => finish(), { once: true });
+
+  const showPrompt = () => {
+    if (!terminal || closing) return;
+    prompting = true;
+    rl.prompt();
+  };
 
   rl.on('SIGINT', () => {
     if (running) {
@@ -152,32 +181,39 @@ export async function shellCommand(
     prompting = false;
     output.write('^C\n');
     rl.write(null, { ctrl: true, name: 'u' });
-    prompting = true;
-    rl.prompt();
+    showPrompt();
   });
 
   const runNext = async (): Promise<void> => {
     const line = queue.shift();
     if (line === undefined) {
       busy = false;
-      prompting = true;
-      rl.prompt();
+      if (ended) finish();
+      else showPrompt();
       return;
     }
     const trimmed = line.trim();
     if (trimmed === 'exit' || trimmed === 'quit') {
+      busy = false;
+      ended = true;
       rl.close();
+      finish();
       return;
     }
-    await history
-      .add(line)
-      .catch((error: Error) =>
-        out.stderr(`mcpkit: history not kept in ${history.file}: ${error.message}\n`),
-      );
+    // A script piped in is not the user's history.
+    if (terminal && trimmed !== '')
+      await history
+        .add(line)
+        .catch((error: Error) =>
+          out.stderr(`mcpkit: history not kept in ${history.file}: ${error.message}\n`),
+        );
     running = new AbortController();
     const signal = AbortSignal.any([shutdown.signal, running.signal]);
     try {
-      await runShellLine(state, trimmed, signal);
+      if (trimmed !== '') {
+        await untilAborted(connecting, signal);
+        await runShellLine(state, trimmed, signal);
+      }
     } catch (error) {
       if (closing) return;
       if (running.signal.aborted) out.stderr('cancelled\n');
@@ -196,7 +232,16 @@ export async function shellCommand(
     prompting = false;
     void runNext();
   });
-  prompting = true;
-  rl.prompt();
+  showPrompt();
   return await done;
+}
+
+/** `promise`, or the signal's reason as soon as it is aborted. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

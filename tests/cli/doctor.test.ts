@@ -63,6 +63,8 @@ async function mixedConfig(b: Sandbox): Promise<string> {
         command: process.execPath,
         args: [fixture, 'garbage', path.join(b.dir, 'noisy.log')],
       },
+      // Too broken to load: reported under its own name.
+      broken: { type: 'http' },
       crash: {
         command: process.execPath,
         args: ['-e', 'process.stderr.write("\\u001b]0;pwned\\u0007 no key\\n"); process.exit(3)'],
@@ -109,13 +111,18 @@ describe('mcpkit doctor', () => {
   it('--json gives every server its findings; a config that is all well exits 0', async () => {
     box = sandbox('mcpkit-cli-doctor-json-');
     const config = await mixedConfig(box);
-    const run = await runCli(['-c', config, '--timeout', '5000', '--json', 'doctor'], {
-      env: box.env,
-      cwd: box.cwd,
-    });
+    const unparsable = box.file('unparsable.json', '{"mcpServers": {');
+    const run = await runCli(
+      ['-c', config, '-c', unparsable, '--timeout', '5000', '--json', 'doctor'],
+      {
+        env: box.env,
+        cwd: box.cwd,
+      },
+    );
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as {
       ok: boolean;
+      config: Array<{ level: string; message: string }>;
       servers: Array<{
         name: string;
         status: string;
@@ -125,6 +132,7 @@ describe('mcpkit doctor', () => {
     expect(report.ok).toBe(false);
     const by = Object.fromEntries(report.servers.map((s) => [s.name, s]));
     expect(Object.keys(by).sort()).toEqual([
+      'broken',
       'crash',
       'gone',
       'good',
@@ -132,6 +140,16 @@ describe('mcpkit doctor', () => {
       'noisy',
       'novar',
       'repo',
+    ]);
+    expect(by.broken).toMatchObject({
+      status: 'invalid',
+      findings: [{ check: 'config', level: 'error' }],
+    });
+    expect(report.config).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        message: expect.stringContaining('unparsable.json'),
+      }),
     ]);
     const levels = (name: string) =>
       Object.fromEntries(by[name]!.findings.map((f) => [f.check, f.level]));

@@ -32,7 +32,10 @@ export interface ServerReport {
   scope: string;
   source: string;
   transport: string;
-  /** The config's status (`enabled`, `pending-approval`, …), then the connection's state. */
+  /**
+   * The config's status (`enabled`, `pending-approval`, …), then the connection's state;
+   * `invalid` for an entry too broken to load (no scope or transport then).
+   */
   status: string;
   findings: Finding[];
 }
@@ -53,6 +56,18 @@ function entryPath(d: Diagnostic, name: string): boolean {
   return [`mcpServers.${name}`, `mcpServers[${JSON.stringify(name)}]`].some(
     (p) => d.path === p || d.path.startsWith(`${p}.`) || d.path.startsWith(`${p}[`),
   );
+}
+
+/** The entry a diagnostic is about (`mcpServers.x…` or `mcpServers["x y"]…`), if any. */
+function entryName(d: Diagnostic): string | undefined {
+  const m = /^mcpServers(?:\.([A-Za-z_$][\w$-]*)|\[("(?:[^"\\]|\\.)*")\])/.exec(d.path);
+  if (!m) return undefined;
+  if (m[1] !== undefined) return m[1];
+  try {
+    return JSON.parse(m[2]!) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 const MISSING_VARIABLE = /is not set and has no default/;
@@ -108,7 +123,33 @@ export async function doctorCommand(
   names: readonly string[],
   options: DoctorOptions,
 ): Promise<number> {
-  const known = resolved.servers.map((s) => s.name);
+  const diagnostics = [...resolved.errors, ...resolved.warnings];
+  // Problems of the config that no loaded server owns: an entry too broken to load is
+  // reported under its own name, the rest (a file that does not parse) under "config".
+  const orphan = diagnostics.filter(
+    (d) => !resolved.servers.some((s) => s.source === d.source && entryPath(d, s.name)),
+  );
+  const invalid = new Map<string, ServerReport>();
+  for (const d of orphan) {
+    const name = entryName(d);
+    if (name === undefined || (names.length > 0 && !names.includes(name))) continue;
+    const report = invalid.get(name) ?? {
+      name,
+      scope: '',
+      source: d.source,
+      transport: '',
+      status: 'invalid',
+      findings: [],
+    };
+    report.findings.push({
+      check: 'config',
+      level: d.severity,
+      message: formatDiagnostic(d),
+      next: `fix the entry "${name}" in ${d.source}; it is not loaded until then`,
+    });
+    invalid.set(name, report);
+  }
+  const known = [...resolved.servers.map((s) => s.name), ...invalid.keys()];
   for (const name of names)
     if (!known.includes(name))
       throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
@@ -150,18 +191,19 @@ export async function doctorCommand(
     reports,
   );
 
-  const orphan = [...resolved.errors, ...resolved.warnings].filter(
-    (d) => !resolved.servers.some((s) => s.source === d.source && entryPath(d, s.name)),
-  );
   const report: DoctorReport = {
     ok: false,
-    config: orphan.map((d) => ({
-      check: 'config',
-      level: d.severity,
-      message: formatDiagnostic(d),
-      next: `fix ${d.source}`,
-    })),
-    servers: [...reports.values()],
+    config: orphan
+      .filter((d) => entryName(d) === undefined)
+      .map((d) => ({
+        check: 'config',
+        level: d.severity,
+        message: formatDiagnostic(d),
+        next: `fix ${d.source}`,
+      })),
+    servers: [...reports.values(), ...invalid.values()].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    ),
   };
   const bad = (f: Finding) => f.level === 'error' || f.level === 'warning';
   report.ok = !report.config.some(bad) && !report.servers.some((s) => s.findings.some(bad));
@@ -285,7 +327,11 @@ export function renderReport(report: DoctorReport): string {
     report.config.forEach(finding);
   }
   for (const s of report.servers) {
-    lines.push(`${neutralize(s.name)} (${s.transport}, ${s.scope}: ${neutralize(s.source)})`);
+    lines.push(
+      s.status === 'invalid'
+        ? `${neutralize(s.name)} (invalid entry in ${neutralize(s.source)})`
+        : `${neutralize(s.name)} (${s.transport}, ${s.scope}: ${neutralize(s.source)})`,
+    );
     s.findings.forEach(finding);
   }
   const bad = report.servers.filter((s) =>
@@ -294,7 +340,7 @@ export function renderReport(report: DoctorReport): string {
   lines.push(
     report.ok
       ? `${report.servers.length} server${report.servers.length === 1 ? '' : 's'}: no problem found`
-      : `${bad.length} of ${report.servers.length} server${report.servers.length === 1 ? '' : 's'} need attention${report.config.length ? '; the config has problems' : ''}`,
+      : `${bad.length} of ${report.servers.length} server${report.servers.length === 1 ? ' needs' : 's need'} attention${report.config.length ? '; the config has problems' : ''}`,
   );
   return `${lines.join('\n')}\n`;
 }

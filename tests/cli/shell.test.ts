@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   bin,
   processesWith,
+  runCli,
   type Sandbox,
   sandbox,
   serversDir,
@@ -221,5 +222,49 @@ describe('mcpkit shell', () => {
     expect(stdout).not.toContain('mcpkit>');
     expect(existsSync(path.join(box.env.XDG_STATE_HOME!, 'mcpkit', 'shell_history'))).toBe(false);
     expect(processesWith(fixture).filter((p) => p.cmdline.includes(box!.dir))).toEqual([]);
+  });
+
+  it("enable and disable write the entry's file and apply to the session at once", async () => {
+    box = sandbox('mcpkit-cli-shell-enable-');
+    const added = await runCli(
+      [
+        'add',
+        '--scope',
+        'user',
+        'good',
+        '--',
+        process.execPath,
+        fixture,
+        'ok',
+        path.join(box.dir, 'good.log'),
+      ],
+      { env: box.env, cwd: box.cwd },
+    );
+    expect(added.code).toBe(0);
+    const child = spawn(process.execPath, [bin, 'shell'], {
+      env: box.env,
+      cwd: box.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => {
+      stdout += t;
+    });
+    child.stderr.setEncoding('utf8').on('data', (t: string) => {
+      stderr += t;
+    });
+    const code = new Promise<number | null>((r) => child.on('close', r));
+    child.stdin.end(
+      'disable good\nservers\ncall good echo\nenable good\ncall good echo {"back": true}\n',
+    );
+    expect(await code).toBe(0);
+    const userFile = path.join(box.env.XDG_CONFIG_HOME!, 'mcpkit', 'mcp.json');
+    expect(stdout).toContain(`disabled server "good" in ${userFile}`);
+    expect(stdout).toMatch(/^good +not started: server "good" is disabled in /m);
+    expect(stderr).toContain('server "good" is not started (disabled); "servers" says why');
+    expect(stdout).toContain(`enabled server "good" in ${userFile}`);
+    expect(stdout).toMatch(/^\{"back":true\}$/m);
+    expect(JSON.parse(readFileSync(userFile, 'utf8')).mcpServers.good.disabled).toBeUndefined();
   });
 });

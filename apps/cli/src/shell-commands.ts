@@ -78,6 +78,13 @@ function knownServer(s: ShellState, name: string | undefined, usage: string): st
   return name;
 }
 
+/** A server the session runs (a known one the config does not start says why). */
+function runningServer(s: ShellState, name: string | undefined, usage: string): string {
+  const server = knownServer(s, name, usage);
+  if (!s.manager.state(server)) throw new Error(notRunning(s, server));
+  return server;
+}
+
 /** Runs one line; `signal` is aborted by Ctrl-C (this command only) or by a shutdown. */
 export async function runShellLine(
   s: ShellState,
@@ -128,7 +135,7 @@ export async function runShellLine(
         ({ rest: args } = splitWords(rest, 1));
       }
       const usage = 'call <server> <tool> [json | key=value...]';
-      knownServer(s, server, usage);
+      runningServer(s, server, usage);
       if (!tool) throw new ShellUsageError(`usage: ${usage}`);
       const listed = s.names.tools.find((t) => t.server === server && t.tool === tool);
       let input: Record<string, unknown> | undefined;
@@ -161,7 +168,7 @@ export async function runShellLine(
     }
     case 'read': {
       const { words: head } = splitWords(rest, 2);
-      const server = knownServer(s, head[0], 'read <server> <uri>');
+      const server = runningServer(s, head[0], 'read <server> <uri>');
       if (!head[1]) throw new ShellUsageError('usage: read <server> <uri>');
       const result = await (await manager.client(server, call)).readResource(head[1], call);
       out.result(`${formatResource(result)}\n`);
@@ -169,7 +176,7 @@ export async function runShellLine(
     }
     case 'prompt': {
       const { words: head, rest: json } = splitWords(rest, 2);
-      const server = knownServer(s, head[0], 'prompt <server> <name> [json]');
+      const server = runningServer(s, head[0], 'prompt <server> <name> [json]');
       if (!head[1]) throw new ShellUsageError('usage: prompt <server> <name> [json]');
       const args = json === '' ? undefined : jsonObject(json, 'prompt arguments');
       for (const [k, v] of Object.entries(args ?? {}))
@@ -184,8 +191,7 @@ export async function runShellLine(
       return;
     }
     case 'reconnect': {
-      const server = knownServer(s, rest, 'reconnect <server>');
-      if (!manager.state(server)) throw new ShellUsageError(notRunning(s, server));
+      const server = runningServer(s, rest, 'reconnect <server>');
       await manager.reconnect(server);
       return;
     }

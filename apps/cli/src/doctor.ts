@@ -8,6 +8,7 @@ import {
   type Finding,
   urlFinding,
 } from './doctor-checks.js';
+import { assertMayContact } from './gate.js';
 import { inCliWords, summarize } from './messages.js';
 import type { Output } from './output.js';
 import { type CliContext, notStartedHint } from './servers.js';
@@ -172,6 +173,8 @@ export async function doctorCommand(
   const reachable = new Set<string>();
   await Promise.all(
     enabled.map(async (server) => {
+      // The one gate before any probe: nothing the config does not start is contacted.
+      assertMayContact(server);
       const findings = reports.get(server.name)!.findings;
       const config = server.config as { type?: string; url?: string };
       let found: Finding | undefined;

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   bin,
   processesWith,
+  type RecordingServer,
+  recordingServer,
   runCli,
   type Sandbox,
   sandbox,
@@ -21,7 +23,9 @@ const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import
 
 let box: Sandbox | undefined;
 let tmux: Tmux | undefined;
+const servers: RecordingServer[] = [];
 afterEach(async (context) => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
   if (context.task.result?.state === 'fail' && tmux) console.log(tmux.screen());
   tmux?.close();
   tmux = undefined;
@@ -112,8 +116,16 @@ describe('mcpkit doctor', () => {
     box = sandbox('mcpkit-cli-doctor-json-');
     const config = await mixedConfig(box);
     const unparsable = box.file('unparsable.json', '{"mcpServers": {');
+    // A remote server that wants a sign-in: reachable, every request answered 401.
+    const locked = await recordingServer((_req, res) =>
+      res.writeHead(401, { 'www-authenticate': 'Bearer' }).end(),
+    );
+    servers.push(locked);
+    const lockedConfig = box.file('locked.json', {
+      mcpServers: { locked: { type: 'http', url: `${locked.url}/mcp` } },
+    });
     const run = await runCli(
-      ['-c', config, '-c', unparsable, '--timeout', '5000', '--json', 'doctor'],
+      ['-c', config, '-c', unparsable, '-c', lockedConfig, '--timeout', '5000', '--json', 'doctor'],
       {
         env: box.env,
         cwd: box.cwd,
@@ -136,6 +148,7 @@ describe('mcpkit doctor', () => {
       'crash',
       'gone',
       'good',
+      'locked',
       'nocmd',
       'noisy',
       'novar',
@@ -161,6 +174,14 @@ describe('mcpkit doctor', () => {
     expect(levels('novar')).toMatchObject({ variable: 'error', connect: 'ok' });
     expect(levels('noisy')).toMatchObject({ warning: 'warning', connect: 'ok' });
     expect(levels('crash')).toMatchObject({ connect: 'error', stderr: 'info' });
+    expect(levels('locked')).toMatchObject({ url: 'ok', auth: 'info', connect: 'error' });
+    expect(by.locked!.status).toBe('needs-auth');
+    expect(by.locked!.findings.find((f) => f.check === 'connect')?.next).toBe(
+      'run "mcpkit login locked"',
+    );
+    // The probe sent none of the entry's headers and the connect no token: there is none.
+    expect(locked.requests.map((r) => r.method)).toContain('HEAD');
+    expect(locked.requests.every((r) => !r.headers.authorization)).toBe(true);
     for (const s of report.servers)
       for (const f of s.findings)
         if (f.level === 'error' || f.level === 'warning')

@@ -180,6 +180,15 @@ describe('mcpkit shell', () => {
     await screenWith(/mcpkit> call grow grown-1 $/m, 'the new tool completed');
     tmux.sendKeys('Enter');
     await screenWith(/^called grown-1$/m, 'the new tool called');
+    // Ctrl-C with nothing running drops the typed line (cursor mid-line too), as a shell does.
+    tmux.sendKeys('-l', 'half typed');
+    tmux.sendKeys('Left', 'Left');
+    tmux.sendKeys('C-c');
+    // (The terminal shows ^C where the cursor was, over the end of the line, as bash does.)
+    await screenWith(/^mcpkit> half typ\S*\^C\nmcpkit> $/m, 'the line dropped');
+    tmux.sendKeys('-l', 'tools grow');
+    tmux.sendKeys('Enter');
+    await screenWith(/^ {2}grown-1/m, 'the shell still answering');
 
     // The CLI itself, not the bash that runs it in the pane (whose command line names it too).
     const [cli] = processesWith(bin).filter(

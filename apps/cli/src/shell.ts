@@ -2,6 +2,7 @@ import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
 import { cliHandlers } from './interaction.js';
+import { inCliWords } from './messages.js';
 import { Output } from './output.js';
 import { secretHolders } from './server-commands.js';
 import { type CliContext, notStartedHint, type ServerSelection } from './servers.js';
@@ -87,7 +88,7 @@ export async function shellCommand(
         link: out.link,
       }),
       onwarning: (server, error) =>
-        out.stderr(`[${server || 'mcpkit'}] warning: ${error.message}\n`),
+        out.stderr(`[${server || 'mcpkit'}] warning: ${inCliWords(error.message, server)}\n`),
     },
   );
   const state: ShellState = {
@@ -180,6 +181,7 @@ export async function shellCommand(
     // As in a shell: Ctrl-C drops the line being typed.
     prompting = false;
     output.write('^C\n');
+    rl.write(null, { ctrl: true, name: 'e' });
     rl.write(null, { ctrl: true, name: 'u' });
     showPrompt();
   });

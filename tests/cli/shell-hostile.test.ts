@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  bin,
   processesWith,
   runCli,
   type Sandbox,
   sandbox,
   serversDir,
 } from '../hostile/cli-harness.js';
+import { runShellPiped } from './support/shell-piped.js';
 
 /**
  * What a hostile server sends (cli-ansi-server.mjs: OSC 52, OSC 0, ESC[2J, a bare CR, a C1
@@ -50,22 +49,15 @@ describe('hostile server text in doctor and shell', () => {
 
   it('shell: tools, servers, a server error and a crash with its stderr are shown escaped', async () => {
     box = sandbox('mcpkit-cli-shell-ansi-');
-    const child = spawn(process.execPath, [bin, '--strict-config', '-c', config(box), 'shell'], {
-      env: box.env,
-      cwd: box.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (t: string) => {
-      stdout += t;
-    });
-    child.stderr.setEncoding('utf8').on('data', (t: string) => {
-      stderr += t;
-    });
-    const code = new Promise<number | null>((r) => child.on('close', r));
-    child.stdin.end('tools\nservers\ncall ansi fail\ncall ansi crash\n');
-    expect(await code).toBe(0);
+    const { code, stdout, stderr } = await runShellPiped(
+      ['--strict-config', '-c', config(box), 'shell'],
+      'tools\nservers\ncall ansi fail\ncall ansi crash\n',
+      {
+        env: box.env,
+        cwd: box.cwd,
+      },
+    );
+    expect(code).toBe(0);
     expect(controls(stdout)).toEqual([]);
     expect(controls(stderr)).toEqual([]);
     expect(stdout).toContain(`echo${SHOWN}`);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,7 @@ import {
   Tmux,
   waitFor,
 } from '../hostile/cli-harness.js';
+import { runShellPiped } from './support/shell-piped.js';
 
 /**
  * `mcpkit shell` (issue #12 item 4) through a real pseudo-terminal (tmux): Tab completion,
@@ -207,23 +207,16 @@ describe('mcpkit shell', () => {
         good: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'good.log')] },
       },
     });
-    const child = spawn(process.execPath, [bin, '-c', config, 'shell'], {
-      env: box.env,
-      cwd: box.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (t: string) => {
-      stdout += t;
-    });
-    child.stderr.setEncoding('utf8').on('data', (t: string) => {
-      stderr += t;
-    });
-    const code = new Promise<number | null>((r) => child.on('close', r));
     // Written and ended at once: the lines must still run, the first after the connect.
-    child.stdin.end('tools\ncall good echo {"from": "a pipe"}\ncall good nope\nservers\n');
-    expect(await code).toBe(0);
+    const { code, stdout, stderr } = await runShellPiped(
+      ['-c', config, 'shell'],
+      'tools\ncall good echo {"from": "a pipe"}\ncall good nope\nservers\n',
+      {
+        env: box.env,
+        cwd: box.cwd,
+      },
+    );
+    expect(code).toBe(0);
     expect(stdout).toMatch(/^good \(2 tools\)$/m);
     expect(stdout).toMatch(/^\{"from":"a pipe"\}$/m);
     expect(stderr).toMatch(/server "good" has no tool "nope" .*"tools good" lists its tools/);
@@ -250,24 +243,12 @@ describe('mcpkit shell', () => {
       { env: box.env, cwd: box.cwd },
     );
     expect(added.code).toBe(0);
-    const child = spawn(process.execPath, [bin, 'shell'], {
-      env: box.env,
-      cwd: box.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (t: string) => {
-      stdout += t;
-    });
-    child.stderr.setEncoding('utf8').on('data', (t: string) => {
-      stderr += t;
-    });
-    const code = new Promise<number | null>((r) => child.on('close', r));
-    child.stdin.end(
+    const { code, stdout, stderr } = await runShellPiped(
+      ['shell'],
       'disable good\nservers\ncall good echo\nenable good\ncall good echo {"back": true}\n',
+      { env: box.env, cwd: box.cwd },
     );
-    expect(await code).toBe(0);
+    expect(code).toBe(0);
     const userFile = path.join(box.env.XDG_CONFIG_HOME!, 'mcpkit', 'mcp.json');
     expect(stdout).toContain(`disabled server "good" in ${userFile}`);
     expect(stdout).toMatch(/^good +not started: server "good" is disabled in /m);

@@ -257,4 +257,28 @@ describe('mcpkit shell', () => {
     expect(stdout).toMatch(/^\{"back":true\}$/m);
     expect(JSON.parse(readFileSync(userFile, 'utf8')).mcpServers.good.disabled).toBeUndefined();
   });
+
+  it('lines piped in while the output is a terminal run as a script: the end of input does not cancel them', async () => {
+    box = sandbox('mcpkit-cli-shell-pipe-tty-');
+    const config = box.file('servers.json', {
+      mcpServers: {
+        good: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'good.log')] },
+      },
+    });
+    const script = box.file('commands.txt', 'call good echo {"piped": "in"}\n');
+    tmux = new Tmux(box, { ...box.env, NO_COLOR: '1' });
+    tmux.start([
+      'sh',
+      '-c',
+      `"$0" "$1" -c "$2" shell < "$3"`,
+      process.execPath,
+      bin,
+      config,
+      script,
+    ]);
+    expect(await exitStatus('the shell to exit')).toBe(0);
+    const screen = tmux.screen();
+    expect(screen).toMatch(/^\{"piped":"in"\}$/m);
+    expect(screen).not.toContain('mcpkit>');
+  });
 });

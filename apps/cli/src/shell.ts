@@ -38,7 +38,10 @@ export async function shellCommand(
 ): Promise<number> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const terminal = output.isTTY === true;
+  // A prompt, line editing, history and Ctrl-D need both ends on a terminal; with lines
+  // piped in (`printf … | mcpkit shell`) the shell runs them as a script, even when its
+  // output is a terminal (where results are still shown escaped).
+  const terminal = output.isTTY === true && (input as { isTTY?: boolean }).isTTY === true;
   let prompting = false;
   // Everything printed goes above the prompt: the line being typed is drawn again after it.
   const print = (text: string) => {
@@ -55,7 +58,7 @@ export async function shellCommand(
   const out = new Output(
     // On a terminal everything is drawn above the prompt; from a pipe, errors go to stderr.
     { stdout: print, stderr: terminal ? print : (text) => void errors.write(text) },
-    { stdoutIsTTY: terminal, sanitize: false, showSecrets: options.showSecrets },
+    { stdoutIsTTY: output.isTTY === true, sanitize: false, showSecrets: options.showSecrets },
   );
   out.scrubber.addServers(secretHolders(resolved));
   const names = new ShellNames(resolved.servers.map((s) => s.name));

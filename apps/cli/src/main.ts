@@ -140,6 +140,33 @@ export async function main(
         for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
         return await serveCommand(out, ctx, resolved, values, timeoutMs, VERSION, shutdown);
       }
+      case 'doctor':
+      case 'shell': {
+        shutdown =
+          typeof options.shutdown === 'function'
+            ? await options.shutdown()
+            : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
+        const [{ resolveServers }, { secretHolders }] = await Promise.all([
+          import('./servers.js'),
+          import('./server-commands.js'),
+        ]);
+        const resolved = await resolveServers(ctx, selection);
+        out.scrubber.addServers(secretHolders(resolved));
+        if (command === 'doctor') {
+          const { doctorCommand } = await import('./doctor.js');
+          return await doctorCommand(out, ctx, resolved, rest, { json, timeoutMs, shutdown });
+        }
+        const { shellCommand } = await import('./shell.js');
+        return await shellCommand(ctx, selection, resolved, shutdown, {
+          timeoutMs,
+          showSecrets,
+          roots: values['no-roots']
+            ? false
+            : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
+          noBrowser: values['no-browser'] ?? false,
+          loginTimeoutMs,
+        });
+      }
       default: {
         shutdown =
           typeof options.shutdown === 'function'

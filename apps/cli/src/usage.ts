@@ -16,6 +16,9 @@ Using servers:
   mcpkit [options] read <server> <uri>             read a resource
   mcpkit [options] prompts                         list prompts
   mcpkit [options] prompt <server> <name> [json]   get a prompt with JSON arguments
+  mcpkit [options] doctor [name...]                check each server: config, variables, command or URL,
+                                                   sign-in, connect, ping, stderr, warnings; exit 1 on a problem
+  mcpkit [options] shell                           an interactive session on every server (Tab completes; "help")
 
 Serving (a gateway: every server behind one MCP server; see SERVE.md):
   mcpkit [options] serve [--http [host:]port]      stdio by default; --http serves Streamable HTTP on /mcp
@@ -72,6 +75,8 @@ export const COMMANDS = [
   'read',
   'prompts',
   'prompt',
+  'doctor',
+  'shell',
   'list',
   'add',
   'add-json',

@@ -109,8 +109,8 @@ export class ServerConnection {
    * caller, awaited up to the call's own budget.
    */
   async ready(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<McpClient> {
-    this.lastUsedAt = this.host.clock.now();
-    if (this.isUp()) return this.client!;
+    const up = this.readyNow();
+    if (up) return up;
     if (this.state.state === 'pending') {
       if (!this.inflight) {
         this.clearRetry();
@@ -120,6 +120,15 @@ export class ServerConnection {
       if (this.isUp()) return this.client!;
     }
     throw this.unavailable();
+  }
+
+  /**
+   * The client when the server is up, without a promise (a tool call's hot path); marks
+   * the connection used. Undefined otherwise: then `ready()` waits or says why not.
+   */
+  readyNow(): McpClient | undefined {
+    this.lastUsedAt = this.host.clock.now();
+    return this.isUp() ? this.client : undefined;
   }
 
   private isUp(): boolean {

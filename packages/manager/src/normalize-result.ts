@@ -97,6 +97,41 @@ export function truncationMarker(shown: number, total: number): string {
 }
 
 /**
+ * The common case without a promise: every block is text and the whole fits the budget.
+ * Undefined when the result needs the full path (binary, resources, links, a cut, or
+ * `structuredContent` with no content).
+ */
+export function normalizeTextResult(
+  result: CallToolResult,
+  budgetChars: number,
+): HostToolResult | undefined {
+  const blocks = result.content;
+  if (!Array.isArray(blocks) || blocks.length === 0) return undefined;
+  const content: HostContent[] = [];
+  let total = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i] as { type?: unknown; text?: unknown };
+    if (block?.type !== 'text' || typeof block.text !== 'string') return undefined;
+    total += block.text.length;
+    if (total > budgetChars) return undefined;
+    content.push({ type: 'text', text: block.text });
+  }
+  const text =
+    content.length === 1
+      ? (content[0] as { text: string }).text
+      : content.map((c) => (c as { text: string }).text).join('\n');
+  const out: HostToolResult = {
+    content,
+    text,
+    isError: result.isError === true,
+    truncated: false,
+    files: [],
+  };
+  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
+  return out;
+}
+
+/**
  * A tool result made ready for a host: text kept, binary written to files, an output
  * budget with an explicit marker (nothing dropped silently), `structuredContent` kept.
  */

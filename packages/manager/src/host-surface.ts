@@ -19,6 +19,7 @@ import type { HostCommand } from './commands.js';
 import type { ServerConnection } from './connection.js';
 import type { Emitter } from './emitter.js';
 import { ServerUnavailableError, UnknownToolError } from './errors.js';
+import type { ResolvedHints } from './hints.js';
 import { type HostTool, type HostToolCallOptions, makeAuthenticateTool } from './host-tool.js';
 import type { ManagerLimits } from './limits.js';
 import { NameRegistry } from './names.js';
@@ -38,6 +39,7 @@ export interface SurfaceHost {
   readonly catalog: Catalog;
   readonly events: Emitter<ManagerEvents>;
   readonly files: FileSink;
+  readonly hints: ResolvedHints;
   readonly connections: ReadonlyMap<string, ServerConnection>;
   connection(name: string): ServerConnection;
   handlersFor(name: string): ManagerHandlers | undefined;
@@ -188,6 +190,7 @@ export class HostSurface {
         tool,
         budgetChars,
         files: this.host.files,
+        raiseBudget: this.host.hints.outputBudget(connection.name),
       })
     );
   }

@@ -92,8 +92,12 @@ export class FileSink {
   }
 }
 
-export function truncationMarker(shown: number, total: number): string {
-  return `\n… [output truncated: showing ${shown} of ${total} characters; ask for less, or raise limits.outputBudgetChars]`;
+export function truncationMarker(
+  shown: number,
+  total: number,
+  raise = 'raise limits.outputBudgetChars',
+): string {
+  return `\n… [output truncated: showing ${shown} of ${total} characters; ask for less, or ${raise}]`;
 }
 
 /**
@@ -137,7 +141,14 @@ export function normalizeTextResult(
  */
 export async function normalizeResult(
   result: CallToolResult,
-  context: { server: string; tool: string; budgetChars: number; files: FileSink },
+  context: {
+    server: string;
+    tool: string;
+    budgetChars: number;
+    files: FileSink;
+    /** How to accept more output, in the host's words. */
+    raiseBudget?: string;
+  },
 ): Promise<HostToolResult> {
   const content: HostContent[] = [];
   const files: HostToolResult['files'] = [];
@@ -209,7 +220,7 @@ export async function normalizeResult(
   }
   if (content.length === 0 && result.structuredContent !== undefined)
     content.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
-  const budgeted = applyBudget(content, context.budgetChars);
+  const budgeted = applyBudget(content, context.budgetChars, context.raiseBudget);
   return {
     content: budgeted.content,
     text: budgeted.content.map(asText).join('\n'),
@@ -238,6 +249,7 @@ function asText(c: HostContent): string {
 function applyBudget(
   content: HostContent[],
   budget: number,
+  raiseBudget: string | undefined,
 ): { content: HostContent[]; truncated: boolean } {
   const total = content.reduce(
     (n, c) => n + (c.type === 'text' || c.type === 'resource' ? c.text.length : 0),
@@ -260,6 +272,6 @@ function applyBudget(
     out.push({ ...c, text: c.text.slice(0, left) });
     left = 0;
   }
-  out.push({ type: 'text', text: truncationMarker(budget, total) });
+  out.push({ type: 'text', text: truncationMarker(budget, total, raiseBudget) });
   return { content: out, truncated: true };
 }

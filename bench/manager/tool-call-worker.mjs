@@ -1,6 +1,7 @@
 // CPU per tool call through the manager's host tool (HostTool.call) against a direct
 // McpClient.callTool on the same connection, in this process. Blocks of calls alternate
-// (direct, host, direct, …) so drift hits both alike; each figure is the median block.
+// (direct, with progress token, host; each round starting with the next kind) so drift
+// hits all alike; each figure is the median block, each ratio the median of the rounds'.
 // Prints one JSON line.
 import { McpManager } from '@mcpkit/manager';
 import { resolvedServers } from './manager-servers.mjs';
@@ -60,10 +61,17 @@ async function compare(n, lanes, blocks) {
   const d = [];
   const p = [];
   const h = [];
+  const kinds = [
+    [direct, d],
+    [directWithProgress, p],
+    [hosted, h],
+  ];
   for (let b = 0; b < blocks; b++) {
-    d.push(await block(direct, n, lanes));
-    p.push(await block(directWithProgress, n, lanes));
-    h.push(await block(hosted, n, lanes));
+    // Each round starts with another kind, so none always runs right after a GC-heavy one.
+    for (let k = 0; k < kinds.length; k++) {
+      const [call, out] = kinds[(b + k) % kinds.length];
+      out.push(await block(call, n, lanes));
+    }
   }
   return {
     direct: median(d),
@@ -75,8 +83,11 @@ async function compare(n, lanes, blocks) {
 }
 
 const inFlight = 16;
-const seq = await compare(1000, 1, 7);
-const par = await compare(4000, inFlight, 7);
+// Rounds of paired blocks; the ratio is the median of each round's own ratio, which the
+// machine's load moves far less than the absolute figures.
+const rounds = Number(process.argv[2] ?? 15);
+const seq = await compare(1000, 1, rounds);
+const par = await compare(4000, inFlight, rounds);
 await manager.close();
 process.stdout.write(
   `${JSON.stringify({
@@ -91,6 +102,7 @@ process.stdout.write(
     parRatio: par.ratio,
     parVsProgressRatio: par.progressRatio,
     inFlight,
+    rounds,
   })}\n`,
 );
 process.exit(0);

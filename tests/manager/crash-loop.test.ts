@@ -19,7 +19,9 @@ test('crash loop: a stdio server that dies right after starting is spawned 5 tim
   if (state.state !== 'failed') throw new Error('unreachable');
   expect(state.error).toBeInstanceOf(CrashLoopError);
   expect(state.exitCode).toBe(5);
-  expect(state.error.message).toMatch(/^server "looping": crashed 5 times .*reconnect\(\)/s);
+  expect(state.error.message).toMatch(
+    /^server "looping": crashed 5 times .*then call reconnect\("looping"\)/s,
+  );
   expect(startedPids(log)).toHaveLength(5);
   // Held: no timer is left to start it again, and calls say why.
   expect(manager.state('looping')?.state).toBe('failed');

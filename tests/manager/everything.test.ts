@@ -136,3 +136,18 @@ test('a long tool that reports progress outlives its timeout (progress token sen
   expect(result.isError).toBe(false);
   expect(progress.length).toBeGreaterThanOrEqual(5);
 });
+
+test('a caller without onprogress still sends the progress token (the shared call options keep the timeout reset)', async () => {
+  await using manager = new McpManager({ servers: [everythingStdio('everything')] });
+  await manager.connectAll();
+  // Twice with the same timeout: the second call reuses the first one's call options.
+  for (let i = 0; i < 2; i++) {
+    const result = await manager.callTool(
+      'everything',
+      'trigger-long-running-operation',
+      { duration: 3, steps: 6 },
+      { timeoutMs: 1_500 },
+    );
+    expect(result.isError).toBe(false);
+  }
+});

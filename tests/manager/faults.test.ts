@@ -105,3 +105,22 @@ describe('fault fixtures over stdio', () => {
     );
   });
 });
+
+test("hints: a host's own next steps replace the manager's API names in state errors and call errors", async () => {
+  await using manager = new McpManager({
+    servers: [fault('broken', 'crash-start')],
+    hints: { reconnect: (s) => `run "myhost restart ${s}"` },
+  });
+  await manager.connectAll();
+  const state = manager.state('broken');
+  expect(state?.state).toBe('failed');
+  const stateMessage = state?.state === 'failed' ? state.error.message : '';
+  expect(stateMessage).toContain('then run "myhost restart broken"');
+  expect(stateMessage).not.toContain('reconnect(');
+  const error = await manager.callTool('broken', 'echo', {}).catch((e: Error) => e);
+  expect(error).toBeInstanceOf(ServerUnavailableError);
+  expect((error as Error).message).toMatch(
+    /^server "broken" is failed: .*run "myhost restart broken"/s,
+  );
+  expect((error as Error).message).not.toContain('reconnect(');
+});

@@ -40,6 +40,28 @@ describe('lazy start with an on-disk tool-list cache', () => {
     expect(stateOf(warm, 'b')).toBe('connected');
   });
 
+  test('regression: two servers with identical configs under different names shared one lazy-start cache file (one always started cold)', async () => {
+    using tmp = tempDir();
+    const cacheDir = tmp.file('cache');
+    // The same entry under two names: one log, so the count is of both servers' starts.
+    const log = tmp.file('both.log');
+    const servers = ['twin-a', 'twin-b'].map((n) => fault(n, 'ok', log));
+    {
+      await using cold = new McpManager({ servers, lazyStart: { cacheDir } });
+      await cold.connectAll();
+    }
+    expect(startedPids(log)).toHaveLength(2);
+    await using warm = new McpManager({ servers, lazyStart: { cacheDir } });
+    await warm.connectAll();
+    expect(warm.snapshot().servers.map((s) => s.state)).toEqual(['pending', 'pending']);
+    const names = (await warm.tools()).map((t) => t.name);
+    expect(names).toContain('mcp__twin-a__echo');
+    expect(names).toContain('mcp__twin-b__echo');
+    expect(startedPids(log)).toHaveLength(2);
+    const { toolCacheFile } = await import('../../packages/manager/src/lazy-start.js');
+    expect(toolCacheFile(cacheDir, servers[0]!)).not.toBe(toolCacheFile(cacheDir, servers[1]!));
+  });
+
   test('a cache file that is not what the manager wrote is ignored (the server starts)', async () => {
     using tmp = tempDir();
     const cacheDir = tmp.file('cache');

@@ -1,7 +1,10 @@
+import type { McpClient } from '@mcpkit/client';
 import { type ResolvedServer, urlOf } from '@mcpkit/config';
 import type { ReconnectPolicy } from './backoff.js';
 import { ServerConnectError, ServerNotEnabledError } from './errors.js';
-import type { FailedState, NeedsAuthState, ServerState } from './state.js';
+import { defaultHints, type ResolvedHints } from './hints.js';
+import type { ConnectedState, FailedState, NeedsAuthState, ServerState } from './state.js';
+import { cut } from './text.js';
 
 const TERMINAL_CODES = new Set([
   'ECONNRESET',
@@ -49,6 +52,7 @@ export function classifyFailure(
   name: string,
   server: ResolvedServer,
   error: Error,
+  hints: ResolvedHints = defaultHints,
 ): FailedState | NeedsAuthState {
   const url = urlOf(server.config);
   const needsAuth = find(error, (e) =>
@@ -60,12 +64,9 @@ export function classifyFailure(
     return {
       name,
       state: 'needs-auth',
-      error: new ServerConnectError(
-        name,
-        needsAuth,
-        `sign in with the manager's authenticate("${name}") (or its "authenticate" tool)`,
-        { ...(url ? { url } : {}) },
-      ),
+      error: new ServerConnectError(name, needsAuth, hints.signIn(name), {
+        ...(url ? { url } : {}),
+      }),
       url: url ?? '',
     };
   }
@@ -82,18 +83,19 @@ export function classifyFailure(
     typeof e.url === 'string' && 'bodyExcerpt' in e ? e.url : undefined,
   );
   const code = find(error, (e) => (typeof e.code === 'string' ? e.code : undefined));
+  const reconnect = hints.reconnect(name);
   const next =
     code === 'MCPKIT_SERVER_NOT_ENABLED' || code === 'MCPKIT_UNSUPPORTED_SERVER_TYPE'
       ? 'see above'
       : code === 'MCPKIT_TIMEOUT'
-        ? `call reconnect("${name}") to try again`
+        ? `${reconnect} to try again`
         : exitCode !== undefined || code === 'MCPKIT_PROCESS_SPAWN'
-          ? `check the command and its stderr, then call reconnect("${name}")`
+          ? `check the command and its stderr, then ${reconnect}`
           : status !== undefined
-            ? `check the URL and the server, then call reconnect("${name}")`
+            ? `check the URL and the server, then ${reconnect}`
             : isTerminal(error)
-              ? `check that the server is running and reachable, then call reconnect("${name}")`
-              : `call reconnect("${name}") to try again`;
+              ? `check that the server is running and reachable, then ${reconnect}`
+              : `${reconnect} to try again`;
   const wrapped =
     code === 'MCPKIT_SERVER_NOT_ENABLED' || code === 'MCPKIT_UNSUPPORTED_SERVER_TYPE'
       ? error
@@ -119,6 +121,7 @@ export function initialState(
   server: ResolvedServer,
   hostDisabled: boolean,
   policy: ReconnectPolicy,
+  hints: ResolvedHints = defaultHints,
 ): ServerState {
   const status = server.status ?? 'enabled';
   if (status !== 'enabled' || server.config.disabled === true) {
@@ -126,14 +129,14 @@ export function initialState(
     return {
       name: server.name,
       state: 'disabled',
-      reason: new ServerNotEnabledError(server.name, shown, server.reason).message,
+      reason: new ServerNotEnabledError(server.name, shown, server.reason, hints).message,
     };
   }
   if (hostDisabled)
     return {
       name: server.name,
       state: 'disabled',
-      reason: `server "${server.name}" was disabled by the host; call enable("${server.name}")`,
+      reason: `server "${server.name}" was disabled by the host; ${hints.hostEnable(server.name)}`,
     };
   return {
     name: server.name,
@@ -141,5 +144,28 @@ export function initialState(
     reconnectAttempt: 0,
     maxReconnectAttempts: policy.fastAttempts,
     reason: 'not connected yet',
+  };
+}
+
+/** A server's state once its handshake is done; instructions cut at `instructionChars`. */
+export function connectedState(
+  name: string,
+  client: McpClient,
+  instructionChars: number,
+  connectedAt: number,
+  connectMs: number,
+): ConnectedState {
+  const instructions = client.instructions;
+  return {
+    name,
+    state: 'connected',
+    client,
+    capabilities: client.serverCapabilities ?? {},
+    serverInfo: client.serverInfo,
+    protocolVersion: client.protocolVersion ?? '',
+    era: client.era ?? 'legacy',
+    ...(instructions ? { instructions: cut(instructions, instructionChars) } : {}),
+    connectedAt,
+    connectMs,
   };
 }

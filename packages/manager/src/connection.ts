@@ -7,18 +7,17 @@ import {
   type ReconnectPolicy,
   reconnectDelay,
 } from './backoff.js';
-import { classifyFailure, isTerminal } from './classify.js';
+import { classifyFailure, connectedState, isTerminal } from './classify.js';
 import type { Clock } from './clock.js';
-import {
-  ConnectTimeoutError,
-  CrashLoopError,
-  ManagerClosedError,
-  ServerUnavailableError,
-} from './errors.js';
+import { connectWithin } from './connect-attempt.js';
+import { CrashLoopError, ManagerClosedError, type ServerUnavailableError } from './errors.js';
+import type { ResolvedHints } from './hints.js';
 import type { ManagerLimits } from './limits.js';
-import { endpointOf, tcpReachable } from './reachability.js';
+import { endpointOf, watchUntilOpen } from './reachability.js';
 import type { ServerState } from './state.js';
 import { cut } from './text.js';
+import { unavailableError } from './unavailable.js';
+import { waitFor } from './wait-for.js';
 
 /** What a connection needs from its manager. */
 export interface ConnectionHost {
@@ -26,6 +25,8 @@ export interface ConnectionHost {
   readonly limits: ManagerLimits;
   readonly reconnect: ReconnectPolicy;
   readonly crashLoop: CrashLoopPolicy;
+  /** The next steps its messages give, in the host's words. */
+  readonly hints: ResolvedHints;
   /** Gate + factory: throws before spawning anything for a server that is not enabled. */
   makeTransport(server: ResolvedServer): Promise<Transport>;
   makeClient(server: ResolvedServer): McpClient;
@@ -109,8 +110,8 @@ export class ServerConnection {
    * caller, awaited up to the call's own budget.
    */
   async ready(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<McpClient> {
-    this.lastUsedAt = this.host.clock.now();
-    if (this.isUp()) return this.client!;
+    const up = this.readyNow();
+    if (up) return up;
     if (this.state.state === 'pending') {
       if (!this.inflight) {
         this.clearRetry();
@@ -122,35 +123,21 @@ export class ServerConnection {
     throw this.unavailable();
   }
 
+  /**
+   * The client when the server is up, without a promise (a tool call's hot path); marks
+   * the connection used. Undefined otherwise: then `ready()` waits or says why not.
+   */
+  readyNow(): McpClient | undefined {
+    this.lastUsedAt = this.host.clock.now();
+    return this.isUp() ? this.client : undefined;
+  }
+
   private isUp(): boolean {
     return this.state.state === 'connected' && this.client?.isConnected === true;
   }
 
   private unavailable(): ServerUnavailableError {
-    const s = this.state;
-    switch (s.state) {
-      case 'failed':
-        return new ServerUnavailableError(this.name, 'failed', `${s.error.message}`, {
-          cause: s.error,
-        });
-      case 'needs-auth':
-        return new ServerUnavailableError(
-          this.name,
-          'needs-auth',
-          `${s.error.message}; or call the manager's authenticate("${this.name}")`,
-          { cause: s.error },
-        );
-      case 'disabled':
-        return new ServerUnavailableError(this.name, 'disabled', `${s.reason}; enable it first`);
-      case 'pending':
-        return new ServerUnavailableError(
-          this.name,
-          'reconnecting',
-          `attempt ${s.reconnectAttempt} did not succeed${s.reason ? ` (${s.reason})` : ''}; it is retried automatically, or call reconnect("${this.name}")`,
-        );
-      default:
-        return new ServerUnavailableError(this.name, 'not connected', 'call reconnect() to retry');
-    }
+    return unavailableError(this.state, this.host.hints);
   }
 
   /** A call failed: three terminal network errors in a row count as a drop. */
@@ -318,70 +305,33 @@ export class ServerConnection {
     this.resetTimer = this.host.clock.setTimeout(() => {
       this.attempt = 0;
     }, this.host.reconnect.resetAfterMs);
-    const instructions = client.instructions;
+    const limit = this.host.limits.descriptionChars;
     this.set(
-      {
-        name: this.name,
-        state: 'connected',
-        client,
-        capabilities: client.serverCapabilities ?? {},
-        serverInfo: client.serverInfo,
-        protocolVersion: client.protocolVersion ?? '',
-        era: client.era ?? 'legacy',
-        ...(instructions
-          ? { instructions: cut(instructions, this.host.limits.descriptionChars) }
-          : {}),
-        connectedAt: this.connectedAt,
-        connectMs: this.connectedAt - started,
-      },
+      connectedState(this.name, client, limit, this.connectedAt, this.connectedAt - started),
       mode === 'retry' ? `reconnected after ${this.attempt} attempt(s)` : reason,
     );
   }
 
   /** One attempt within one budget; on expiry the transport (and its process tree) is closed. */
-  private async connectOnce(generation: number): Promise<McpClient> {
-    if (generation !== this.generation) throw new ManagerClosedError(this.name);
-    const budgetMs = this.host.limits.connectTimeoutMs;
-    const controller = new AbortController();
-    const timer = this.host.clock.setTimeout(
-      () => controller.abort(new ConnectTimeoutError(this.name, budgetMs)),
-      budgetMs,
-    );
-    const expired = new Promise<never>((_, reject) =>
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
-        once: true,
-      }),
-    );
-    expired.catch(() => {});
-    let transport: Transport | undefined;
-    let client: McpClient | undefined;
-    try {
-      const made = this.host.makeTransport(this.server);
-      // A transport that arrives after the budget ran out is closed, never left running.
-      made
-        .then((t) => (controller.signal.aborted ? t.close().catch(() => {}) : undefined))
-        .catch(() => {});
-      transport = await Promise.race([made, expired]);
-      this.transport = transport;
-      client = this.host.makeClient(this.server);
-      this.startedAt = this.host.clock.now();
-      await Promise.race([
-        client.connect(transport, { signal: controller.signal, timeoutMs: budgetMs }),
-        expired,
-      ]);
-      return client;
-    } catch (error) {
-      if (client) await client.close().catch(() => {});
-      else if (transport) await transport.close().catch(() => {});
-      if (this.transport === transport) this.transport = undefined;
-      throw error;
-    } finally {
-      this.host.clock.clearTimeout(timer);
-    }
+  private connectOnce(generation: number): Promise<McpClient> {
+    if (generation !== this.generation) return Promise.reject(new ManagerClosedError(this.name));
+    return connectWithin(this.server, this.host.limits.connectTimeoutMs, {
+      clock: this.host.clock,
+      hints: this.host.hints,
+      makeTransport: (s) => this.host.makeTransport(s),
+      makeClient: (s) => this.host.makeClient(s),
+      ontransport: (transport, startedAt) => {
+        this.transport = transport;
+        this.startedAt = startedAt;
+      },
+      onabandon: (transport) => {
+        if (this.transport === transport) this.transport = undefined;
+      },
+    });
   }
 
   private failed(error: Error, mode: 'initial' | 'retry'): void {
-    const verdict = classifyFailure(this.name, this.server, error);
+    const verdict = classifyFailure(this.name, this.server, error, this.host.hints);
     if (verdict.state === 'needs-auth') {
       this.set(verdict, 'the server needs a sign-in');
       return;
@@ -404,6 +354,7 @@ export class ServerConnection {
       this.host.crashLoop.windowMs,
       exitCode,
       stderrTail,
+      this.host.hints,
     );
     this.set(
       {
@@ -413,7 +364,7 @@ export class ServerConnection {
         ...(exitCode !== undefined ? { exitCode } : {}),
         ...(stderrTail ? { stderrTail } : {}),
       },
-      'crash loop: held until reconnect()',
+      'crash loop: held until started again by the host',
     );
   }
 
@@ -429,7 +380,9 @@ export class ServerConnection {
     if (this.host.clock.now() - this.connectedAt >= this.host.reconnect.resetAfterMs)
       this.attempt = 0;
     if (this.isStdio) {
-      const verdict = cause ? classifyFailure(this.name, this.server, cause) : undefined;
+      const verdict = cause
+        ? classifyFailure(this.name, this.server, cause, this.host.hints)
+        : undefined;
       const exitCode = verdict?.state === 'failed' ? verdict.exitCode : undefined;
       const stderrTail = verdict?.state === 'failed' ? verdict.stderrTail : undefined;
       if (this.breaker.recordExit(this.startedAt)) {
@@ -481,59 +434,20 @@ export class ServerConnection {
     if (!endpoint || intervalMs <= 0 || this.attempt > this.host.reconnect.fastAttempts) return;
     if (!isTerminal(cause)) return;
     const generation = this.generation;
-    const waiting = () =>
-      !this.closed &&
-      generation === this.generation &&
-      this.retryTimer !== undefined &&
-      !this.inflight;
-    const tick = () => {
-      this.probeTimer = this.host.clock.setTimeout(async () => {
-        this.probeTimer = undefined;
-        if (!waiting()) return;
-        const open = await tcpReachable(endpoint);
-        if (!waiting()) return;
-        if (!open) return tick();
+    watchUntilOpen(endpoint, intervalMs, {
+      clock: this.host.clock,
+      waiting: () =>
+        !this.closed &&
+        generation === this.generation &&
+        this.retryTimer !== undefined &&
+        !this.inflight,
+      ontimer: (handle) => {
+        this.probeTimer = handle;
+      },
+      onopen: () => {
         this.clearRetry();
         this.startRun('retry', 'the server accepts connections again');
-      }, intervalMs);
-    };
-    tick();
-  }
-}
-
-/** Waits for `task`, but no longer than the caller's own budget or signal. */
-async function waitFor(
-  task: Promise<void>,
-  server: string,
-  options: { signal?: AbortSignal; timeoutMs?: number },
-): Promise<void> {
-  const { signal, timeoutMs } = options;
-  signal?.throwIfAborted();
-  if (!signal && !(timeoutMs && Number.isFinite(timeoutMs))) return task;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    await Promise.race([
-      task,
-      new Promise<never>((_, reject) => {
-        if (timeoutMs && Number.isFinite(timeoutMs))
-          timer = setTimeout(
-            () =>
-              reject(
-                new ServerUnavailableError(
-                  server,
-                  'reconnecting',
-                  `did not reconnect within the call's ${timeoutMs} ms; it is retried automatically`,
-                ),
-              ),
-            timeoutMs,
-          );
-        onAbort = () => reject(signal!.reason);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
+      },
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { McpkitError, type McpkitErrorOptions, TimeoutError } from '@mcpkit/jsonrpc';
+import { defaultHints, type ResolvedHints } from './hints.js';
 
 /** Codes of the errors `@mcpkit/manager` throws (their `code`). Stable: match on these. */
 export const ManagerErrorCode = {
@@ -41,26 +42,31 @@ export class ManagerError extends McpkitError {
 export class ServerNotEnabledError extends ManagerError {
   override readonly name = 'ServerNotEnabledError';
   readonly status: string;
-  constructor(server: string, status: string, reason: string | undefined) {
+  constructor(
+    server: string,
+    status: string,
+    reason: string | undefined,
+    hints: ResolvedHints = defaultHints,
+  ) {
     super(
       ManagerErrorCode.NotEnabled,
       server,
-      `server "${server}": not started because its status is "${status}"${reason ? ` (${reason})` : ''}; ${nextStepFor(server, status)}`,
+      `server "${server}": not started because its status is "${status}"${reason ? ` (${reason})` : ''}; ${nextStepFor(server, status, hints)}`,
     );
     this.status = status;
   }
 }
 
-function nextStepFor(server: string, status: string): string {
+function nextStepFor(server: string, status: string, hints: ResolvedHints): string {
   switch (status) {
     case 'pending-approval':
-      return `approve it first (e.g. "mcpkit approve ${server}")`;
+      return hints.approve(server);
     case 'rejected':
       return `it was rejected for this project; reset the project's approvals to be asked again`;
     case 'blocked':
       return 'the managed policy blocks it; ask your administrator';
     default:
-      return `enable it first (e.g. "mcpkit enable ${server}")`;
+      return hints.configEnable(server);
   }
 }
 
@@ -154,11 +160,12 @@ export class CrashLoopError extends ManagerError {
     windowMs: number,
     exitCode: number | undefined,
     stderrTail: string | undefined,
+    hints: ResolvedHints = defaultHints,
   ) {
     super(
       ManagerErrorCode.CrashLoop,
       server,
-      `server "${server}": crashed ${starts} times within ${Math.round(windowMs / 1000)} s of starting (last exit code ${exitCode ?? 'unknown'}); not restarting it until reconnect() is called — fix the server or its config first${stderrTail ? `; last stderr:\n${stderrTail}` : ''}`,
+      `server "${server}": crashed ${starts} times within ${Math.round(windowMs / 1000)} s of starting (last exit code ${exitCode ?? 'unknown'}); not restarting it on its own — fix the server or its config, then ${hints.reconnect(server)}${stderrTail ? `; last stderr:\n${stderrTail}` : ''}`,
     );
     this.exitCode = exitCode;
     this.stderrTail = stderrTail;
@@ -180,9 +187,9 @@ export class ManagerClosedError extends ManagerError {
 export class ConnectTimeoutError extends TimeoutError {
   override readonly name = 'ConnectTimeoutError';
   readonly server: string;
-  constructor(server: string, timeoutMs: number) {
+  constructor(server: string, timeoutMs: number, hints: ResolvedHints = defaultHints) {
     super(
-      `server "${server}": did not finish connecting within ${timeoutMs} ms (handshake included); the server was stopped — check that it starts, or raise MCP_TIMEOUT / limits.connectTimeoutMs`,
+      `server "${server}": did not finish connecting within ${timeoutMs} ms (handshake included); the server was stopped — check that it starts, or ${hints.connectTimeout(server)}`,
       timeoutMs,
     );
     this.server = server;

@@ -1,4 +1,5 @@
 import type { ReconnectPolicy } from './backoff.js';
+import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import type { ServerConnection } from './connection.js';
 import type { ManagerLimits } from './limits.js';
@@ -47,4 +48,51 @@ export function idleState(
     maxReconnectAttempts: policy.fastAttempts,
     reason: `stopped after ${limits.idleStopMs} ms without a call; starts on its next call`,
   };
+}
+
+/**
+ * Idle stop and health pings on one timer, re-armed after each sweep until `stop()`. A
+ * server stopped for being idle stays listed by its last tools, so a host's tool list
+ * does not flicker.
+ */
+export class Sweeper {
+  private timer: unknown;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: {
+      clock: Clock;
+      limits: ManagerLimits;
+      reconnect: ReconnectPolicy;
+      catalog: Catalog;
+      connections: () => Iterable<ServerConnection>;
+      track: (task: Promise<unknown>) => void;
+    },
+  ) {}
+
+  start(): void {
+    if (this.timer !== undefined || this.stopped) return;
+    const { clock, limits, reconnect, catalog, track } = this.deps;
+    this.timer = scheduleSweep({
+      clock,
+      limits,
+      connections: this.deps.connections,
+      idleStop: (c) => {
+        const tools = catalog.lists.get(c.name)?.tools;
+        if (tools) catalog.setWarm(c.name, tools);
+        track(c.stop(idleState(c.name, limits, reconnect), 'idle'));
+      },
+      track,
+      again: () => {
+        this.timer = undefined;
+        this.start();
+      },
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 }

@@ -1,16 +1,34 @@
-import type { McpClient, UrlElicitation } from '@mcpkit/client';
+import {
+  type CallOptions,
+  type CallToolParams,
+  type McpClient,
+  type UrlElicitation,
+  UrlElicitationRequiredError,
+} from '@mcpkit/client';
 import { ErrorCode } from '@mcpkit/jsonrpc';
-import type { GetPromptResult, Prompt, ReadResourceResult, Tool } from '@mcpkit/protocol';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Tool,
+} from '@mcpkit/protocol';
 import type { Catalog } from './catalog.js';
 import { isTerminal } from './classify.js';
 import type { HostCommand } from './commands.js';
 import type { ServerConnection } from './connection.js';
 import type { Emitter } from './emitter.js';
 import { ServerUnavailableError, UnknownToolError } from './errors.js';
+import type { ResolvedHints } from './hints.js';
 import { type HostTool, type HostToolCallOptions, makeAuthenticateTool } from './host-tool.js';
 import type { ManagerLimits } from './limits.js';
 import { NameRegistry } from './names.js';
-import { type FileSink, type HostToolResult, normalizeResult } from './normalize-result.js';
+import {
+  type FileSink,
+  type HostToolResult,
+  normalizeResult,
+  normalizeTextResult,
+} from './normalize-result.js';
 import type { ManagerHandlers } from './options.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import type { ManagerEvents, ServerState } from './state.js';
@@ -21,6 +39,7 @@ export interface SurfaceHost {
   readonly catalog: Catalog;
   readonly events: Emitter<ManagerEvents>;
   readonly files: FileSink;
+  readonly hints: ResolvedHints;
   readonly connections: ReadonlyMap<string, ServerConnection>;
   connection(name: string): ServerConnection;
   handlersFor(name: string): ManagerHandlers | undefined;
@@ -46,6 +65,11 @@ function lostConnection(server: string, error: unknown): unknown {
   );
 }
 
+/** The progress callback of a caller that passed none: the token is still sent. */
+const ignoreProgress = (): void => {};
+/** Never written to: the peer spreads it into a new `_meta` with the progress token. */
+const NO_META: Record<string, unknown> = Object.freeze({});
+
 const byName = <T extends { name: string }>(a: T, b: T) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
@@ -57,57 +81,118 @@ const byName = <T extends { name: string }>(a: T, b: T) =>
 export class HostSurface {
   private readonly toolNames = new NameRegistry();
   private readonly commandNames = new NameRegistry();
+  private plainCallOptions: Readonly<CallOptions> | undefined;
 
   constructor(private readonly host: SurfaceHost) {}
 
   /** Calls a tool on a server and normalizes the result for a host. */
-  async callTool(
+  callTool(
     server: string,
     tool: string,
     args: Record<string, unknown>,
-    options: HostToolCallOptions = {},
+    options?: HostToolCallOptions,
   ): Promise<HostToolResult> {
-    const connection = this.host.connection(server);
+    // A host calls tools all the time: an up server costs no extra promise before the call.
+    let connection: ServerConnection;
+    try {
+      connection = this.host.connection(server);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     // The call's own, else the entry's `timeout`, else MCP_TOOL_TIMEOUT.
     const timeoutMs =
-      options.timeoutMs ?? connection.server.config.timeout ?? this.host.limits.toolTimeoutMs;
-    const client = await connection.ready({
-      ...(options.signal ? { signal: options.signal } : {}),
-      timeoutMs,
-    });
-    const call = () =>
-      client.callTool(
-        { name: tool, arguments: args },
-        {
-          timeoutMs,
-          resetTimeoutOnProgress: true,
-          // Always a progress token: long tools that report progress are never cut off.
-          onprogress: (p) => options.onprogress?.(p),
-          ...(options.signal ? { signal: options.signal } : {}),
-        },
-      );
-    let result: Awaited<ReturnType<McpClient['callTool']>>;
-    try {
-      result = await call().catch(async (error: unknown) => {
-        const handler = this.host.handlersFor(server)?.urlElicitation;
-        if (!handler || (error as { name?: string }).name !== 'UrlElicitationRequiredError')
-          throw error;
-        await handler(server, (error as { elicitations: UrlElicitation[] }).elicitations, {
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        return call();
+      options?.timeoutMs ?? connection.server.config.timeout ?? this.host.limits.toolTimeoutMs;
+    const client = connection.readyNow();
+    if (client) return this.send(connection, client, tool, args, options, timeoutMs);
+    return connection
+      .ready({ ...(options?.signal ? { signal: options.signal } : {}), timeoutMs })
+      .then((c) => this.send(connection, c, tool, args, options, timeoutMs));
+  }
+
+  /**
+   * The client's call options. Always a progress token, so long tools that report progress
+   * are never cut off; a caller without `onprogress` or a signal shares one frozen object
+   * per timeout instead of a new object and closure per call.
+   */
+  private callOptions(options: HostToolCallOptions | undefined, timeoutMs: number): CallOptions {
+    if (!options?.onprogress && !options?.signal) {
+      const shared = this.plainCallOptions;
+      if (shared?.timeoutMs === timeoutMs) return shared;
+      this.plainCallOptions = Object.freeze({
+        timeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: ignoreProgress,
       });
-    } catch (error) {
-      connection.noteCallError(error);
-      throw lostConnection(server, error);
+      return this.plainCallOptions;
     }
+    return {
+      timeoutMs,
+      resetTimeoutOnProgress: true,
+      onprogress: options.onprogress ?? ignoreProgress,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+
+  private send(
+    connection: ServerConnection,
+    client: McpClient,
+    tool: string,
+    args: Record<string, unknown>,
+    options: HostToolCallOptions | undefined,
+    timeoutMs: number,
+  ): Promise<HostToolResult> {
+    // `_meta` present (and empty): the peer copies params to add the progress token, and V8
+    // copies an object with a spread far faster when the copy adds no new property — about
+    // 1.7 µs a call on Node 20, most of what the token cost. The wire message is the same.
+    const params = { name: tool, arguments: args, _meta: NO_META };
+    const callOptions = this.callOptions(options, timeoutMs);
+    return client.callTool(params, callOptions).then(
+      (result) => this.finish(connection, tool, result),
+      (error: unknown) => this.afterError(connection, client, params, callOptions, error),
+    );
+  }
+
+  /** A URL elicitation (-32042) goes to the host's handler, then the call is made once more. */
+  private async afterError(
+    connection: ServerConnection,
+    client: McpClient,
+    params: CallToolParams,
+    callOptions: CallOptions,
+    error: unknown,
+  ): Promise<HostToolResult> {
+    const server = connection.name;
+    let result: CallToolResult;
+    try {
+      const handler = this.host.handlersFor(server)?.urlElicitation;
+      if (!handler || !UrlElicitationRequiredError.isInstance(error)) throw error;
+      await handler(server, error.elicitations as UrlElicitation[], {
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+      });
+      result = await client.callTool(params, callOptions);
+    } catch (failure) {
+      connection.noteCallError(failure);
+      throw lostConnection(server, failure);
+    }
+    return this.finish(connection, params.name, result);
+  }
+
+  private finish(
+    connection: ServerConnection,
+    tool: string,
+    result: CallToolResult,
+  ): HostToolResult | Promise<HostToolResult> {
     connection.noteCallSuccess();
-    return normalizeResult(result, {
-      server,
-      tool,
-      budgetChars: this.host.limits.outputBudgetChars,
-      files: this.host.files,
-    });
+    const budgetChars = this.host.limits.outputBudgetChars;
+    return (
+      normalizeTextResult(result, budgetChars) ??
+      normalizeResult(result, {
+        server: connection.name,
+        tool,
+        budgetChars,
+        files: this.host.files,
+        raiseBudget: this.host.hints.outputBudget(connection.name),
+      })
+    );
   }
 
   async getPrompt(

@@ -27,6 +27,13 @@ export {
   UnknownToolError,
   UnsupportedServerTypeError,
 } from './errors.js';
+export {
+  defaultHints,
+  type ManagerHint,
+  type ManagerHints,
+  type ResolvedHints,
+  resolveHints,
+} from './hints.js';
 export type { HostTool, HostToolCallOptions } from './host-tool.js';
 export { type ManagerLimits, managerDefaults, resolveLimits } from './limits.js';
 export { McpManager } from './mcp-manager.js';

@@ -15,9 +15,16 @@ export interface LazyStartOptions {
 
 const FORMAT = 1;
 
-/** The cache file of a server: a hash of its signature and entry, so an edit invalidates it. */
+/**
+ * The cache file of a server: a hash of its name, signature and entry, so an edit
+ * invalidates it and two entries with the same config under different names do not share
+ * (and keep overwriting) one file.
+ */
 export function toolCacheFile(cacheDir: string, server: ResolvedServer): string {
-  const key = createHash('sha256').update(serverFingerprint(server)).digest('hex').slice(0, 40);
+  const key = createHash('sha256')
+    .update(JSON.stringify([server.name, serverFingerprint(server)]))
+    .digest('hex')
+    .slice(0, 40);
   return path.join(cacheDir, `${key}.json`);
 }
 

@@ -1,9 +1,7 @@
-import { homedir } from 'node:os';
 import type { AuthorizationHandler } from '@mcpkit/auth';
-import { McpClient } from '@mcpkit/client';
-import { type ResolvedServer, type ServerConfig, serverSignature } from '@mcpkit/config';
-import type { ReadResourceResult, Tool } from '@mcpkit/protocol';
-import pMap from 'p-map';
+import type { McpClient } from '@mcpkit/client';
+import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
+import type { ReadResourceResult } from '@mcpkit/protocol';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import {
   type CrashLoopPolicy,
@@ -12,31 +10,28 @@ import {
   reconnectDefaults,
 } from './backoff.js';
 import { Catalog } from './catalog.js';
-import { initialState } from './classify.js';
 import { type Clock, systemClock } from './clock.js';
 import type { HostCommand } from './commands.js';
-import { ServerConnection } from './connection.js';
+import { connectInPools } from './connect-pools.js';
+import type { ServerConnection } from './connection.js';
+import { ConnectionFactory } from './connection-factory.js';
 import { Emitter } from './emitter.js';
 import { ManagerClosedError, ServerUnavailableError, UnknownServerError } from './errors.js';
-import { idleState, scheduleSweep } from './health.js';
+import { Sweeper } from './health.js';
+import { type ResolvedHints, resolveHints } from './hints.js';
 import { HostSurface } from './host-surface.js';
 import type { HostTool, HostToolCallOptions } from './host-tool.js';
-import { readToolCache, writeToolCache } from './lazy-start.js';
+import { LazyParking } from './lazy-parking.js';
 import { type ManagerLimits, resolveLimits } from './limits.js';
+import { NeedsAuthCache } from './needs-auth-cache.js';
 import { FileSink, type HostToolResult } from './normalize-result.js';
-import type { ManagerHandlers, ManagerView, McpManagerOptions } from './options.js';
+import type { ManagerView, McpManagerOptions } from './options.js';
 import { Pool } from './pool.js';
-import { RateLimit } from './rate-limit.js';
-import { diffServers, type ReloadResult } from './reload.js';
+import { diffServers, lateArrivals, type ReloadResult } from './reload.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import { ManagerScope, scopeEntries } from './scope.js';
-import type { ManagerEvents, ManagerSnapshot, NeedsAuthState, ServerState } from './state.js';
-import {
-  assertEnabled,
-  createTransport,
-  isLocal,
-  type TransportContext,
-} from './transport-factory.js';
+import type { ManagerEvents, ManagerSnapshot, ServerState } from './state.js';
+import { assertEnabled } from './transport-factory.js';
 
 /**
  * Many MCP servers at once, for a host: batched connect, an immutable state snapshot with
@@ -52,29 +47,29 @@ export class McpManager implements ManagerView {
   private readonly catalog: Catalog;
   private readonly files: FileSink;
   private readonly pools: { local: Pool; remote: Pool };
-  private readonly needsAuth = new Map<string, { until: number; state: NeedsAuthState }>();
+  private readonly needsAuth: NeedsAuthCache;
   private readonly hostDisabled = new Set<string>();
   private readonly background = new Set<Promise<unknown>>();
   private readonly reconnectPolicy: ReconnectPolicy;
   private readonly crashLoopPolicy: CrashLoopPolicy;
   private readonly auth: ManagerAuthOptions;
+  /** The next steps messages give, in the host's words (`hints` option). */
+  readonly hints: ResolvedHints;
+  private readonly factory: ConnectionFactory;
+  private readonly lazy: LazyParking;
   private cachedSnapshot: ManagerSnapshot | undefined;
   private closed = false;
-  private sweepTimer: unknown;
-  private readonly warnings: RateLimit;
+  private readonly sweeper: Sweeper;
 
   constructor(options: McpManagerOptions = {}) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
-    this.limits = resolveLimits(
-      {
-        ...options.limits,
-        ...(options.auth?.needsAuthCacheMs !== undefined
-          ? { needsAuthCacheMs: options.auth.needsAuthCacheMs }
-          : {}),
-      },
-      options.env ?? process.env,
-    );
+    const needsAuthCacheMs = options.auth?.needsAuthCacheMs;
+    const given = {
+      ...options.limits,
+      ...(needsAuthCacheMs !== undefined && { needsAuthCacheMs }),
+    };
+    this.limits = resolveLimits(given, options.env ?? process.env);
     this.reconnectPolicy = { ...reconnectDefaults, ...options.reconnect };
     this.crashLoopPolicy = { ...crashLoopDefaults, ...options.crashLoop };
     this.auth = { ...options.auth };
@@ -83,23 +78,51 @@ export class McpManager implements ManagerView {
       remote: new Pool(this.limits.remoteConcurrency),
     };
     this.files = new FileSink(options.tempDir);
-    this.warnings = new RateLimit(this.clock);
+    this.hints = resolveHints(options.hints);
+    this.needsAuth = new NeedsAuthCache(this.clock, this.limits.needsAuthCacheMs);
     this.catalog = new Catalog({
       limits: this.limits,
       clock: this.clock,
       events: this.events,
       callTool: (server, tool, args, o) => this.callTool(server, tool, args, o),
       getPrompt: (server, prompt) => (args, o) => this.surface.getPrompt(server, prompt, args, o),
-      onTools: (server, tools) => this.rememberTools(server, tools),
+      onTools: (server, tools) => this.lazy.remember(server, tools),
+    });
+    // What most parts share; each takes the fields it declares.
+    const { clock, limits, events, hints, catalog } = this;
+    const core = {
+      clock,
+      limits,
+      events,
+      hints,
+      catalog,
+      track: (t: Promise<unknown>) => this.track(t),
+    };
+    const current = (name: string) => this.connections.get(name);
+    const reconnect = this.reconnectPolicy;
+    this.lazy = new LazyParking({ ...core, options: options.lazyStart, connection: current });
+    this.sweeper = new Sweeper({
+      ...core,
+      reconnect,
+      connections: () => this.connections.values(),
+    });
+    this.factory = new ConnectionFactory({
+      ...core,
+      options,
+      reconnect,
+      crashLoop: this.crashLoopPolicy,
+      auth: this.auth,
+      pools: this.pools,
+      hostDisabled: this.hostDisabled,
+      current,
+      publish: (c, state, reason) => this.publish(c, state, reason),
     });
     this.surface = new HostSurface({
-      limits: this.limits,
-      catalog: this.catalog,
-      events: this.events,
+      ...core,
       files: this.files,
       connections: this.connections,
       connection: (name) => this.connection(name),
-      handlersFor: (name) => this.handlersFor(name),
+      handlersFor: (name) => this.factory.handlersFor(name),
       authenticate: (name) => this.authenticate(name),
     });
   }
@@ -130,11 +153,7 @@ export class McpManager implements ManagerView {
     if (this.connections.get(connection.name) !== connection) return;
     const previous = this.cachedSnapshot?.servers.find((s) => s.name === connection.name);
     this.cachedSnapshot = undefined;
-    if (state.state === 'needs-auth')
-      this.needsAuth.set(state.name, {
-        until: this.clock.now() + this.limits.needsAuthCacheMs,
-        state,
-      });
+    if (state.state === 'needs-auth') this.needsAuth.remember(state);
     this.events.emit('statechange', { name: state.name, state, previous, reason });
     if (state.state === 'connected') {
       this.track(this.catalog.refresh(state.name, state.client));
@@ -150,97 +169,11 @@ export class McpManager implements ManagerView {
 
   // ---- connecting -----------------------------------------------------------------------
 
-  private transportContext(name: string): TransportContext {
-    return {
-      env: this.options.env ?? process.env,
-      cwd: this.options.cwd ?? process.cwd(),
-      home: this.options.home ?? homedir(),
-      auth: this.auth,
-      inProcess: this.options.inProcess ?? {},
-      httpFallback: this.options.httpFallback ?? true,
-      onstderr: (text) => this.events.emit('stderr', { server: name, text }),
-      onwarning: (error) => this.warn(name, error),
-      onstreamlost: (reason) => this.connections.get(name)?.noteStreamLost(reason),
-    };
-  }
-
-  /** Transport warnings, at most 20 a minute per server (then one note that more were dropped). */
-  private warn(server: string, error: Error): void {
-    const verdict = this.warnings.allow(server);
-    if (verdict === 'pass') this.events.emit('warning', { server, error });
-    else if (verdict === 'first-dropped')
-      this.events.emit('warning', {
-        server,
-        error: new Error(
-          `server "${server}": more warnings than 20 a minute; further ones are dropped until the minute is over (the last: ${error.message})`,
-        ),
-      });
-  }
-
-  private handlersFor(name: string): ManagerHandlers | undefined {
-    const h = this.options.handlers;
-    return typeof h === 'function' ? h(name) : h;
-  }
-
-  private makeClient(server: ResolvedServer): McpClient {
-    const { urlElicitation, ...handlers } = this.handlersFor(server.name) ?? {};
-    const client: McpClient = new McpClient({
-      name: server.name,
-      clientInfo: this.options.clientInfo ?? { name: 'mcpkit-manager', version: '0.1.0' },
-      handlers,
-      // A host that handles -32042 can complete URL-mode elicitations: say so.
-      ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
-      ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
-      onlog: (params) => this.events.emit('log', { server: server.name, params }),
-      onresourceupdated: (uri) => this.events.emit('resourceupdated', { server: server.name, uri }),
-      onlistchanged: (list) =>
-        this.catalog.changed(server.name, list, () => this.connections.get(server.name)?.client),
-    });
-    return client;
-  }
-
-  private async ensureStore(): Promise<void> {
-    if (this.auth.store) return;
-    const { MemoryTokenStore } = await import('@mcpkit/auth');
-    // One store for the manager's life, so a sign-in is seen by the next connect.
-    this.auth.store ??= new MemoryTokenStore();
-  }
-
-  private newConnection(server: ResolvedServer): ServerConnection {
-    const initial = initialState(server, this.hostDisabled.has(server.name), this.reconnectPolicy);
-    const connection = new ServerConnection(
-      server,
-      {
-        clock: this.clock,
-        limits: this.limits,
-        reconnect: this.reconnectPolicy,
-        crashLoop: this.crashLoopPolicy,
-        makeTransport: async (s) => {
-          assertEnabled(s);
-          if (!isLocal(s)) await this.ensureStore();
-          const factory = this.options.transportFactory ?? createTransport;
-          return factory(s, this.transportContext(s.name));
-        },
-        makeClient: (s) => this.makeClient(s),
-        inPool: (s, task) => (isLocal(s) ? this.pools.local : this.pools.remote).run(task),
-        publish: (c, state, reason) => this.publish(c, state, reason),
-      },
-      initial,
-    );
-    return connection;
-  }
-
-  /** A recent needs-auth verdict (the server is not tried again until it runs out). */
-  private cachedNeedsAuth(connection: ServerConnection): NeedsAuthState | undefined {
-    const cached = this.needsAuth.get(connection.name);
-    return cached && cached.until > this.clock.now() ? cached.state : undefined;
-  }
-
   private add(servers: readonly ResolvedServer[]): ServerConnection[] {
     const added: ServerConnection[] = [];
     for (const server of servers) {
       if (this.connections.has(server.name)) continue;
-      const connection = this.newConnection(server);
+      const connection = this.factory.create(server);
       this.connections.set(server.name, connection);
       this.cachedSnapshot = undefined;
       this.events.emit('statechange', {
@@ -255,86 +188,12 @@ export class McpManager implements ManagerView {
   }
 
   /** Connects the given connections in their pools; resolves when each has settled. */
-  private async start(
-    connections: readonly ServerConnection[],
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const pending: ServerConnection[] = [];
-    for (const c of connections) {
-      if (c.state.state !== 'pending') continue;
-      // A recent needs-auth verdict: shown again without asking the server.
-      const cached = this.cachedNeedsAuth(c);
-      if (cached) await c.stop(cached, 'needs-auth (cached verdict)');
-      else pending.push(c);
-    }
-    const startable = this.options.lazyStart ? await this.parkWarm(pending) : pending;
-    const run = (c: ServerConnection) => c.connect('connect').catch(() => {});
-    const local = startable.filter((c) => isLocal(c.server));
-    const remote = startable.filter((c) => !isLocal(c.server));
-    await Promise.all([
-      pMap(local, run, {
-        concurrency: Math.max(1, this.limits.localConcurrency),
-        ...(signal ? { signal } : {}),
-      }),
-      pMap(remote, run, {
-        concurrency: Math.max(1, this.limits.remoteConcurrency),
-        ...(signal ? { signal } : {}),
-      }),
-    ]);
-  }
-
-  /** Lazy start: servers with a cached tool list are listed by it and not started. */
-  private async parkWarm(connections: ServerConnection[]): Promise<ServerConnection[]> {
-    const lazy = this.options.lazyStart;
-    if (!lazy) return connections;
-    const cold: ServerConnection[] = [];
-    await Promise.all(
-      connections.map(async (c) => {
-        const tools = await readToolCache(lazy, c.server);
-        if (!tools) return cold.push(c);
-        this.catalog.setWarm(c.name, tools);
-        c.park('lazy start: starts on its first call');
-      }),
+  private start(connections: readonly ServerConnection[], signal?: AbortSignal): Promise<void> {
+    return connectInPools(
+      connections,
+      { limits: this.limits, needsAuth: this.needsAuth, lazy: this.lazy },
+      signal,
     );
-    return cold;
-  }
-
-  private rememberTools(server: string, tools: Tool[]): void {
-    const lazy = this.options.lazyStart;
-    const c = this.connections.get(server);
-    if (!lazy || !c) return;
-    this.track(
-      writeToolCache(lazy, c.server, tools).catch((error: Error) =>
-        this.events.emit('warning', {
-          server,
-          error: new Error(
-            `server "${server}": could not keep its tool list in ${lazy.cacheDir}: ${error.message}`,
-            { cause: error },
-          ),
-        }),
-      ),
-    );
-  }
-
-  /** Idle stop and health pings, on one timer. */
-  private sweep(): void {
-    if (this.sweepTimer !== undefined || this.closed) return;
-    this.sweepTimer = scheduleSweep({
-      clock: this.clock,
-      limits: this.limits,
-      connections: () => this.connections.values(),
-      idleStop: (c) => {
-        // Listed by its last tools while stopped, so a host's tool list does not flicker.
-        const tools = this.catalog.lists.get(c.name)?.tools;
-        if (tools) this.catalog.setWarm(c.name, tools);
-        this.track(c.stop(idleState(c.name, this.limits, this.reconnectPolicy), 'idle'));
-      },
-      track: (task) => this.track(task),
-      again: () => {
-        this.sweepTimer = undefined;
-        this.sweep();
-      },
-    });
   }
 
   private async serversFromOptions(): Promise<readonly ResolvedServer[]> {
@@ -366,22 +225,15 @@ export class McpManager implements ManagerView {
     }
     await this.start(added, options.signal);
     await this.settled();
-    this.sweep();
+    this.sweeper.start();
     return this.snapshot();
   }
 
   /** Late servers (connectors): those whose signature a present server has are dropped. */
   private async addLate(more: readonly ResolvedServer[]): Promise<void> {
     if (this.closed) return;
-    const present = new Set(
-      [...this.connections.values()].map((c) => serverSignature(c.server.config)).filter(Boolean),
-    );
-    const fresh = more.filter((s) => {
-      if (this.connections.has(s.name)) return false;
-      const sig = serverSignature(s.config);
-      return sig === undefined || !present.has(sig);
-    });
-    await this.start(this.add(fresh));
+    const present = [...this.connections.values()].map((c) => c.server);
+    await this.start(this.add(lateArrivals(present, more)));
   }
 
   /** Waits for list fetches that are under way (after connects). */
@@ -477,18 +329,14 @@ export class McpManager implements ManagerView {
       throw new ServerUnavailableError(
         name,
         'needs-auth',
-        'interactive sign-in is off in this host (auth.interactive); sign in another way (e.g. "mcpkit login") and call reconnect()',
+        `interactive sign-in is off in this host (auth.interactive); ${this.hints.signInElsewhere(name)} and ${this.hints.reconnect(name)}`,
       );
     }
-    await this.ensureStore();
+    await this.factory.ensureStore();
     const { oauthProviderFor } = await import('./auth-wiring.js');
-    const provider = await oauthProviderFor(
-      connection.server,
-      this.auth,
-      interactive as AuthorizationHandler,
-    );
-    await provider.login();
-    this.needsAuth.delete(name);
+    const handler = interactive as AuthorizationHandler;
+    await (await oauthProviderFor(connection.server, this.auth, handler)).login();
+    this.needsAuth.forget(name);
     await connection.reconnect('signed in');
     await this.settled();
     return connection.state;
@@ -501,8 +349,8 @@ export class McpManager implements ManagerView {
     const connection = this.connection(name);
     if (this.hostDisabled.has(name) && connection.state.state === 'disabled')
       throw new ServerUnavailableError(name, 'disabled', connection.state.reason);
-    assertEnabled(connection.server);
-    this.needsAuth.delete(name);
+    assertEnabled(connection.server, this.hints);
+    this.needsAuth.forget(name);
     await connection.reconnect('reconnect requested');
     await this.settled();
     return connection.state;
@@ -515,7 +363,7 @@ export class McpManager implements ManagerView {
       {
         name,
         state: 'disabled',
-        reason: `server "${name}" was disconnected by the host; call reconnect("${name}") or enable("${name}")`,
+        reason: `server "${name}" was disconnected by the host; ${this.hints.reconnect(name)}`,
       },
       'disconnected',
     );
@@ -528,7 +376,7 @@ export class McpManager implements ManagerView {
       {
         name,
         state: 'disabled',
-        reason: `server "${name}" was disabled by the host; call enable("${name}")`,
+        reason: `server "${name}" was disabled by the host; ${this.hints.hostEnable(name)}`,
       },
       'disabled',
     );
@@ -538,7 +386,7 @@ export class McpManager implements ManagerView {
   async enable(name: string): Promise<ServerState> {
     const connection = this.connection(name);
     this.hostDisabled.delete(name);
-    assertEnabled(connection.server);
+    assertEnabled(connection.server, this.hints);
     await connection.connect('enabled');
     await this.settled();
     return connection.state;
@@ -553,26 +401,26 @@ export class McpManager implements ManagerView {
     const current = new Map([...this.connections.values()].map((c) => [c.name, c.server]));
     const diff = diffServers(current, next);
     const byName = new Map(next.map((s) => [s.name, s]));
-    await Promise.all(
-      [...diff.removed, ...diff.changed].map(async (name) => {
-        const c = this.connections.get(name)!;
-        this.connections.delete(name);
-        this.cachedSnapshot = undefined;
-        await c.close();
-        this.catalog.forget(name);
-        if (diff.removed.includes(name))
-          this.events.emit('statechange', {
-            name,
-            state: { name, state: 'disabled', reason: 'removed from the configuration' },
-            previous: c.state,
-            reason: 'removed',
-          });
-      }),
-    );
+    await Promise.all([
+      ...diff.removed.map((name) => this.retire(name, true)),
+      ...diff.changed.map((name) => this.retire(name, false)),
+    ]);
     const added = this.add([...diff.changed, ...diff.added].map((n) => byName.get(n)!));
     await this.start(added);
     await this.settled();
     return diff;
+  }
+
+  /** Closes a server's connection and drops it (reload: removed, or about to be re-added). */
+  private async retire(name: string, removed: boolean): Promise<void> {
+    const c = this.connections.get(name)!;
+    this.connections.delete(name);
+    this.cachedSnapshot = undefined;
+    await c.close();
+    this.catalog.forget(name);
+    if (!removed) return;
+    const state = { name, state: 'disabled', reason: 'removed from the configuration' } as const;
+    this.events.emit('statechange', { name, state, previous: c.state, reason: 'removed' });
   }
 
   /**
@@ -594,7 +442,7 @@ export class McpManager implements ManagerView {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
+    this.sweeper.stop();
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     await Promise.all([...this.background]);
     this.catalog.clear();

@@ -2,7 +2,12 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { extensionFor, FileSink, normalizeResult } from './normalize-result.js';
+import {
+  extensionFor,
+  FileSink,
+  normalizeResult,
+  normalizeTextResult,
+} from './normalize-result.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -73,4 +78,49 @@ test('extensions come from a fixed table', () => {
   expect(extensionFor('IMAGE/PNG')).toBe('png');
   expect(extensionFor('application/x-evil/../../')).toBe('bin');
   expect(extensionFor(undefined)).toBe('bin');
+});
+
+test('the synchronous text path gives what the full path gives, and steps aside for anything else', async () => {
+  const { files } = sink();
+  const textOnly = [
+    { content: [{ type: 'text' as const, text: 'one' }] },
+    {
+      content: [
+        { type: 'text' as const, text: 'one' },
+        { type: 'text' as const, text: 'two', annotations: { priority: 1 } },
+      ],
+      isError: true,
+      structuredContent: { n: 2 },
+    },
+    { content: [{ type: 'text' as const, text: 'x'.repeat(10) }] },
+  ];
+  for (const result of textOnly)
+    expect(normalizeTextResult(result, 10)).toEqual(
+      await normalizeResult(result, { server: 's', tool: 't', budgetChars: 10, files }),
+    );
+  // Over the budget, binary, a resource, an empty list, a non-string text: the full path.
+  expect(normalizeTextResult({ content: [{ type: 'text', text: 'x'.repeat(11) }] }, 10)).toBe(
+    undefined,
+  );
+  expect(
+    normalizeTextResult(
+      {
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', data: 'AA==', mimeType: 'image/png' },
+        ],
+      },
+      10,
+    ),
+  ).toBe(undefined);
+  expect(
+    normalizeTextResult(
+      { content: [{ type: 'resource', resource: { uri: 'file:///a', text: 'a' } }] },
+      10,
+    ),
+  ).toBe(undefined);
+  expect(normalizeTextResult({ content: [], structuredContent: { a: 1 } }, 10)).toBe(undefined);
+  expect(
+    normalizeTextResult({ content: [{ type: 'text', text: 5 as unknown as string }] }, 10),
+  ).toBe(undefined);
 });

@@ -92,8 +92,47 @@ export class FileSink {
   }
 }
 
-export function truncationMarker(shown: number, total: number): string {
-  return `\n… [output truncated: showing ${shown} of ${total} characters; ask for less, or raise limits.outputBudgetChars]`;
+export function truncationMarker(
+  shown: number,
+  total: number,
+  raise = 'raise limits.outputBudgetChars',
+): string {
+  return `\n… [output truncated: showing ${shown} of ${total} characters; ask for less, or ${raise}]`;
+}
+
+/**
+ * The common case without a promise: every block is text and the whole fits the budget.
+ * Undefined when the result needs the full path (binary, resources, links, a cut, or
+ * `structuredContent` with no content).
+ */
+export function normalizeTextResult(
+  result: CallToolResult,
+  budgetChars: number,
+): HostToolResult | undefined {
+  const blocks = result.content;
+  if (!Array.isArray(blocks) || blocks.length === 0) return undefined;
+  const content: HostContent[] = [];
+  let total = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i] as { type?: unknown; text?: unknown };
+    if (block?.type !== 'text' || typeof block.text !== 'string') return undefined;
+    total += block.text.length;
+    if (total > budgetChars) return undefined;
+    content.push({ type: 'text', text: block.text });
+  }
+  const text =
+    content.length === 1
+      ? (content[0] as { text: string }).text
+      : content.map((c) => (c as { text: string }).text).join('\n');
+  const out: HostToolResult = {
+    content,
+    text,
+    isError: result.isError === true,
+    truncated: false,
+    files: [],
+  };
+  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
+  return out;
 }
 
 /**
@@ -102,7 +141,14 @@ export function truncationMarker(shown: number, total: number): string {
  */
 export async function normalizeResult(
   result: CallToolResult,
-  context: { server: string; tool: string; budgetChars: number; files: FileSink },
+  context: {
+    server: string;
+    tool: string;
+    budgetChars: number;
+    files: FileSink;
+    /** How to accept more output, in the host's words. */
+    raiseBudget?: string;
+  },
 ): Promise<HostToolResult> {
   const content: HostContent[] = [];
   const files: HostToolResult['files'] = [];
@@ -174,7 +220,7 @@ export async function normalizeResult(
   }
   if (content.length === 0 && result.structuredContent !== undefined)
     content.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
-  const budgeted = applyBudget(content, context.budgetChars);
+  const budgeted = applyBudget(content, context.budgetChars, context.raiseBudget);
   return {
     content: budgeted.content,
     text: budgeted.content.map(asText).join('\n'),
@@ -203,6 +249,7 @@ function asText(c: HostContent): string {
 function applyBudget(
   content: HostContent[],
   budget: number,
+  raiseBudget: string | undefined,
 ): { content: HostContent[]; truncated: boolean } {
   const total = content.reduce(
     (n, c) => n + (c.type === 'text' || c.type === 'resource' ? c.text.length : 0),
@@ -225,6 +272,6 @@ function applyBudget(
     out.push({ ...c, text: c.text.slice(0, left) });
     left = 0;
   }
-  out.push({ type: 'text', text: truncationMarker(budget, total) });
+  out.push({ type: 'text', text: truncationMarker(budget, total, raiseBudget) });
   return { content: out, truncated: true };
 }

@@ -6,6 +6,7 @@ import type { ManagerAuthOptions } from './auth-wiring.js';
 import type { CrashLoopPolicy, ReconnectPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
 import type { HostCommand } from './commands.js';
+import type { ManagerHints } from './hints.js';
 import type { HostTool } from './host-tool.js';
 import type { LazyStartOptions } from './lazy-start.js';
 import type { ManagerLimits } from './limits.js';
@@ -48,6 +49,11 @@ export interface McpManagerOptions {
    * answers without starting anything and a server starts on its first call.
    */
   lazyStart?: LazyStartOptions | false;
+  /**
+   * The next steps its messages give, in the host's words (a CLI's commands, an editor's
+   * menu items). Default: the manager's own API (`reconnect()`, `MCP_TIMEOUT`, …).
+   */
+  hints?: ManagerHints;
   /** Where binary tool results are written (a private directory is made inside). Default the OS temp dir. */
   tempDir?: string;
   clock?: Clock;

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import type { Clock } from './clock.js';
 
 /** host and port of an http(s)/ws(s) URL, or undefined. */
 export function endpointOf(url: string | undefined): { host: string; port: number } | undefined {
@@ -31,4 +32,34 @@ export function tcpReachable(
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
+}
+
+/**
+ * Checks the endpoint every `intervalMs` while `waiting()` holds; calls `onopen` once its
+ * port accepts a TCP connection. `ontimer` gets each pending timer (undefined while a
+ * check runs), so the owner can cancel it.
+ */
+export function watchUntilOpen(
+  endpoint: { host: string; port: number },
+  intervalMs: number,
+  deps: {
+    clock: Pick<Clock, 'setTimeout'>;
+    waiting: () => boolean;
+    ontimer: (handle: unknown) => void;
+    onopen: () => void;
+  },
+): void {
+  const tick = () => {
+    deps.ontimer(
+      deps.clock.setTimeout(async () => {
+        deps.ontimer(undefined);
+        if (!deps.waiting()) return;
+        const open = await tcpReachable(endpoint);
+        if (!deps.waiting()) return;
+        if (!open) return tick();
+        deps.onopen();
+      }, intervalMs),
+    );
+  };
+  tick();
 }

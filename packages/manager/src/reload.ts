@@ -51,3 +51,20 @@ export function diffServers(
   for (const name of current.keys()) if (!names.has(name)) result.removed.push(name);
   return result;
 }
+
+/**
+ * The servers of a late source (connectors) worth adding: not already present by name,
+ * and not the same server (by signature) as one that is — the first source wins.
+ */
+export function lateArrivals(
+  present: readonly ResolvedServer[],
+  more: readonly ResolvedServer[],
+): ResolvedServer[] {
+  const names = new Set(present.map((s) => s.name));
+  const signatures = new Set(present.map((s) => serverSignature(s.config)).filter(Boolean));
+  return more.filter((s) => {
+    if (names.has(s.name)) return false;
+    const sig = serverSignature(s.config);
+    return sig === undefined || !signatures.has(sig);
+  });
+}

@@ -2,6 +2,7 @@ import type { ResolvedServer } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import { httpAuthFor, type ManagerAuthOptions, workingDirectoryOf } from './auth-wiring.js';
 import { ServerNotEnabledError, UnsupportedServerTypeError } from './errors.js';
+import type { ResolvedHints } from './hints.js';
 
 /** What a transport factory is given besides the server entry. */
 export interface TransportContext {
@@ -33,13 +34,14 @@ export type TransportFactory = (
  * process is spawned or any byte is sent. The manager calls this before every factory,
  * the host's own included.
  */
-export function assertEnabled(server: ResolvedServer): void {
+export function assertEnabled(server: ResolvedServer, hints?: ResolvedHints): void {
   const status = server.status ?? 'enabled';
   if (status !== 'enabled' || server.config.disabled === true)
     throw new ServerNotEnabledError(
       server.name,
       status === 'enabled' ? 'disabled' : status,
       server.reason,
+      hints,
     );
 }
 

@@ -1,0 +1,210 @@
+// The gateway rows of `pnpm bench` (issue #14 item 6): per forwarded tools/call, the latency
+// and CPU that `mcpkit serve` adds beside an SDK v1 Client + Server proxy, both measured
+// against calling the backend directly, over stdio and over Streamable HTTP; and throughput
+// with 64 calls in flight through each. One fresh worker process per transport; inside it
+// the three setups run interleaved (direct, sdk-proxy, mcpkit-serve, direct, …) and each
+// ratio is the median of the rounds' own ratios, so the machine's load hits all three alike.
+// Standalone: node bench/gateway/run.mjs [--quick]   (after `pnpm build`)
+// Profile the gateway: MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir> writes its V8 CPU profiles there.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const transports = ['stdio', 'http'];
+
+const median = (values) => {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+const fmt = (v) => (v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+const pct = (r) => (r === undefined ? 'n/a' : `${(r * 100).toFixed(0)} %`);
+const times = (r) => (r === undefined ? 'n/a' : `${r.toFixed(2)}×`);
+
+function worker(transport, rounds, sequential, inFlight) {
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(here, 'worker.mjs'),
+      transport,
+      String(rounds),
+      String(sequential),
+      String(inFlight),
+    ],
+    { encoding: 'utf8', timeout: 600_000, cwd: here, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const line = r.stdout?.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line);
+  } catch {
+    const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n');
+    return { failed: why.find((l) => /Error|error/.test(l)) ?? why.slice(-1)[0] };
+  }
+}
+
+/** Medians of the per-round figures and of the per-round ratios of one transport's run. */
+function summarize(rounds) {
+  const of = (setup, key) => median(rounds.map((r) => r[setup][key]));
+  const perRound = (fn) => median(rounds.map(fn));
+  const added = (r, setup) => r[setup].p50Us - r.direct.p50Us;
+  return {
+    p50Us: Object.fromEntries(
+      ['direct', 'sdk-proxy', 'mcpkit-serve'].map((s) => [s, of(s, 'p50Us')]),
+    ),
+    addedP50Us: {
+      'sdk-proxy': perRound((r) => added(r, 'sdk-proxy')),
+      'mcpkit-serve': perRound((r) => added(r, 'mcpkit-serve')),
+    },
+    cpuUsPerCall: {
+      'sdk-proxy': of('sdk-proxy', 'cpuUsPerCall'),
+      'mcpkit-serve': of('mcpkit-serve', 'cpuUsPerCall'),
+    },
+    cpuUsPerCallInFlight: {
+      'sdk-proxy': of('sdk-proxy', 'cpuUsPerCallInFlight'),
+      'mcpkit-serve': of('mcpkit-serve', 'cpuUsPerCallInFlight'),
+    },
+    perSecond: Object.fromEntries(
+      ['direct', 'sdk-proxy', 'mcpkit-serve'].map((s) => [s, of(s, 'perSecond')]),
+    ),
+    ratios: {
+      addedLatency: perRound((r) => added(r, 'mcpkit-serve') / added(r, 'sdk-proxy')),
+      cpu: perRound((r) => r['mcpkit-serve'].cpuUsPerCall / r['sdk-proxy'].cpuUsPerCall),
+      cpuInFlight: perRound(
+        (r) => r['mcpkit-serve'].cpuUsPerCallInFlight / r['sdk-proxy'].cpuUsPerCallInFlight,
+      ),
+      throughput: perRound((r) => r['mcpkit-serve'].perSecond / r['sdk-proxy'].perSecond),
+    },
+  };
+}
+
+/** Runs the gateway rows; returns the figures, a markdown table, notes and target verdicts. */
+export function runGatewayBench({
+  quick = false,
+  log = (s) => process.stderr.write(`${s}\n`),
+} = {}) {
+  const rounds = quick ? 3 : 7;
+  const sequential = quick ? 300 : 1000;
+  const inFlight = quick ? 2000 : 4000;
+  const figures = {};
+  for (const transport of transports) {
+    log(`[gateway] ${transport}: ${rounds} interleaved rounds (direct, sdk-proxy, mcpkit-serve)`);
+    const run = worker(transport, rounds, sequential, inFlight);
+    figures[transport] = run.failed ? { failed: run.failed } : summarize(run.rounds);
+    if (run.failed) log(`[gateway] ${transport} failed: ${run.failed}`);
+  }
+  const header = [
+    'forwarded tools/call (median of rounds)',
+    'direct',
+    'sdk-proxy',
+    'mcpkit-serve',
+    'mcpkit-serve / sdk-proxy (median of per-round ratios)',
+  ];
+  const rows = [];
+  const targets = [];
+  for (const transport of transports) {
+    const f = figures[transport];
+    const name = transport === 'http' ? 'Streamable HTTP' : 'stdio';
+    if (f.failed) {
+      rows.push([`${name}: fails (${f.failed})`, '', '', '', '']);
+      continue;
+    }
+    rows.push(
+      [
+        `${name}: p50 (µs)`,
+        fmt(f.p50Us.direct),
+        fmt(f.p50Us['sdk-proxy']),
+        fmt(f.p50Us['mcpkit-serve']),
+        '',
+      ],
+      [
+        `${name}: added p50 over direct (µs)`,
+        '',
+        fmt(f.addedP50Us['sdk-proxy']),
+        fmt(f.addedP50Us['mcpkit-serve']),
+        pct(f.ratios.addedLatency),
+      ],
+      [
+        `${name}: intermediary CPU per call, sequential (µs)`,
+        '',
+        fmt(f.cpuUsPerCall['sdk-proxy']),
+        fmt(f.cpuUsPerCall['mcpkit-serve']),
+        pct(f.ratios.cpu),
+      ],
+      [
+        `${name}: intermediary CPU per call, 64 in flight (µs)`,
+        '',
+        fmt(f.cpuUsPerCallInFlight['sdk-proxy']),
+        fmt(f.cpuUsPerCallInFlight['mcpkit-serve']),
+        pct(f.ratios.cpuInFlight),
+      ],
+      [
+        `${name}: throughput, 64 in flight (calls/s)`,
+        fmt(f.perSecond.direct),
+        fmt(f.perSecond['sdk-proxy']),
+        fmt(f.perSecond['mcpkit-serve']),
+        times(f.ratios.throughput),
+      ],
+    );
+    const r = f.ratios;
+    targets.push(
+      {
+        label: `gateway ${name}: added p50 latency`,
+        value: pct(r.addedLatency),
+        target: '≤ 50 % of the SDK proxy’s',
+        met: r.addedLatency <= 0.5,
+      },
+      {
+        label: `gateway ${name}: CPU per forwarded call`,
+        value: pct(r.cpu),
+        target: '≤ 50 % of the SDK proxy’s',
+        met: r.cpu <= 0.5,
+      },
+      {
+        label: `gateway ${name}: throughput, 64 in flight`,
+        value: times(r.throughput),
+        target: '≥ 2× the SDK proxy’s',
+        met: r.throughput >= 2,
+      },
+    );
+  }
+  const table = [header, header.map(() => '---'), ...rows]
+    .map((r) => `| ${r.join(' | ')} |`)
+    .join('\n');
+  const lines = [
+    `Gateway rows: ${rounds} rounds per transport; per round and setup ${sequential} sequential calls, then ${inFlight} with 64 in flight; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}.`,
+  ];
+  return { figures, table, lines, targets };
+}
+
+export const gatewayTargetLine = (t) =>
+  `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value} (target ${t.target})`;
+
+/**
+ * `pnpm bench`'s one-line hook: runs the rows, prints them, and adds them to the results
+ * file `bench/run.mjs` wrote (when given).
+ */
+export function writeGatewayRows({ quick = false, log, outFile } = {}) {
+  const bench = runGatewayBench({ quick, log });
+  process.stdout.write(
+    `\n${bench.table}\n\n${bench.lines.join('\n')}\n\nGateway targets:\n${bench.targets.map(gatewayTargetLine).join('\n')}\n`,
+  );
+  if (outFile) {
+    const results = JSON.parse(readFileSync(outFile, 'utf8'));
+    results.figures.gateway = bench.figures;
+    results.gatewayTable = bench.table;
+    results.gatewayTargets = bench.targets;
+    writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
+  }
+  return bench;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  writeGatewayRows({ quick: process.argv.includes('--quick') });
+}

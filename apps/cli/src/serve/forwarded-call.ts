@@ -20,7 +20,8 @@ interface Asked {
 export class ForwardedCall<T> {
   ctx: HandlerContext;
   result!: Promise<T>;
-  private readonly controller = new AbortController();
+  /** Only a 2026-07-28 call can park and outlive its request; a 2025-era one uses its signal. */
+  private controller: AbortController | undefined;
   private readonly asked = new Map<string, Asked>();
   private counter = 0;
   private wake: (() => void) | undefined;
@@ -29,20 +30,24 @@ export class ForwardedCall<T> {
 
   constructor(ctx: HandlerContext) {
     this.ctx = ctx;
-    this.attach(ctx);
+    // A 2025-era client is asked directly (ctx.request), so its call never parks and the
+    // request's own signal is the call's: no controller or listener per forwarded call.
+    if (ctx.era === 'modern') this.attach(ctx);
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.controller?.signal ?? this.ctx.signal;
   }
 
   /** The client's request now driving the call (the first, or a retry with answers). */
   attach(ctx: HandlerContext): void {
     this.detach?.();
+    this.controller ??= new AbortController();
+    const controller = this.controller;
     this.ctx = ctx;
     this.parked = false;
     const onAbort = () => {
-      if (!this.parked && this.ctx === ctx) this.controller.abort(ctx.signal.reason);
+      if (!this.parked && this.ctx === ctx) controller.abort(ctx.signal.reason);
     };
     if (ctx.signal.aborted) onAbort();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -99,6 +104,6 @@ export class ForwardedCall<T> {
   fail(error: Error): void {
     for (const asked of this.asked.values()) asked.reject(error);
     this.asked.clear();
-    this.controller.abort(error);
+    this.controller?.abort(error);
   }
 }

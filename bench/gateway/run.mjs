@@ -5,7 +5,8 @@
 // the three setups run interleaved (direct, sdk-proxy, mcpkit-serve, direct, …) and each
 // ratio is the median of the rounds' own ratios, so the machine's load hits all three alike.
 // Standalone: node bench/gateway/run.mjs [--quick]   (after `pnpm build`)
-// Profile the gateway: MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir> writes its V8 CPU profiles there.
+// Profiles: MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir> makes each intermediary write a V8 CPU profile
+// to <dir>/<setup>/ (node --cpu-prof) when it exits.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -17,10 +17,13 @@ export const setupNames = ['direct', 'sdk-proxy', 'mcpkit-serve'];
 const backend = [process.execPath, path.join(servers, 'echo-server.mjs')];
 const cli = path.join(here, '../../apps/cli/dist/bin.js');
 
-/** `MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir>`: the gateway process writes a V8 CPU profile there. */
-function gatewayNodeFlags() {
+/**
+ * `MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir>`: each intermediary process writes a V8 CPU profile
+ * to `<dir>/<setup>/` when it exits.
+ */
+function profileFlags(setup) {
   const dir = process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, setup)}`] : [];
 }
 
 function serveArgs(extra) {
@@ -28,7 +31,7 @@ function serveArgs(extra) {
     mcpServers: { echo: { command: backend[0], args: [backend[1]] } },
   });
   return [
-    ...gatewayNodeFlags(),
+    ...profileFlags('mcpkit-serve'),
     cli,
     'serve',
     '-c',
@@ -65,13 +68,20 @@ async function openStdio(name, home) {
     name === 'direct'
       ? backend
       : name === 'sdk-proxy'
-        ? [process.execPath, path.join(servers, 'sdk-v1-proxy.mjs'), ...backend]
+        ? [
+            process.execPath,
+            ...profileFlags('sdk-proxy'),
+            path.join(servers, 'sdk-v1-proxy.mjs'),
+            ...backend,
+          ]
         : [process.execPath, ...serveArgs([])];
   const transport = new StdioTransport({
     command: command[0],
     args: command.slice(1),
     name,
     env: { HOME: home },
+    // A profiled process needs time to write its profile after stdin ends.
+    ...(process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF ? { closeTimeline: { stdinGraceMs: 5000 } } : {}),
   });
   const c = client();
   await c.connect(transport);
@@ -119,7 +129,7 @@ async function openHttp(name, home) {
     );
   } else if (name === 'sdk-proxy') {
     started = startListening(
-      [path.join(servers, 'sdk-v1-proxy-http.mjs'), ...backend],
+      [...profileFlags('sdk-proxy'), path.join(servers, 'sdk-v1-proxy-http.mjs'), ...backend],
       home,
       /PORT (\d+)/,
       'stdout',

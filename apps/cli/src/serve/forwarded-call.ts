@@ -22,7 +22,8 @@ export class ForwardedCall<T> {
   result!: Promise<T>;
   /** Only a 2026-07-28 call can park and outlive its request; a 2025-era one uses its signal. */
   private controller: AbortController | undefined;
-  private readonly asked = new Map<string, Asked>();
+  /** Made on the first `ask` (2026-07-28 only): most calls never ask anything. */
+  private asked: Map<string, Asked> | undefined;
   private counter = 0;
   private wake: (() => void) | undefined;
   private parked = false;
@@ -57,8 +58,10 @@ export class ForwardedCall<T> {
   /** A backend's request for the client: answered on the client's next round. */
   ask(method: InputRequest['method'], params: Record<string, unknown>): Promise<unknown> {
     const key = `gw${++this.counter}`;
+    this.asked ??= new Map();
+    const asked = this.asked;
     return new Promise((resolve, reject) => {
-      this.asked.set(key, { request: { method, params }, resolve, reject, sent: false });
+      asked.set(key, { request: { method, params }, resolve, reject, sent: false });
       // Requests the backend makes together go out in one round.
       setImmediate(() => this.wake?.());
     });
@@ -68,7 +71,7 @@ export class ForwardedCall<T> {
   async next(): Promise<Step<T>> {
     const unsent = () =>
       Object.fromEntries(
-        [...this.asked].filter(([, a]) => !a.sent).map(([k, a]) => [k, a.request] as const),
+        [...(this.asked ?? [])].filter(([, a]) => !a.sent).map(([k, a]) => [k, a.request] as const),
       );
     const needInput = new Promise<'input'>((resolve) => {
       this.wake = () => resolve('input');
@@ -78,16 +81,16 @@ export class ForwardedCall<T> {
     this.wake = undefined;
     if (first !== 'input') return first;
     const inputRequests = unsent();
-    for (const key of Object.keys(inputRequests)) this.asked.get(key)!.sent = true;
+    for (const key of Object.keys(inputRequests)) this.asked!.get(key)!.sent = true;
     this.parked = true;
     return { inputRequests };
   }
 
   /** The client's answers (its retry's `inputResponses`) to what was asked. */
   answer(responses: Record<string, Record<string, unknown>> | undefined): void {
-    for (const [key, asked] of this.asked) {
+    for (const [key, asked] of this.asked ?? []) {
       if (!asked.sent) continue;
-      this.asked.delete(key);
+      this.asked!.delete(key);
       const answer = responses?.[key];
       if (answer) asked.resolve(answer);
       else
@@ -102,8 +105,8 @@ export class ForwardedCall<T> {
 
   /** Ends a parked call whose client never came back. */
   fail(error: Error): void {
-    for (const asked of this.asked.values()) asked.reject(error);
-    this.asked.clear();
+    for (const asked of this.asked?.values() ?? []) asked.reject(error);
+    this.asked?.clear();
     this.controller?.abort(error);
   }
 }

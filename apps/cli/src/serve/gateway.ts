@@ -374,7 +374,13 @@ export class Gateway {
           definition,
           (args, ctx) =>
             this.call(server, ctx, (client, options) =>
-              client.callTool({ name: original, arguments: args, ...metaOf(ctx) }, options),
+              client.callTool(
+                // Without request _meta (the usual case) there is nothing to filter or copy.
+                ctx.meta
+                  ? { name: original, arguments: args, ...metaOf(ctx) }
+                  : { name: original, arguments: args },
+                options,
+              ),
             ) as never,
         ),
     };

@@ -88,10 +88,17 @@ export function runGatewayBench({
   log = (s) => process.stderr.write(`${s}\n`),
 } = {}) {
   const rounds = quick ? 3 : 7;
-  const sequential = quick ? 300 : 1000;
-  const inFlight = quick ? 2000 : 4000;
+  // HTTP calls cost about ten times stdio ones here: fewer per block keeps a run short.
+  const size = {
+    stdio: { sequential: 1000, inFlight: 4000 },
+    http: { sequential: 400, inFlight: 1500 },
+  };
   const figures = {};
+  const blocks = [];
   for (const transport of transports) {
+    const sequential = quick ? size[transport].sequential / 2 : size[transport].sequential;
+    const inFlight = quick ? size[transport].inFlight / 2 : size[transport].inFlight;
+    blocks.push(`${transport}: ${sequential} sequential calls, then ${inFlight} with 64 in flight`);
     log(`[gateway] ${transport}: ${rounds} interleaved rounds (direct, sdk-proxy, mcpkit-serve)`);
     const run = worker(transport, rounds, sequential, inFlight);
     figures[transport] = run.failed ? { failed: run.failed } : summarize(run.rounds);
@@ -176,7 +183,7 @@ export function runGatewayBench({
     .map((r) => `| ${r.join(' | ')} |`)
     .join('\n');
   const lines = [
-    `Gateway rows: ${rounds} rounds per transport; per round and setup ${sequential} sequential calls, then ${inFlight} with 64 in flight; load average ${os
+    `Gateway rows: ${rounds} rounds per transport; per round and setup ${blocks.join('; ')}; load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}.`,

@@ -13,14 +13,23 @@ const rounds = Number(roundsArg);
 const sequential = Number(seqArg);
 const flightCalls = Number(flightArg);
 const IN_FLIGHT = 64;
-const WARMUP = 300;
+const WARMUP = 1000;
 
 const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-bench-gateway-'));
 const open = [];
 try {
   for (const name of setupNames) open.push(await openSetup(transport, name, home));
   const call = (s) => s.client.callTool({ name: 'echo', arguments: { text: 'hello' } });
-  for (const s of open) for (let i = 0; i < WARMUP; i++) await call(s);
+  // Warm-up, sequential then in flight, so that every process runs optimized code.
+  for (const s of open) {
+    for (let i = 0; i < WARMUP; i++) await call(s);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next++ < WARMUP * 2) await call(s);
+      }),
+    );
+  }
 
   const perRound = [];
   for (let round = 0; round < rounds; round++) {

@@ -1,5 +1,6 @@
-// The three ways the gateway benchmark reaches the echo backend, over stdio or Streamable HTTP:
-// `direct` (the backend itself), `sdk-proxy` (an SDK v1 Client + Server in one process) and
+// The ways the gateway benchmark reaches the echo backend, over stdio or Streamable HTTP:
+// `direct` (the backend itself), `floor-proxy` (a hand-written forwarder: the least an
+// intermediary in Node costs), `sdk-proxy` (an SDK v1 Client + Server in one process) and
 // `mcpkit-serve` (the CLI's gateway, from apps/cli/dist). The caller is always McpClient,
 // pinned to the 2025 era so that all three speak the same revision.
 import { spawn } from 'node:child_process';
@@ -12,7 +13,7 @@ import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const servers = path.join(here, '../servers');
-export const setupNames = ['direct', 'sdk-proxy', 'mcpkit-serve'];
+export const setupNames = ['direct', 'floor-proxy', 'sdk-proxy', 'mcpkit-serve'];
 /** The hand-written NDJSON echo server: the backend costs as little as it can. */
 const backend = [process.execPath, path.join(servers, 'echo-server.mjs')];
 const cli = path.join(here, '../../apps/cli/dist/bin.js');
@@ -67,14 +68,16 @@ async function openStdio(name, home) {
   const command =
     name === 'direct'
       ? backend
-      : name === 'sdk-proxy'
-        ? [
-            process.execPath,
-            ...profileFlags('sdk-proxy'),
-            path.join(servers, 'sdk-v1-proxy.mjs'),
-            ...backend,
-          ]
-        : [process.execPath, ...serveArgs([])];
+      : name === 'floor-proxy'
+        ? [process.execPath, path.join(servers, 'floor-proxy.mjs'), ...backend]
+        : name === 'sdk-proxy'
+          ? [
+              process.execPath,
+              ...profileFlags('sdk-proxy'),
+              path.join(servers, 'sdk-v1-proxy.mjs'),
+              ...backend,
+            ]
+          : [process.execPath, ...serveArgs([])];
   const transport = new StdioTransport({
     command: command[0],
     args: command.slice(1),
@@ -123,6 +126,13 @@ async function openHttp(name, home) {
   if (name === 'direct') {
     started = startListening(
       [path.join(servers, 'http-echo-server.mjs')],
+      home,
+      /PORT (\d+)/,
+      'stdout',
+    );
+  } else if (name === 'floor-proxy') {
+    started = startListening(
+      [path.join(servers, 'floor-proxy-http.mjs'), ...backend],
       home,
       /PORT (\d+)/,
       'stdout',

@@ -1,6 +1,6 @@
-// One transport's gateway rounds in a fresh process: opens direct, sdk-proxy and mcpkit-serve
-// side by side, then each round runs a block of sequential calls through each (in that order),
-// then a block with 64 in flight through each. Prints one JSON line: the per-round figures.
+// One transport's gateway rounds in a fresh process: opens direct, floor-proxy, sdk-proxy and
+// mcpkit-serve side by side, then each round runs a block of sequential calls through each (in
+// that order), then a block with 64 in flight through each. Prints one JSON line: the per-round figures.
 // Usage: node worker.mjs <stdio|http> <rounds> <sequential calls> <calls in flight block>
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

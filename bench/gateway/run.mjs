@@ -79,22 +79,25 @@ export function runGatewayBench({
   quick = false,
   log = (s) => process.stderr.write(`${s}\n`),
 } = {}) {
-  const rounds = quick ? 3 : 7;
+  // Many short rounds pair the setups closely: the load of a shared machine changes by the
+  // second, and each round's ratio compares blocks run within about a second of each other.
+  const rounds = { stdio: quick ? 5 : 15, http: quick ? 4 : 11 };
   // HTTP calls cost about ten times stdio ones here: fewer per block keeps a run short.
   const size = {
-    stdio: { sequential: 1000, inFlight: 4000 },
-    http: { sequential: 400, inFlight: 1500 },
+    stdio: { sequential: 300, inFlight: 1500 },
+    http: { sequential: 150, inFlight: 600 },
   };
   const figures = {};
   const blocks = [];
   for (const transport of transports) {
-    const sequential = quick ? size[transport].sequential / 2 : size[transport].sequential;
-    const inFlight = quick ? size[transport].inFlight / 2 : size[transport].inFlight;
-    blocks.push(`${transport}: ${sequential} sequential calls, then ${inFlight} with 64 in flight`);
-    log(
-      `[gateway] ${transport}: ${rounds} interleaved rounds (direct, floor-proxy, sdk-proxy, mcpkit-serve)`,
+    const { sequential, inFlight } = size[transport];
+    blocks.push(
+      `${transport}: ${rounds[transport]} rounds of ${sequential} sequential calls, then ${inFlight} with 64 in flight`,
     );
-    const run = worker(transport, rounds, sequential, inFlight);
+    log(
+      `[gateway] ${transport}: ${rounds[transport]} interleaved rounds (direct, floor-proxy, sdk-proxy, mcpkit-serve)`,
+    );
+    const run = worker(transport, rounds[transport], sequential, inFlight);
     figures[transport] = run.failed ? { failed: run.failed } : summarize(run.rounds);
     if (run.failed) log(`[gateway] ${transport} failed: ${run.failed}`);
   }
@@ -170,7 +173,7 @@ export function runGatewayBench({
     .map((r) => `| ${r.join(' | ')} |`)
     .join('\n');
   const lines = [
-    `Gateway rows: ${rounds} rounds per transport; per round and setup ${blocks.join('; ')}; load average ${os
+    `Gateway rows, per setup: ${blocks.join('; ')}; load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}.`,

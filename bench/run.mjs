@@ -295,3 +295,4 @@ mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(text);
 log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
+(await import('./gateway/run.mjs')).writeGatewayRows({ quick, log, outFile }); // #14 item 6

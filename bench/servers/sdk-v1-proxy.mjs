@@ -16,3 +16,12 @@ server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
   backend.callTool(request.params, undefined, { signal: extra.signal }),
 );
 await server.connect(new StdioServerTransport());
+// The caller went away or asked it to stop: close the backend and exit (cleanly, so that a
+// --cpu-prof profile gets written).
+const stop = async () => {
+  await backend.close().catch(() => {});
+  process.exit(0);
+};
+process.stdin.on('end', stop);
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

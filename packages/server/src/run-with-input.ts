@@ -59,7 +59,12 @@ export async function runWithInput(
     requestState = server.seal.open(params.requestState, ctx.method, name);
   }
   for (let round = 0; ; round++) {
-    const result = await invoke({ ...ctx, inputResponses, requestState });
+    // The first round of a plain request has nothing to add: no copy of the context.
+    const result = await invoke(
+      inputResponses === undefined && requestState === undefined
+        ? ctx
+        : { ...ctx, inputResponses, requestState },
+    );
     if (!isInputRequired(result)) return result;
     if (result.inputRequests === undefined && result.requestState === undefined) {
       throw new Error(

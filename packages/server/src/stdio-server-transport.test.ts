@@ -73,4 +73,40 @@ describe('serveStdio', () => {
     expect(server.sessionCount).toBe(0);
     expect(stdout.writableEnded).toBe(false);
   });
+
+  it('answers to requests that arrived in one chunk leave in one stdout write, not one each', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const writes: string[] = [];
+    const write = stdout.write.bind(stdout);
+    stdout.write = ((chunk: string, ...rest: never[]) => {
+      writes.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof stdout.write;
+    const next = lines(stdout);
+    const server = new McpServer({ info: { name: 'stdio-unit', version: '1.0.0' } });
+    server.registerTool('echo', {}, (args) => ({
+      content: [{ type: 'text', text: JSON.stringify(args) }],
+    }));
+    const session = await serveStdio(server, { stdin, stdout });
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'u', version: '1' } } })}\n`,
+    );
+    await next();
+    writes.length = 0;
+    const call = (id: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { id } },
+      });
+    stdin.write(`${call(2)}\n${call(3)}\n${call(4)}\n`);
+    const answers = [await next(), await next(), await next()];
+    expect(answers.map((a) => a.id)).toEqual([2, 3, 4]);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.split('\n').filter(Boolean)).toHaveLength(3);
+    stdin.end();
+    await session.closed;
+  });
 });

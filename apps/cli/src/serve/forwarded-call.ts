@@ -20,8 +20,10 @@ interface Asked {
 export class ForwardedCall<T> {
   ctx: HandlerContext;
   result!: Promise<T>;
-  private readonly controller = new AbortController();
-  private readonly asked = new Map<string, Asked>();
+  /** Only a 2026-07-28 call can park and outlive its request; a 2025-era one uses its signal. */
+  private controller: AbortController | undefined;
+  /** Made on the first `ask` (2026-07-28 only): most calls never ask anything. */
+  private asked: Map<string, Asked> | undefined;
   private counter = 0;
   private wake: (() => void) | undefined;
   private parked = false;
@@ -29,20 +31,24 @@ export class ForwardedCall<T> {
 
   constructor(ctx: HandlerContext) {
     this.ctx = ctx;
-    this.attach(ctx);
+    // A 2025-era client is asked directly (ctx.request), so its call never parks and the
+    // request's own signal is the call's: no controller or listener per forwarded call.
+    if (ctx.era === 'modern') this.attach(ctx);
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.controller?.signal ?? this.ctx.signal;
   }
 
   /** The client's request now driving the call (the first, or a retry with answers). */
   attach(ctx: HandlerContext): void {
     this.detach?.();
+    this.controller ??= new AbortController();
+    const controller = this.controller;
     this.ctx = ctx;
     this.parked = false;
     const onAbort = () => {
-      if (!this.parked && this.ctx === ctx) this.controller.abort(ctx.signal.reason);
+      if (!this.parked && this.ctx === ctx) controller.abort(ctx.signal.reason);
     };
     if (ctx.signal.aborted) onAbort();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -52,8 +58,10 @@ export class ForwardedCall<T> {
   /** A backend's request for the client: answered on the client's next round. */
   ask(method: InputRequest['method'], params: Record<string, unknown>): Promise<unknown> {
     const key = `gw${++this.counter}`;
+    this.asked ??= new Map();
+    const asked = this.asked;
     return new Promise((resolve, reject) => {
-      this.asked.set(key, { request: { method, params }, resolve, reject, sent: false });
+      asked.set(key, { request: { method, params }, resolve, reject, sent: false });
       // Requests the backend makes together go out in one round.
       setImmediate(() => this.wake?.());
     });
@@ -63,7 +71,7 @@ export class ForwardedCall<T> {
   async next(): Promise<Step<T>> {
     const unsent = () =>
       Object.fromEntries(
-        [...this.asked].filter(([, a]) => !a.sent).map(([k, a]) => [k, a.request] as const),
+        [...(this.asked ?? [])].filter(([, a]) => !a.sent).map(([k, a]) => [k, a.request] as const),
       );
     const needInput = new Promise<'input'>((resolve) => {
       this.wake = () => resolve('input');
@@ -73,16 +81,16 @@ export class ForwardedCall<T> {
     this.wake = undefined;
     if (first !== 'input') return first;
     const inputRequests = unsent();
-    for (const key of Object.keys(inputRequests)) this.asked.get(key)!.sent = true;
+    for (const key of Object.keys(inputRequests)) this.asked!.get(key)!.sent = true;
     this.parked = true;
     return { inputRequests };
   }
 
   /** The client's answers (its retry's `inputResponses`) to what was asked. */
   answer(responses: Record<string, Record<string, unknown>> | undefined): void {
-    for (const [key, asked] of this.asked) {
+    for (const [key, asked] of this.asked ?? []) {
       if (!asked.sent) continue;
-      this.asked.delete(key);
+      this.asked!.delete(key);
       const answer = responses?.[key];
       if (answer) asked.resolve(answer);
       else
@@ -97,8 +105,8 @@ export class ForwardedCall<T> {
 
   /** Ends a parked call whose client never came back. */
   fail(error: Error): void {
-    for (const asked of this.asked.values()) asked.reject(error);
-    this.asked.clear();
-    this.controller.abort(error);
+    for (const asked of this.asked?.values() ?? []) asked.reject(error);
+    this.asked?.clear();
+    this.controller?.abort(error);
   }
 }

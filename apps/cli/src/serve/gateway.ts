@@ -40,6 +40,17 @@ export interface GatewayOptions {
   warn: (text: string) => void;
 }
 
+/** How a forwarded request runs on the backend's client. */
+type ForwardedRun<T> = (
+  client: McpClient,
+  options: {
+    signal: AbortSignal;
+    timeoutMs: number;
+    resetTimeoutOnProgress: boolean;
+    onprogress?: (p: Progress) => void;
+  },
+) => Promise<T>;
+
 /** Error code of a server→client request the gateway's client cannot answer. */
 const NOT_FORWARDABLE = -32601;
 
@@ -61,7 +72,7 @@ export class Gateway {
     templates: new Map<string, { key: string; reg: Registration }>(),
   };
   /** The gateway calls running on each backend, newest last: where its requests go. */
-  private readonly inflight = new Map<string, Array<ForwardedCall<unknown>>>();
+  private readonly inflight = new Map<string, Set<ForwardedCall<unknown>>>();
   /** Calls parked for a 2026-07-28 client's next round, by the ticket in its requestState. */
   private readonly tickets = new Map<
     string,
@@ -183,10 +194,8 @@ export class Gateway {
     params: unknown,
     context: { signal: AbortSignal },
   ): Promise<unknown> {
-    const calls = this.inflight.get(server) ?? [];
-    const call = [...calls]
-      .reverse()
-      .find((c) => c.ctx.clientCapabilities[capability] !== undefined);
+    const calls = [...(this.inflight.get(server) ?? [])];
+    const call = calls.reverse().find((c) => c.ctx.clientCapabilities[capability] !== undefined);
     if (!call)
       throw new RpcError(
         NOT_FORWARDABLE,
@@ -365,7 +374,13 @@ export class Gateway {
           definition,
           (args, ctx) =>
             this.call(server, ctx, (client, options) =>
-              client.callTool({ name: original, arguments: args, ...metaOf(ctx) }, options),
+              client.callTool(
+                // Without request _meta (the usual case) there is nothing to filter or copy.
+                ctx.meta
+                  ? { name: original, arguments: args, ...metaOf(ctx) }
+                  : { name: original, arguments: args },
+                options,
+              ),
             ) as never,
         ),
     };
@@ -483,6 +498,48 @@ export class Gateway {
     return state?.state === 'connected' ? state.client : undefined;
   }
 
+  private track(server: string, call: ForwardedCall<unknown>): Set<ForwardedCall<unknown>> {
+    let calls = this.inflight.get(server);
+    if (!calls) {
+      calls = new Set();
+      this.inflight.set(server, calls);
+    }
+    calls.add(call);
+    return calls;
+  }
+
+  private untrack(
+    server: string,
+    calls: Set<ForwardedCall<unknown>>,
+    call: ForwardedCall<unknown>,
+  ): void {
+    calls.delete(call);
+    if (calls.size === 0 && this.inflight.get(server) === calls) this.inflight.delete(server);
+  }
+
+  /**
+   * Waits for the backend's client (bounded by the call's timeout) and runs the request on
+   * it. A progress token goes to the backend only when the client sent one: no token, no
+   * progress handler on the hot path.
+   */
+  private async forwardCall<T>(
+    server: string,
+    call: ForwardedCall<T>,
+    run: ForwardedRun<T>,
+  ): Promise<T> {
+    const { manager, callTimeoutMs } = this.options;
+    const signal = call.signal;
+    const client = await manager.client(server, { signal, timeoutMs: callTimeoutMs });
+    if (call.ctx.meta?.progressToken === undefined)
+      return run(client, { signal, timeoutMs: callTimeoutMs, resetTimeoutOnProgress: false });
+    return run(client, {
+      signal,
+      timeoutMs: callTimeoutMs,
+      resetTimeoutOnProgress: true,
+      onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}),
+    });
+  }
+
   /**
    * Runs one forwarded request: waits for a reconnecting backend (bounded by the call's
    * timeout), passes cancellation and progress through, and keeps the call findable for the
@@ -491,17 +548,20 @@ export class Gateway {
   private async call<T>(
     server: string,
     ctx: HandlerContext,
-    run: (
-      client: McpClient,
-      options: {
-        signal: AbortSignal;
-        timeoutMs: number;
-        resetTimeoutOnProgress: boolean;
-        onprogress?: (p: Progress) => void;
-      },
-    ) => Promise<T>,
+    run: ForwardedRun<T>,
   ): Promise<T | InputRequiredReturn> {
-    const { manager, callTimeoutMs } = this.options;
+    const { callTimeoutMs } = this.options;
+    if (ctx.era !== 'modern') {
+      // A 2025-era call never parks (its client is asked directly), so it needs no step
+      // machine: forward, and stay findable for the backend's requests while it runs.
+      const call = new ForwardedCall<T>(ctx);
+      const calls = this.track(server, call);
+      try {
+        return await this.forwardCall(server, call, run);
+      } finally {
+        this.untrack(server, calls, call);
+      }
+    }
     const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
     const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
     let call: ForwardedCall<T>;
@@ -513,32 +573,12 @@ export class Gateway {
       call.answer(ctx.inputResponses);
     } else {
       call = new ForwardedCall<T>(ctx);
-      const calls = this.inflight.get(server) ?? [];
-      calls.push(call as ForwardedCall<unknown>);
-      this.inflight.set(server, calls);
-      call.result = (async () => {
-        const client = await manager.client(server, {
-          signal: call.signal,
-          timeoutMs: callTimeoutMs,
-        });
-        // A progress token goes to the backend only when the client sent one: no token, no
-        // progress handler on the hot path.
-        const wantsProgress = ctx.meta?.progressToken !== undefined;
-        return run(client, {
-          signal: call.signal,
-          timeoutMs: callTimeoutMs,
-          resetTimeoutOnProgress: wantsProgress,
-          ...(wantsProgress
-            ? { onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}) }
-            : {}),
-        });
-      })();
-      void call.result
-        .catch(() => {})
-        .finally(() => {
-          calls.splice(calls.indexOf(call as ForwardedCall<unknown>), 1);
-          if (calls.length === 0) this.inflight.delete(server);
-        });
+      const calls = this.track(server, call);
+      call.result = this.forwardCall(server, call, run);
+      call.result.then(
+        () => this.untrack(server, calls, call),
+        () => this.untrack(server, calls, call),
+      );
     }
     const step = await call.next();
     if ('value' in step) return step.value;

@@ -218,18 +218,24 @@ export class LegacySessionTransport implements Transport {
   /** Re-arms the idle timer: any request or stream keeps the session alive. */
   private touch(): void {
     if (this.closed) return;
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => {
-      const busy =
-        this.standalone.res !== undefined ||
-        this.byRequest.size > 0 ||
-        [...this.streams.values()].some((s) => s.res !== undefined);
-      if (busy) this.touch();
-      else void this.close();
-    }, this.options.idleTimeoutMs);
+    // One timer per session, restarted in place: no timer allocated per request.
+    if (this.idleTimer) {
+      this.idleTimer.refresh();
+      return;
+    }
+    this.idleTimer = setTimeout(this.onIdle, this.options.idleTimeoutMs);
     // An idle session never keeps the process alive.
     this.idleTimer.unref();
   }
+
+  private readonly onIdle = (): void => {
+    const busy =
+      this.standalone.res !== undefined ||
+      this.byRequest.size > 0 ||
+      [...this.streams.values()].some((s) => s.res !== undefined);
+    if (busy) this.idleTimer?.refresh();
+    else void this.close();
+  };
 
   /** Priming events and resumption exist from 2025-11-25 (older clients do not expect them). */
   private resumable(): boolean {

@@ -80,7 +80,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    // A body that came in one chunk (the usual case) is used as it is, not copied.
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on('error', reject);
   });
 }

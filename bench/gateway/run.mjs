@@ -1,0 +1,208 @@
+// The gateway rows of `pnpm bench` (issue #14 item 6): per forwarded tools/call, the latency
+// and CPU that `mcpkit serve` adds beside an SDK v1 Client + Server proxy, both measured
+// against calling the backend directly, over stdio and over Streamable HTTP; and throughput
+// with 64 calls in flight through each. A hand-written forwarder (floor-proxy) shows what any
+// Node intermediary costs on the machine. One fresh worker process per transport; inside it
+// the setups run interleaved (direct, floor-proxy, sdk-proxy, mcpkit-serve, direct, …) and
+// each ratio is the median of the rounds' own ratios, so the machine's load hits all alike.
+// Standalone: node bench/gateway/run.mjs [--quick]   (after `pnpm build`)
+// Profiles: MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir> makes each intermediary write a V8 CPU profile
+// to <dir>/<setup>/ (node --cpu-prof) when it exits.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const transports = ['stdio', 'http'];
+
+const median = (values) => {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+const fmt = (v) => (v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+const pct = (r) => (r === undefined ? 'n/a' : `${(r * 100).toFixed(0)} %`);
+const times = (r) => (r === undefined ? 'n/a' : `${r.toFixed(2)}×`);
+
+function worker(transport, rounds, sequential, inFlight) {
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(here, 'worker.mjs'),
+      transport,
+      String(rounds),
+      String(sequential),
+      String(inFlight),
+    ],
+    { encoding: 'utf8', timeout: 600_000, cwd: here, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const line = r.stdout?.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line);
+  } catch {
+    const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n');
+    return { failed: why.find((l) => /Error|error/.test(l)) ?? why.slice(-1)[0] };
+  }
+}
+
+const proxies = ['floor-proxy', 'sdk-proxy', 'mcpkit-serve'];
+const setups = ['direct', ...proxies];
+
+/** Medians of the per-round figures and of the per-round ratios of one transport's run. */
+function summarize(rounds) {
+  const of = (list, key) =>
+    Object.fromEntries(list.map((s) => [s, median(rounds.map((r) => r[s][key]))]));
+  const perRound = (fn) => median(rounds.map(fn));
+  const added = (r, setup) => r[setup].p50Us - r.direct.p50Us;
+  const gw = 'mcpkit-serve';
+  const sdk = 'sdk-proxy';
+  return {
+    p50Us: of(setups, 'p50Us'),
+    addedP50Us: Object.fromEntries(proxies.map((s) => [s, perRound((r) => added(r, s))])),
+    cpuUsPerCall: of(proxies, 'cpuUsPerCall'),
+    cpuUsPerCallInFlight: of(proxies, 'cpuUsPerCallInFlight'),
+    perSecond: of(setups, 'perSecond'),
+    ratios: {
+      addedLatency: perRound((r) => added(r, gw) / added(r, sdk)),
+      cpu: perRound((r) => r[gw].cpuUsPerCall / r[sdk].cpuUsPerCall),
+      cpuInFlight: perRound((r) => r[gw].cpuUsPerCallInFlight / r[sdk].cpuUsPerCallInFlight),
+      throughput: perRound((r) => r[gw].perSecond / r[sdk].perSecond),
+    },
+  };
+}
+
+/** Runs the gateway rows; returns the figures, a markdown table, notes and target verdicts. */
+export function runGatewayBench({
+  quick = false,
+  log = (s) => process.stderr.write(`${s}\n`),
+} = {}) {
+  // Many short rounds pair the setups closely: the load of a shared machine changes by the
+  // second, and each round's ratio compares blocks run within about a second of each other.
+  const rounds = { stdio: quick ? 5 : 15, http: quick ? 4 : 11 };
+  // HTTP calls cost about ten times stdio ones here: fewer per block keeps a run short.
+  const size = {
+    stdio: { sequential: 300, inFlight: 1500 },
+    http: { sequential: 150, inFlight: 600 },
+  };
+  const figures = {};
+  const blocks = [];
+  for (const transport of transports) {
+    const { sequential, inFlight } = size[transport];
+    blocks.push(
+      `${transport}: ${rounds[transport]} rounds of ${sequential} sequential calls, then ${inFlight} with 64 in flight`,
+    );
+    log(
+      `[gateway] ${transport}: ${rounds[transport]} interleaved rounds (direct, floor-proxy, sdk-proxy, mcpkit-serve)`,
+    );
+    const run = worker(transport, rounds[transport], sequential, inFlight);
+    figures[transport] = run.failed ? { failed: run.failed } : summarize(run.rounds);
+    if (run.failed) log(`[gateway] ${transport} failed: ${run.failed}`);
+  }
+  const header = [
+    'forwarded tools/call (median of rounds)',
+    'direct',
+    'floor-proxy',
+    'sdk-proxy',
+    'mcpkit-serve',
+    'mcpkit-serve / sdk-proxy (median of per-round ratios)',
+  ];
+  const rows = [];
+  const targets = [];
+  for (const transport of transports) {
+    const f = figures[transport];
+    const name = transport === 'http' ? 'Streamable HTTP' : 'stdio';
+    if (f.failed) {
+      rows.push([`${name}: fails (${f.failed})`, '', '', '', '', '']);
+      continue;
+    }
+    const cells = (fig, list = proxies) => [
+      list === setups ? fmt(fig.direct) : '',
+      ...proxies.map((s) => fmt(fig[s])),
+    ];
+    rows.push(
+      [`${name}: p50 (µs)`, ...cells(f.p50Us, setups), ''],
+      [`${name}: added p50 over direct (µs)`, ...cells(f.addedP50Us), pct(f.ratios.addedLatency)],
+      [
+        `${name}: intermediary CPU per call, sequential (µs)`,
+        ...cells(f.cpuUsPerCall),
+        pct(f.ratios.cpu),
+      ],
+      [
+        `${name}: intermediary CPU per call, 64 in flight (µs)`,
+        ...cells(f.cpuUsPerCallInFlight),
+        pct(f.ratios.cpuInFlight),
+      ],
+      [
+        `${name}: throughput, 64 in flight (calls/s)`,
+        ...cells(f.perSecond, setups),
+        times(f.ratios.throughput),
+      ],
+    );
+    const r = f.ratios;
+    targets.push(
+      {
+        label: `gateway ${name}: added p50 latency`,
+        value: pct(r.addedLatency),
+        target: '≤ 50 % of the SDK proxy’s',
+        met: r.addedLatency <= 0.5,
+      },
+      {
+        label: `gateway ${name}: CPU per forwarded call, sequential`,
+        value: pct(r.cpu),
+        target: '≤ 50 % of the SDK proxy’s',
+        met: r.cpu <= 0.5,
+      },
+      {
+        label: `gateway ${name}: CPU per forwarded call, 64 in flight`,
+        value: pct(r.cpuInFlight),
+        target: '≤ 50 % of the SDK proxy’s',
+        met: r.cpuInFlight <= 0.5,
+      },
+      {
+        label: `gateway ${name}: throughput, 64 in flight`,
+        value: times(r.throughput),
+        target: '≥ 2× the SDK proxy’s',
+        met: r.throughput >= 2,
+      },
+    );
+  }
+  const table = [header, header.map(() => '---'), ...rows]
+    .map((r) => `| ${r.join(' | ')} |`)
+    .join('\n');
+  const lines = [
+    `Gateway rows, per setup: ${blocks.join('; ')}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}.`,
+  ];
+  return { figures, table, lines, targets };
+}
+
+export const gatewayTargetLine = (t) =>
+  `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value} (target ${t.target})`;
+
+/**
+ * `pnpm bench`'s one-line hook: runs the rows, prints them, and adds them to the results
+ * file `bench/run.mjs` wrote (when given).
+ */
+export function writeGatewayRows({ quick = false, log, outFile } = {}) {
+  const bench = runGatewayBench({ quick, log });
+  process.stdout.write(
+    `\n${bench.table}\n\n${bench.lines.join('\n')}\n\nGateway targets:\n${bench.targets.map(gatewayTargetLine).join('\n')}\n`,
+  );
+  if (outFile) {
+    const results = JSON.parse(readFileSync(outFile, 'utf8'));
+    results.figures.gateway = bench.figures;
+    results.gatewayTable = bench.table;
+    results.gatewayTargets = bench.targets;
+    writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
+  }
+  return bench;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  writeGatewayRows({ quick: process.argv.includes('--quick') });
+}

@@ -1,0 +1,179 @@
+// The ways the gateway benchmark reaches the echo backend, over stdio or Streamable HTTP:
+// `direct` (the backend itself), `floor-proxy` (a hand-written forwarder: the least an
+// intermediary in Node costs), `sdk-proxy` (an SDK v1 Client + Server in one process) and
+// `mcpkit-serve` (the CLI's gateway, from apps/cli/dist). The caller is always McpClient,
+// pinned to the 2025 era so that all three speak the same revision.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpClient } from '@mcpkit/client';
+import { StdioTransport } from '@mcpkit/transport-stdio';
+import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const servers = path.join(here, '../servers');
+export const setupNames = ['direct', 'floor-proxy', 'sdk-proxy', 'mcpkit-serve'];
+/** The hand-written NDJSON echo server: the backend costs as little as it can. */
+const backend = [process.execPath, path.join(servers, 'echo-server.mjs')];
+const cli = path.join(here, '../../apps/cli/dist/bin.js');
+
+/**
+ * `MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir>`: each intermediary process writes a V8 CPU profile
+ * to `<dir>/<setup>/` when it exits.
+ */
+function profileFlags(setup) {
+  const dir = process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, setup)}`] : [];
+}
+
+function serveArgs(extra) {
+  const config = JSON.stringify({
+    mcpServers: { echo: { command: backend[0], args: [backend[1]] } },
+  });
+  return [
+    ...profileFlags('mcpkit-serve'),
+    cli,
+    'serve',
+    '-c',
+    config,
+    '--strict-config',
+    '--no-prefix',
+    ...extra,
+  ];
+}
+
+/**
+ * CPU time (user + system) of a process in nanoseconds: the sum of its threads' run time
+ * from /proc/<pid>/task/<tid>/schedstat (nanosecond resolution; /proc/<pid>/stat counts
+ * 10 ms ticks).
+ */
+export function cpuNs(pid) {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+function client() {
+  return new McpClient({ name: 'bench', era: 'legacy', eraCache: false });
+}
+
+async function openStdio(name, home) {
+  const command =
+    name === 'direct'
+      ? backend
+      : name === 'floor-proxy'
+        ? [process.execPath, path.join(servers, 'floor-proxy.mjs'), ...backend]
+        : name === 'sdk-proxy'
+          ? [
+              process.execPath,
+              ...profileFlags('sdk-proxy'),
+              path.join(servers, 'sdk-v1-proxy.mjs'),
+              ...backend,
+            ]
+          : [process.execPath, ...serveArgs([])];
+  const transport = new StdioTransport({
+    command: command[0],
+    args: command.slice(1),
+    name,
+    env: { HOME: home },
+    // A profiled process needs time to write its profile after stdin ends.
+    ...(process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF ? { closeTimeline: { stdinGraceMs: 5000 } } : {}),
+  });
+  const c = client();
+  await c.connect(transport);
+  return { name, client: c, pid: transport.pid, close: () => c.close() };
+}
+
+/** Starts a process that prints where it listens; resolves with the URL it printed. */
+function startListening(args, home, pattern, stream) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = new Promise((resolve, reject) => {
+    let seen = '';
+    const out = child[stream];
+    out.setEncoding('utf8');
+    out.on('data', (text) => {
+      seen = (seen + text).slice(-4096);
+      const match = pattern.exec(seen);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`${args[0]} exited (${code}) before listening: ${seen.trim()}`)),
+    );
+  });
+  // Keep draining both pipes so the child never blocks on a full one.
+  child.stdout.resume();
+  child.stderr.resume();
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  return { child, url, stop };
+}
+
+async function openHttp(name, home) {
+  let started;
+  if (name === 'direct') {
+    started = startListening(
+      [path.join(servers, 'http-echo-server.mjs')],
+      home,
+      /PORT (\d+)/,
+      'stdout',
+    );
+  } else if (name === 'floor-proxy') {
+    started = startListening(
+      [path.join(servers, 'floor-proxy-http.mjs'), ...backend],
+      home,
+      /PORT (\d+)/,
+      'stdout',
+    );
+  } else if (name === 'sdk-proxy') {
+    started = startListening(
+      [...profileFlags('sdk-proxy'), path.join(servers, 'sdk-v1-proxy-http.mjs'), ...backend],
+      home,
+      /PORT (\d+)/,
+      'stdout',
+    );
+  } else {
+    started = startListening(
+      serveArgs(['--http', '127.0.0.1:0']),
+      home,
+      /listening on (http:\S+)/,
+      'stderr',
+    );
+  }
+  let url;
+  try {
+    const printed = await started.url;
+    url = /^\d+$/.test(printed) ? `http://127.0.0.1:${printed}/mcp` : printed;
+  } catch (error) {
+    await started.stop();
+    throw error;
+  }
+  const c = client();
+  await c.connect(new StreamableHttpTransport({ url, name }));
+  return {
+    name,
+    client: c,
+    pid: started.child.pid,
+    close: async () => {
+      await c.close().catch(() => {});
+      await started.stop();
+    },
+  };
+}
+
+/** Opens one setup over `transport` ('stdio' | 'http'). */
+export function openSetup(transport, name, home) {
+  return transport === 'http' ? openHttp(name, home) : openStdio(name, home);
+}

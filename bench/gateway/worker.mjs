@@ -1,0 +1,71 @@
+// One transport's gateway rounds in a fresh process: opens direct, floor-proxy, sdk-proxy and
+// mcpkit-serve side by side, then each round runs a block of sequential calls through each (in
+// that order), then a block with 64 in flight through each. Prints one JSON line: the per-round figures.
+// Usage: node worker.mjs <stdio|http> <rounds> <sequential calls> <calls in flight block>
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cpuNs, openSetup, setupNames } from './setups.mjs';
+
+const [transport = 'stdio', roundsArg = '5', seqArg = '500', flightArg = '4000'] =
+  process.argv.slice(2);
+const rounds = Number(roundsArg);
+const sequential = Number(seqArg);
+const flightCalls = Number(flightArg);
+const IN_FLIGHT = 64;
+const WARMUP = 1000;
+
+const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-bench-gateway-'));
+const open = [];
+try {
+  for (const name of setupNames) open.push(await openSetup(transport, name, home));
+  const call = (s) => s.client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+  // Warm-up, sequential then in flight, so that every process runs optimized code.
+  for (const s of open) {
+    for (let i = 0; i < WARMUP; i++) await call(s);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next++ < WARMUP * 2) await call(s);
+      }),
+    );
+  }
+
+  const perRound = [];
+  for (let round = 0; round < rounds; round++) {
+    const figures = {};
+    for (const s of open) {
+      const times = new Float64Array(sequential);
+      const cpu0 = cpuNs(s.pid);
+      for (let i = 0; i < sequential; i++) {
+        const t0 = process.hrtime.bigint();
+        await call(s);
+        times[i] = Number(process.hrtime.bigint() - t0) / 1e3;
+      }
+      const cpu = cpuNs(s.pid) - cpu0;
+      times.sort();
+      figures[s.name] = {
+        p50Us: times[Math.floor(sequential / 2)],
+        cpuUsPerCall: cpu / 1e3 / sequential,
+      };
+    }
+    for (const s of open) {
+      let next = 0;
+      const cpu0 = cpuNs(s.pid);
+      const t0 = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next++ < flightCalls) await call(s);
+        }),
+      );
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      figures[s.name].perSecond = flightCalls / seconds;
+      figures[s.name].cpuUsPerCallInFlight = (cpuNs(s.pid) - cpu0) / 1e3 / flightCalls;
+    }
+    perRound.push(figures);
+  }
+  process.stdout.write(`${JSON.stringify({ transport, rounds: perRound })}\n`);
+} finally {
+  for (const s of open) await s.close().catch(() => {});
+  rmSync(home, { recursive: true, force: true });
+}

@@ -15,6 +15,7 @@ export {
   type CallToolParams,
   checkClientOptions,
   clientDefaults,
+  type InputRoundOptions,
   type McpClientOptions,
   type Subscription,
 } from './options.js';

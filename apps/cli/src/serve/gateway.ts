@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { McpClient } from '@mcpkit/client';
+import type { CallOptions, InputRoundOptions, McpClient } from '@mcpkit/client';
 import { type Progress, RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
-import type { Implementation, Prompt, Resource, Tool } from '@mcpkit/protocol';
+import type { Implementation, InputRequiredResult, Prompt, Resource, Tool } from '@mcpkit/protocol';
 import {
   type Completer,
   type HandlerContext,
@@ -38,6 +38,31 @@ export interface GatewayOptions {
   /** Quiet time before list changes are applied (and announced once). */
   listDebounceMs?: number;
   warn: (text: string) => void;
+}
+
+/** A backend's `input_required` round, handed back by the client (`inputRequired: 'return'`). */
+function isInputRound(value: unknown): value is InputRequiredResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { resultType?: unknown }).resultType === 'input_required'
+  );
+}
+
+/**
+ * The per-request options of a call to a 2026-07-28 backend: the caller's capabilities, and
+ * its answers and the backend's state from the previous round (a retry).
+ */
+function modernRound(ctx: HandlerContext): Omit<InputRoundOptions, keyof CallOptions> & {
+  clientCapabilities: HandlerContext['clientCapabilities'];
+} {
+  const backendState = (ctx.requestState as { backendState?: unknown } | undefined)?.backendState;
+  return {
+    inputRequired: 'return',
+    clientCapabilities: ctx.clientCapabilities,
+    ...(ctx.inputResponses !== undefined ? { inputResponses: ctx.inputResponses } : {}),
+    ...(typeof backendState === 'string' ? { requestState: backendState } : {}),
+  };
 }
 
 /** Error code of a server→client request the gateway's client cannot answer. */
@@ -491,28 +516,20 @@ export class Gateway {
   private async call<T>(
     server: string,
     ctx: HandlerContext,
-    run: (
-      client: McpClient,
-      options: {
-        signal: AbortSignal;
-        timeoutMs: number;
-        resetTimeoutOnProgress: boolean;
-        onprogress?: (p: Progress) => void;
-      },
-    ) => Promise<T>,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
   ): Promise<T | InputRequiredReturn> {
     const { manager, callTimeoutMs } = this.options;
     const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
     const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
-    let call: ForwardedCall<T>;
+    let call: ForwardedCall<T | InputRequiredResult>;
     if (parked) {
       this.tickets.delete(ticket as string);
       clearTimeout(parked.timer);
-      call = parked.call as ForwardedCall<T>;
+      call = parked.call as ForwardedCall<T | InputRequiredResult>;
       call.attach(ctx);
       call.answer(ctx.inputResponses);
     } else {
-      call = new ForwardedCall<T>(ctx);
+      call = new ForwardedCall<T | InputRequiredResult>(ctx);
       const calls = this.inflight.get(server) ?? [];
       calls.push(call as ForwardedCall<unknown>);
       this.inflight.set(server, calls);
@@ -524,6 +541,8 @@ export class Gateway {
         // A progress token goes to the backend only when the client sent one: no token, no
         // progress handler on the hot path.
         const wantsProgress = ctx.meta?.progressToken !== undefined;
+        // Typed as a round so the typed calls return a round too; a legacy backend gets no
+        // `inputRequired` and answers its own requests through the handlers.
         return run(client, {
           signal: call.signal,
           timeoutMs: callTimeoutMs,
@@ -531,7 +550,10 @@ export class Gateway {
           ...(wantsProgress
             ? { onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}) }
             : {}),
-        });
+          // A 2026-07-28 backend sees the caller's own capabilities, and its input rounds
+          // pass through to the caller as they are (keys, several requests per round).
+          ...(client.era === 'modern' ? modernRound(ctx) : {}),
+        } as InputRoundOptions);
       })();
       void call.result
         .catch(() => {})
@@ -541,7 +563,19 @@ export class Gateway {
         });
     }
     const step = await call.next();
-    if ('value' in step) return step.value;
+    if ('value' in step) {
+      const value = step.value;
+      if (!isInputRound(value)) return value;
+      // The backend's state rides inside the gateway's own sealed requestState.
+      return inputRequired({
+        ...(value.inputRequests !== undefined
+          ? { inputRequests: value.inputRequests as Record<string, InputRequest> }
+          : {}),
+        ...(value.requestState !== undefined
+          ? { requestState: { backendState: value.requestState } }
+          : {}),
+      });
+    }
     const id = randomUUID();
     const timer = setTimeout(() => {
       this.tickets.delete(id);

@@ -36,6 +36,10 @@ beforeAll(async () => {
       '--http',
       '127.0.0.1:0',
       '--no-prefix',
+      // SEP-1699 through the gateway: a tool call still running after 50 ms has its SSE stream
+      // closed and the client resumes (the fixture's test_reconnection runs for 500 ms).
+      '--sse-poll-ms',
+      '50',
       '-c',
       JSON.stringify(config),
       '--strict-config',

@@ -37,6 +37,12 @@ export interface GatewayOptions {
   callTimeoutMs: number;
   /** Quiet time before list changes are applied (and announced once). */
   listDebounceMs?: number;
+  /**
+   * HTTP, 2025-11-25 sessions (SEP-1699 polling): a forwarded `tools/call` still running
+   * after this long has its SSE stream closed (after the priming event and `retry`); the
+   * client resumes with `Last-Event-ID` and gets the answer. Off when undefined.
+   */
+  ssePollAfterMs?: number;
   warn: (text: string) => void;
 }
 
@@ -562,7 +568,13 @@ export class Gateway {
           if (calls.length === 0) this.inflight.delete(server);
         });
     }
-    const step = await call.next();
+    const poll = this.options.ssePollAfterMs;
+    // The binding ignores this outside 2025-11-25 HTTP sessions (stdio, JSON-only, 2026-07-28).
+    const pollTimer =
+      poll !== undefined && ctx.method === 'tools/call'
+        ? setTimeout(() => ctx.closeSseStream(), poll)
+        : undefined;
+    const step = await call.next().finally(() => clearTimeout(pollTimer));
     if ('value' in step) {
       const value = step.value;
       if (!isInputRound(value)) return value;

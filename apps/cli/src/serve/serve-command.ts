@@ -18,6 +18,7 @@ export interface ServeFlags {
   separator?: string;
   'no-prefix'?: boolean;
   tools?: string[];
+  'sse-poll-ms'?: string;
   verbose?: boolean;
 }
 
@@ -60,6 +61,12 @@ export async function serveCommand(
   if (!/^[A-Za-z0-9_-]{1,8}$/.test(separator))
     throw new UsageError('--separator must be 1 to 8 characters of [A-Za-z0-9_-]');
   const bind = flags.http === undefined ? undefined : parseBind(flags.http);
+  const pollText = flags['sse-poll-ms'];
+  const ssePollAfterMs = pollText === undefined ? undefined : Number(pollText);
+  if (ssePollAfterMs !== undefined && (!/^\d{1,9}$/.test(pollText!) || bind === undefined))
+    throw new UsageError(
+      `--sse-poll-ms takes a whole number of milliseconds and needs --http (got "${pollText}")`,
+    );
   for (const s of chosen)
     if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
 
@@ -97,6 +104,7 @@ export async function serveCommand(
     prefix: !flags['no-prefix'],
     allowTool: toolFilter(flags.tools ?? []),
     callTimeoutMs: timeoutMs,
+    ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     warn: (text) => io.stderr(`mcpkit serve: ${text}\n`),
   });
   let stop: (() => void) | undefined;

@@ -89,6 +89,8 @@ export interface CallOptions {
   resetTimeoutOnProgress?: boolean;
   maxTotalTimeoutMs?: number;
   onprogress?: RequestOptions['onprogress'];
+  /** Told the request's JSON-RPC id before it is sent (a session renewal's retry: again). */
+  onid?: RequestOptions['onid'];
   /** 2026-07-28: the log level for this request only. */
   logLevel?: LoggingLevel;
   /** `list*`: ask the server even when a cached answer is fresh. */

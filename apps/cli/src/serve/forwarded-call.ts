@@ -1,4 +1,4 @@
-import { RpcError } from '@mcpkit/jsonrpc';
+import { type JsonRpcId, RpcError } from '@mcpkit/jsonrpc';
 import type { HandlerContext, InputRequest } from '@mcpkit/server';
 
 type Step<T> = { value: T } | { inputRequests: Record<string, InputRequest> };
@@ -20,6 +20,14 @@ interface Asked {
 export class ForwardedCall<T> {
   ctx: HandlerContext;
   result!: Promise<T>;
+  /**
+   * Who made the call: a 2025 HTTP session, the stdio client, or (2026-07-28, stateless)
+   * the call itself. A backend request no transport ties to a call goes to it only when
+   * it is the one caller with calls running on that backend.
+   */
+  readonly owner: unknown;
+  /** The ids of the backend requests made for this call (an HTTP backend's requests name them). */
+  readonly backendIds = new Set<JsonRpcId>();
   private readonly controller = new AbortController();
   private readonly asked = new Map<string, Asked>();
   private counter = 0;
@@ -29,6 +37,7 @@ export class ForwardedCall<T> {
 
   constructor(ctx: HandlerContext) {
     this.ctx = ctx;
+    this.owner = ctx.era === 'modern' ? this : (ctx.sessionId ?? 'stdio');
     this.attach(ctx);
   }
 

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { CallOptions, InputRoundOptions, McpClient } from '@mcpkit/client';
-import { type Progress, RpcError } from '@mcpkit/jsonrpc';
+import type {
+  CallOptions,
+  InputRoundOptions,
+  McpClient,
+  ServerRequestContext,
+} from '@mcpkit/client';
+import { type JsonRpcId, type Progress, RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, InputRequiredResult, Prompt, Resource, Tool } from '@mcpkit/protocol';
 import {
@@ -69,6 +74,12 @@ function modernRound(ctx: HandlerContext): Omit<InputRoundOptions, keyof CallOpt
     ...(ctx.inputResponses !== undefined ? { inputResponses: ctx.inputResponses } : {}),
     ...(typeof backendState === 'string' ? { requestState: backendState } : {}),
   };
+}
+
+/** Whether the caller declared something a backend's request could be forwarded to. */
+function asksBack(ctx: HandlerContext): boolean {
+  const caps = ctx.clientCapabilities;
+  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
 }
 
 /** Error code of a server→client request the gateway's client cannot answer. */
@@ -155,19 +166,20 @@ export class Gateway {
     return (server) => {
       const forward =
         (method: string, capability: 'elicitation' | 'sampling') =>
-        async (params: unknown, context: { signal: AbortSignal }) =>
+        async (params: unknown, context: ServerRequestContext) =>
           (await gateway()?.forward(server, method, capability, params, context)) as never;
       return {
         elicitation: forward('elicitation/create', 'elicitation'),
         sampling: forward('sampling/createMessage', 'sampling'),
-        roots: async () => {
+        roots: async (context) => {
           const answer = await gateway()?.forward(
             server,
             'roots/list',
             'roots',
             {},
             {
-              signal: AbortSignal.timeout(60_000),
+              ...context,
+              signal: AbortSignal.any([context.signal, AbortSignal.timeout(60_000)]),
             },
           );
           return ((answer as { roots?: unknown[] } | undefined)?.roots ?? []) as never;
@@ -212,19 +224,9 @@ export class Gateway {
     method: string,
     capability: 'elicitation' | 'sampling' | 'roots',
     params: unknown,
-    context: { signal: AbortSignal },
+    context: ServerRequestContext,
   ): Promise<unknown> {
-    const calls = this.inflight.get(server) ?? [];
-    const call = [...calls]
-      .reverse()
-      .find((c) => c.ctx.clientCapabilities[capability] !== undefined);
-    if (!call)
-      throw new RpcError(
-        NOT_FORWARDABLE,
-        calls.length === 0
-          ? `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`
-          : `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
-      );
+    const call = this.originOf(server, method, capability, context.relatedRequestId);
     const body = (params ?? {}) as Record<string, unknown>;
     // 2026-07-28 clients are asked through an input_required result and their retry.
     if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
@@ -236,6 +238,44 @@ export class Gateway {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       }),
     ]);
+  }
+
+  /**
+   * The call a backend's request belongs to. An HTTP backend names it (the request arrives
+   * on the response stream of the gateway's request for that call). Otherwise (stdio) it is
+   * the newest call running on that backend when all of them come from one client; with
+   * calls from several clients the request is refused, so it can never reach the wrong one.
+   */
+  private originOf(
+    server: string,
+    method: string,
+    capability: 'elicitation' | 'sampling' | 'roots',
+    relatedRequestId: JsonRpcId | undefined,
+  ): ForwardedCall<unknown> {
+    const calls = this.inflight.get(server) ?? [];
+    let call =
+      relatedRequestId === undefined
+        ? undefined
+        : calls.find((c) => c.backendIds.has(relatedRequestId));
+    if (!call) {
+      if (calls.length === 0)
+        throw new RpcError(
+          NOT_FORWARDABLE,
+          `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`,
+        );
+      if (new Set(calls.map((c) => c.owner)).size > 1)
+        throw new RpcError(
+          NOT_FORWARDABLE,
+          `mcpkit gateway: "${method}" from server "${server}" does not say which call it belongs to, and calls from several clients are running on it; refused so that it cannot reach the wrong client (an HTTP backend's requests name their call)`,
+        );
+      call = calls[calls.length - 1]!;
+    }
+    if (call.ctx.clientCapabilities[capability] === undefined)
+      throw new RpcError(
+        NOT_FORWARDABLE,
+        `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
+      );
+    return call;
   }
 
   /** Fetches a backend's lists after a change of state or list; serializes per backend. */
@@ -556,6 +596,9 @@ export class Gateway {
           ...(wantsProgress
             ? { onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}) }
             : {}),
+          // The backend's requests for this call name it by these ids (HTTP backends); only
+          // a caller that can answer such requests needs them.
+          ...(asksBack(ctx) ? { onid: (id: JsonRpcId) => call.backendIds.add(id) } : {}),
           // A 2026-07-28 backend sees the caller's own capabilities, and its input rounds
           // pass through to the caller as they are (keys, several requests per round).
           ...(client.era === 'modern' ? modernRound(ctx) : {}),

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  CallOptions,
-  InputRoundOptions,
-  McpClient,
-  ServerRequestContext,
-} from '@mcpkit/client';
+import type { InputRoundOptions, McpClient, ServerRequestContext } from '@mcpkit/client';
 import { type JsonRpcId, type Progress, RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
-import type { Implementation, InputRequiredResult, Prompt, Resource, Tool } from '@mcpkit/protocol';
+import type { Implementation, InputRequiredResult, Prompt, Tool } from '@mcpkit/protocol';
 import {
   type Completer,
   type HandlerContext,
@@ -16,6 +11,7 @@ import {
   inputRequired,
   McpServer,
   type Registration,
+  UriTemplate,
 } from '@mcpkit/server';
 import {
   apply,
@@ -26,6 +22,8 @@ import {
 } from './backend-lists.js';
 import { nameAll } from './exposed-names.js';
 import { ForwardedCall } from './forwarded-call.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
+import { asksBack, isInputRound, modernRound, originOf } from './routing.js';
 
 export interface GatewayOptions {
   manager: McpManager;
@@ -50,40 +48,6 @@ export interface GatewayOptions {
   ssePollAfterMs?: number;
   warn: (text: string) => void;
 }
-
-/** A backend's `input_required` round, handed back by the client (`inputRequired: 'return'`). */
-function isInputRound(value: unknown): value is InputRequiredResult {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { resultType?: unknown }).resultType === 'input_required'
-  );
-}
-
-/**
- * The per-request options of a call to a 2026-07-28 backend: the caller's capabilities, and
- * its answers and the backend's state from the previous round (a retry).
- */
-function modernRound(ctx: HandlerContext): Omit<InputRoundOptions, keyof CallOptions> & {
-  clientCapabilities: HandlerContext['clientCapabilities'];
-} {
-  const backendState = (ctx.requestState as { backendState?: unknown } | undefined)?.backendState;
-  return {
-    inputRequired: 'return',
-    clientCapabilities: ctx.clientCapabilities,
-    ...(ctx.inputResponses !== undefined ? { inputResponses: ctx.inputResponses } : {}),
-    ...(typeof backendState === 'string' ? { requestState: backendState } : {}),
-  };
-}
-
-/** Whether the caller declared something a backend's request could be forwarded to. */
-function asksBack(ctx: HandlerContext): boolean {
-  const caps = ctx.clientCapabilities;
-  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
-}
-
-/** Error code of a server→client request the gateway's client cannot answer. */
-const NOT_FORWARDABLE = -32601;
 
 /**
  * Many backends behind one `McpServer`: the backends' tools, prompts and resources under
@@ -112,8 +76,8 @@ export class Gateway {
   private readonly refreshing = new Map<string, number>();
   /** `server\0backend URI` → the URI served for it. */
   private servedUris = new Map<string, string>();
-  /** Backend URIs followed on each backend client (updates reach subscribed sessions). */
-  private readonly followed = new WeakMap<McpClient, Set<string>>();
+  /** Clients' resource subscriptions, forwarded to the owning backends. */
+  private readonly subscriptions: ResourceSubscriptions;
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
@@ -130,6 +94,13 @@ export class Gateway {
         logging: {},
       },
       onerror: (error) => options.warn(`gateway: ${error.message}`),
+      onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
+      onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
+    });
+    this.subscriptions = new ResourceSubscriptions({
+      client: (server) => this.connectedClient(server),
+      timeoutMs: options.callTimeoutMs,
+      warn: options.warn,
     });
     const { manager } = options;
     const served = new Set(options.servers);
@@ -226,7 +197,13 @@ export class Gateway {
     params: unknown,
     context: ServerRequestContext,
   ): Promise<unknown> {
-    const call = this.originOf(server, method, capability, context.relatedRequestId);
+    const call = originOf(
+      this.inflight.get(server) ?? [],
+      server,
+      method,
+      capability,
+      context.relatedRequestId,
+    );
     const body = (params ?? {}) as Record<string, unknown>;
     // 2026-07-28 clients are asked through an input_required result and their retry.
     if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
@@ -238,44 +215,6 @@ export class Gateway {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       }),
     ]);
-  }
-
-  /**
-   * The call a backend's request belongs to. An HTTP backend names it (the request arrives
-   * on the response stream of the gateway's request for that call). Otherwise (stdio) it is
-   * the newest call running on that backend when all of them come from one client; with
-   * calls from several clients the request is refused, so it can never reach the wrong one.
-   */
-  private originOf(
-    server: string,
-    method: string,
-    capability: 'elicitation' | 'sampling' | 'roots',
-    relatedRequestId: JsonRpcId | undefined,
-  ): ForwardedCall<unknown> {
-    const calls = this.inflight.get(server) ?? [];
-    let call =
-      relatedRequestId === undefined
-        ? undefined
-        : calls.find((c) => c.backendIds.has(relatedRequestId));
-    if (!call) {
-      if (calls.length === 0)
-        throw new RpcError(
-          NOT_FORWARDABLE,
-          `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`,
-        );
-      if (new Set(calls.map((c) => c.owner)).size > 1)
-        throw new RpcError(
-          NOT_FORWARDABLE,
-          `mcpkit gateway: "${method}" from server "${server}" does not say which call it belongs to, and calls from several clients are running on it; refused so that it cannot reach the wrong client (an HTTP backend's requests name their call)`,
-        );
-      call = calls[calls.length - 1]!;
-    }
-    if (call.ctx.clientCapabilities[capability] === undefined)
-      throw new RpcError(
-        NOT_FORWARDABLE,
-        `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
-      );
-    return call;
   }
 
   /** Fetches a backend's lists after a change of state or list; serializes per backend. */
@@ -298,31 +237,12 @@ export class Gateway {
       const lists = await fetchLists(state.client);
       if (this.refreshing.get(name) !== generation || this.closed) return;
       this.lists.set(name, lists);
-      void this.follow(name, state.client, lists.resources);
+      void this.subscriptions.resubscribe(name, state.client);
       this.scheduleSync();
     } catch (error) {
       this.options.warn(
         `server "${name}": its lists could not be read: ${(error as Error).message}`,
       );
-    }
-  }
-
-  /**
-   * Subscribes on the backend to its listed resources (at most 256), so that an update can
-   * reach the gateway's sessions that subscribed; the gateway has no per-subscription hook.
-   */
-  private async follow(server: string, client: McpClient, resources: Resource[]): Promise<void> {
-    if (!client.serverCapabilities?.resources?.subscribe) return;
-    const done = this.followed.get(client) ?? new Set<string>();
-    this.followed.set(client, done);
-    for (const r of resources.slice(0, 256)) {
-      if (done.has(r.uri)) continue;
-      done.add(r.uri);
-      await client
-        .subscribeResource(r.uri, { timeoutMs: this.options.callTimeoutMs })
-        .catch((error: Error) => {
-          this.options.warn(`server "${server}": subscribing to ${r.uri} failed: ${error.message}`);
-        });
     }
   }
 
@@ -479,6 +399,8 @@ export class Gateway {
     }
     const resources = new Map<string, { key: string; add: () => Registration }>();
     const servedUris = new Map<string, string>();
+    const backendUris = new Map<string, { server: string; uri: string }>();
+    const servedTemplates: Array<{ template: UriTemplate; server: string; strip: number }> = [];
     const templates = new Map<string, { key: string; add: () => Registration }>();
     for (const server of this.options.servers) {
       for (const r of this.lists.get(server)?.resources ?? []) {
@@ -486,6 +408,7 @@ export class Gateway {
         const uri = shared ? `${server}:${r.uri}` : r.uri;
         if (resources.has(uri)) continue;
         servedUris.set(`${server}\u0000${r.uri}`, uri);
+        backendUris.set(uri, { server, uri: r.uri });
         const { uri: original, ...definition } = r;
         resources.set(uri, {
           key: `${server}\u0000${JSON.stringify(r)}`,
@@ -512,6 +435,7 @@ export class Gateway {
         );
         const definition = complete ? { ...plain, complete } : plain;
         const strip = shared ? `${server}:`.length : 0;
+        servedTemplates.push({ template: new UriTemplate(uriTemplate), server, strip });
         templates.set(uriTemplate, {
           key: `${server}\u0000${JSON.stringify(t)}`,
           add: () =>
@@ -527,6 +451,7 @@ export class Gateway {
       }
     }
     this.servedUris = servedUris;
+    this.subscriptions.served(backendUris, servedTemplates);
     return { resources, templates };
   }
 

@@ -26,7 +26,14 @@ let gatewayErr = '';
 beforeAll(async () => {
   home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-conformance-'));
   const config = {
-    mcpServers: { conformance: { command: process.execPath, args: [fixture, 'stdio'] } },
+    mcpServers: {
+      conformance: {
+        command: process.execPath,
+        args: [fixture, 'stdio'],
+        // test_reconnection runs 500 ms: well past the gateway's --sse-poll-ms 50.
+        env: { CONFORMANCE_RECONNECT_MS: '500' },
+      },
+    },
   };
   gateway = spawn(
     process.execPath,
@@ -37,7 +44,7 @@ beforeAll(async () => {
       '127.0.0.1:0',
       '--no-prefix',
       // SEP-1699 through the gateway: a tool call still running after 50 ms has its SSE stream
-      // closed and the client resumes (the fixture's test_reconnection runs for 500 ms).
+      // closed and the client resumes.
       '--sse-poll-ms',
       '50',
       '-c',

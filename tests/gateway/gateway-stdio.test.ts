@@ -4,7 +4,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backends, conformanceServer, gatewayArgs } from './gateway-process.js';
+import { backends, conformanceServer, faultServer, gatewayArgs } from './gateway-process.js';
 
 /**
  * `mcpkit serve` over stdio (the built CLI as a real child process) in front of
@@ -114,6 +114,27 @@ describe('mcpkit serve over stdio', () => {
     );
     expect((await client.listTools()).map((t) => t.name).sort()).toEqual(['echo', 'pid']);
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('hi');
+  });
+
+  it('initialize is not held by a backend that hangs at initialize: the others fill in with list_changed', async () => {
+    const servers = {
+      fault: backends().fault,
+      hung: { command: process.execPath, args: [faultServer, 'hang-init'] },
+    };
+    // --backend-wait-ms 0: initialize is answered before any backend settles.
+    const { client, nextListChanged } = await ourClient(['--backend-wait-ms', '0'], servers);
+    expect(client.serverInfo?.name).toBe('mcpkit-serve');
+    for (;;) {
+      const changed = nextListChanged();
+      const names = (await client.listTools({ fresh: true })).map((t) => t.name);
+      if (names.includes('fault__echo')) break;
+      await changed;
+    }
+    expect(text(await client.callTool({ name: 'fault__echo', arguments: { text: 'up' } }))).toBe(
+      'up',
+    );
+    // The hung backend never connects, and so offers nothing.
+    expect((await client.listTools()).some((t) => t.name.startsWith('hung__'))).toBe(false);
   });
 
   it('a backend elicitation reaches the calling client (SDK v1 client) and its answer goes back', async () => {

@@ -261,6 +261,8 @@ function parse(argv: readonly string[]) {
       separator: { type: 'string' },
       'no-prefix': { type: 'boolean' },
       tools: { type: 'string', multiple: true },
+      'sse-poll-ms': { type: 'string' },
+      'backend-wait-ms': { type: 'string' },
       'no-progress': { type: 'boolean' },
       elicit: { type: 'string' },
       root: { type: 'string', multiple: true },

@@ -26,6 +26,8 @@ Serving (a gateway: every server behind one MCP server; see SERVE.md):
       --separator <s>       between server and tool names (default "__")
       --no-prefix           one server (--server): names unchanged
       --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)
+      --sse-poll-ms <ms>    --http, 2025-11-25: close a tool call's SSE stream after <ms>; the client resumes (SEP-1699)
+      --backend-wait-ms <ms>  stdio: answer initialize once backends settled or after <ms> (default 5000)
 
 Authorization:
   mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600

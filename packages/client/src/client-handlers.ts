@@ -1,4 +1,10 @@
-import { ErrorCode, type JsonRpcPeer, McpkitError, type RequestContext } from '@mcpkit/jsonrpc';
+import {
+  ErrorCode,
+  type JsonRpcId,
+  type JsonRpcPeer,
+  McpkitError,
+  type RequestContext,
+} from '@mcpkit/jsonrpc';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -8,26 +14,36 @@ import type {
   Root,
 } from '@mcpkit/protocol';
 
+/**
+ * What a handler learns of the server's request besides its params. `relatedRequestId`:
+ * over HTTP, the id of this client's own request on whose response stream it arrived (the
+ * call that caused it; see `CallOptions.onid`); undefined when the transport cannot tell.
+ */
+export interface ServerRequestContext {
+  signal: AbortSignal;
+  relatedRequestId?: JsonRpcId;
+}
+
 /** What the host can do for servers. Each handler present declares its capability. */
 export interface ClientHandlers {
   /** Answers `sampling/createMessage` (the server asks the host's model). */
   sampling?: (
     params: CreateMessageRequestParams,
-    context: { signal: AbortSignal },
+    context: ServerRequestContext,
   ) => CreateMessageResult | Promise<CreateMessageResult>;
   /** Declare `sampling.tools`: the handler understands `tools` and `toolChoice`. */
   samplingTools?: boolean;
   /** Answers `elicitation/create` (the server asks the user). */
   elicitation?: (
     params: ElicitRequestParams,
-    context: { signal: AbortSignal },
+    context: ServerRequestContext,
   ) => ElicitResult | Promise<ElicitResult>;
   /** Which elicitation modes the host supports. Default `['form']`. */
   elicitationModes?: ReadonlyArray<'form' | 'url'>;
   /** Fill fields the user left out with the `default` of the requested schema. */
   applyElicitationDefaults?: boolean;
   /** Answers `roots/list`. */
-  roots?: () => Root[] | Promise<Root[]>;
+  roots?: (context: ServerRequestContext) => Root[] | Promise<Root[]>;
 }
 
 /** The capabilities a set of handlers implies, over what the host declared itself. */
@@ -68,7 +84,7 @@ export async function answerServerRequest(
   handlers: ClientHandlers | undefined,
   method: string,
   params: unknown,
-  context: { signal: AbortSignal },
+  context: ServerRequestContext,
   label: string,
 ): Promise<unknown> {
   switch (method) {
@@ -85,7 +101,7 @@ export async function answerServerRequest(
       }
       break;
     case 'roots/list':
-      if (handlers?.roots) return { roots: await handlers.roots() };
+      if (handlers?.roots) return { roots: await handlers.roots(context) };
       break;
     default:
       throw new McpkitError(
@@ -114,7 +130,15 @@ export function registerClientHandlers(
   for (const method of methods) {
     if (!method) continue;
     peer.setRequestHandler(method, (params: unknown, ctx: RequestContext) =>
-      answerServerRequest(handlers, method, params, { signal: ctx.signal }, label),
+      answerServerRequest(
+        handlers,
+        method,
+        params,
+        ctx.relatedRequestId === undefined
+          ? { signal: ctx.signal }
+          : { signal: ctx.signal, relatedRequestId: ctx.relatedRequestId },
+        label,
+      ),
     );
   }
 }

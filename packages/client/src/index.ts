@@ -1,4 +1,8 @@
-export { type ClientHandlers, capabilitiesFor } from './client-handlers.js';
+export {
+  type ClientHandlers,
+  capabilitiesFor,
+  type ServerRequestContext,
+} from './client-handlers.js';
 export {
   InvalidResultError,
   LimitExceededError,
@@ -15,6 +19,7 @@ export {
   type CallToolParams,
   checkClientOptions,
   clientDefaults,
+  type InputRoundOptions,
   type McpClientOptions,
   type Subscription,
 } from './options.js';

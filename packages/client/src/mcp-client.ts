@@ -6,6 +6,7 @@ import {
   type DiscoverResult,
   type GetPromptResult,
   type Implementation,
+  type InputRequiredResult,
   type LoggingLevel,
   type McpTransport,
   MetaKey,
@@ -26,6 +27,7 @@ import { ConnectBudget } from './connect-budget.js';
 import { Connection } from './connection.js';
 import { mapRpcError } from './errors.js';
 import { ServerLists } from './lists.js';
+import { isInputRequired } from './modern.js';
 import { negotiate } from './negotiation.js';
 import { registerNotifications } from './notifications.js';
 import {
@@ -33,6 +35,7 @@ import {
   type CallToolParams,
   checkClientOptions,
   clientDefaults,
+  type InputRoundOptions,
   type McpClientOptions,
   type Subscription,
 } from './options.js';
@@ -187,7 +190,26 @@ export class McpClient {
 
   // ---- tools, resources, prompts ---------------------------------------------------------
 
-  callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult> {
+  /**
+   * `tools/call`. With `inputRequired: 'return'` (2026-07-28), an `input_required` result
+   * comes back unanswered for the caller to drive (see `InputRoundOptions`).
+   */
+  callTool(
+    params: CallToolParams,
+    options: InputRoundOptions,
+  ): Promise<CallToolResult | InputRequiredResult>;
+  callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult>;
+  callTool(
+    params: CallToolParams,
+    options?: CallOptions | InputRoundOptions,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    if ((options as InputRoundOptions | undefined)?.inputRequired === 'return')
+      return this.inputRound(
+        ClientMethod.CallTool,
+        params as unknown as Record<string, unknown>,
+        options as InputRoundOptions,
+        (raw) => this.checkedToolResult(params.name, raw),
+      );
     const { taskTools, outputSchemas } = this.lists;
     // A tool that runs only as a task (2025-11-25) is called as one and awaited.
     if (
@@ -208,7 +230,28 @@ export class McpClient {
     return sent.then((result) => outputSchemas.check(this.conn.label, params.name, result));
   }
 
-  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+  /** `resources/read`; `inputRequired: 'return'` as for `callTool`. */
+  readResource(
+    uri: string,
+    options: InputRoundOptions,
+  ): Promise<ReadResourceResult | InputRequiredResult>;
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  readResource(
+    uri: string,
+    options?: CallOptions | InputRoundOptions,
+  ): Promise<ReadResourceResult | InputRequiredResult> {
+    if ((options as InputRoundOptions | undefined)?.inputRequired === 'return')
+      return this.inputRound(
+        ClientMethod.ReadResource,
+        { uri },
+        options as InputRoundOptions,
+        (raw) =>
+          this.conn.checks.check<ReadResourceResult>(
+            ClientMethod.ReadResource,
+            raw,
+            'ReadResourceResultSchema',
+          ),
+      );
     return this.pipeline.requestChecked(
       ClientMethod.ReadResource,
       { uri },
@@ -218,12 +261,31 @@ export class McpClient {
     );
   }
 
+  /** `prompts/get`; `inputRequired: 'return'` as for `callTool`. */
+  getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    options: InputRoundOptions,
+  ): Promise<GetPromptResult | InputRequiredResult>;
   getPrompt(
     name: string,
     args?: Record<string, string>,
     options?: CallOptions,
-  ): Promise<GetPromptResult> {
+  ): Promise<GetPromptResult>;
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: CallOptions | InputRoundOptions,
+  ): Promise<GetPromptResult | InputRequiredResult> {
     const params = args === undefined ? { name } : { name, arguments: args };
+    if ((options as InputRoundOptions | undefined)?.inputRequired === 'return')
+      return this.inputRound(ClientMethod.GetPrompt, params, options as InputRoundOptions, (raw) =>
+        this.conn.checks.check<GetPromptResult>(
+          ClientMethod.GetPrompt,
+          raw,
+          'GetPromptResultSchema',
+        ),
+      );
     return this.pipeline.requestChecked(
       ClientMethod.GetPrompt,
       params,
@@ -411,6 +473,27 @@ export class McpClient {
     // The same error mapping as the typed calls: -32042 is UrlElicitationRequiredError.
     const raw = await this.pipeline.request(method, params, options).catch(mapRpcError);
     return this.conn.checks.parse(method, schema, raw);
+  }
+
+  /** One caller-driven round: an `input_required` result is checked and returned as is. */
+  private async inputRound<T>(
+    method: string,
+    params: Record<string, unknown>,
+    options: InputRoundOptions,
+    final: (raw: unknown) => T | Promise<T>,
+  ): Promise<T | InputRequiredResult> {
+    const raw = await this.pipeline.request(method, params, options).catch(mapRpcError);
+    if (isInputRequired(raw))
+      return this.conn.checks.check<InputRequiredResult>(method, raw, 'InputRequiredResultSchema');
+    return final(raw);
+  }
+
+  /** A `tools/call` result checked as `callTool` checks it (output schema included). */
+  private async checkedToolResult(name: string, raw: unknown): Promise<CallToolResult> {
+    const result = await this.conn.checks.toolResult(raw);
+    if (this.options.validateOutputSchemas === false || !this.lists.outputSchemas.has(name))
+      return result;
+    return this.lists.outputSchemas.check(this.conn.label, name, result);
   }
 
   /** A request whose result is empty (ping, setLevel, subscribe). */

@@ -89,10 +89,34 @@ export interface CallOptions {
   resetTimeoutOnProgress?: boolean;
   maxTotalTimeoutMs?: number;
   onprogress?: RequestOptions['onprogress'];
+  /** Told the request's JSON-RPC id before it is sent (a session renewal's retry: again). */
+  onid?: RequestOptions['onid'];
   /** 2026-07-28: the log level for this request only. */
   logLevel?: LoggingLevel;
   /** `list*`: ask the server even when a cached answer is fresh. */
   fresh?: boolean;
+  /**
+   * 2026-07-28: the `io.modelcontextprotocol/clientCapabilities` sent with this request
+   * instead of the client's own (a gateway speaks for its caller). No effect on 2025 servers,
+   * whose capabilities are fixed by `initialize`.
+   */
+  clientCapabilities?: ClientCapabilities;
+}
+
+/**
+ * 2026-07-28 multi round-trip requests driven by the caller (`callTool`, `getPrompt`,
+ * `readResource`): an `input_required` result is returned as it came (every input request
+ * with its key, and the request state) instead of being answered with the client's
+ * handlers; the caller sends the next round with `inputResponses` and `requestState`.
+ * Servers of the 2025 revisions never answer `input_required`: their requests to the
+ * client still go to `handlers`.
+ */
+export interface InputRoundOptions extends CallOptions {
+  inputRequired: 'return';
+  /** Answers to the previous round's `inputRequests`, under the server's keys. */
+  inputResponses?: Record<string, unknown>;
+  /** The previous round's `requestState`, echoed unchanged. */
+  requestState?: string;
 }
 
 export interface CallToolParams {

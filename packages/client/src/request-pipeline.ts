@@ -12,7 +12,7 @@ import { LimitExceededError, mapRpcError, UnsupportedProtocolVersionError } from
 import { mcpTransportOf } from './mcp-transport-of.js';
 import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.js';
 import { handshake } from './negotiation.js';
-import { type CallOptions, clientDefaults } from './options.js';
+import { type CallOptions, clientDefaults, type InputRoundOptions } from './options.js';
 import type { SchemaName } from './result-checks.js';
 
 /** Methods whose 2026-07-28 results may be `input_required`. */
@@ -30,11 +30,27 @@ export function withMeta(
 ): Record<string, unknown> {
   let merged = meta;
   const own = params?._meta as Record<string, unknown> | undefined;
-  if (own || options?.logLevel) {
+  if (own || options?.logLevel || options?.clientCapabilities) {
     merged = { ...own, ...meta };
     if (options?.logLevel) merged[MetaKey.LogLevel] = options.logLevel;
+    if (options?.clientCapabilities)
+      merged[MetaKey.ClientCapabilities] = options.clientCapabilities;
   }
   return { ...params, _meta: merged };
+}
+
+/** The caller's answers for the next round of a caller-driven multi round-trip request. */
+function withInputRound(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: CallOptions | undefined,
+): Record<string, unknown> | undefined {
+  const round = options as InputRoundOptions | undefined;
+  if (round?.inputRequired !== 'return' || !MULTI_ROUND.has(method)) return params;
+  const next: Record<string, unknown> = { ...params };
+  if (round.inputResponses !== undefined) next.inputResponses = round.inputResponses;
+  if (round.requestState !== undefined) next.requestState = round.requestState;
+  return next;
 }
 
 /**
@@ -100,10 +116,16 @@ export class RequestPipeline {
     options: CallOptions | undefined,
     mayRetry: boolean,
   ): Promise<unknown> {
-    const sent = peer.request(method, withMeta(this.conn.meta, params, options), options);
+    const sent = peer.request(
+      method,
+      withMeta(this.conn.meta, withInputRound(method, params, options), options),
+      options,
+    );
     return sent.then(
       (raw) =>
-        isInputRequired(raw) && MULTI_ROUND.has(method)
+        isInputRequired(raw) &&
+        MULTI_ROUND.has(method) &&
+        (options as InputRoundOptions | undefined)?.inputRequired !== 'return'
           ? this.answerInput(peer, method, params, options, raw)
           : raw,
       (error: unknown) => {

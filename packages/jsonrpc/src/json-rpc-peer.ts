@@ -18,7 +18,7 @@ import type {
   JsonRpcRequest,
 } from './messages.js';
 import { checkTimerMs } from './option-checks.js';
-import { SENT, type Transport } from './transport.js';
+import { type MessageExtra, SENT, type Transport } from './transport.js';
 
 /** 60 s, as most MCP hosts use. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -56,6 +56,11 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** `params._meta` of the incoming request, if any. */
   readonly meta: Record<string, unknown> | undefined;
+  /**
+   * HTTP transports: the id of our own request on whose response stream this one arrived
+   * (the request it belongs to); undefined elsewhere.
+   */
+  readonly relatedRequestId?: JsonRpcId | undefined;
   /** Sends a notification related to this request. */
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Sends a request related to this request. */
@@ -136,7 +141,7 @@ export class JsonRpcPeer {
       checkTimerMs('JsonRpcPeer', 'defaultTimeoutMs', options.defaultTimeoutMs, NO_TIMEOUT) ??
       DEFAULT_REQUEST_TIMEOUT_MS;
     this.respondToParseErrors = options.respondToParseErrors ?? false;
-    transport.onmessage = (message) => this.handleMessage(message);
+    transport.onmessage = (message, extra) => this.handleMessage(message, extra);
     transport.onerror = (error) => this.handleTransportError(error);
     transport.onclose = (cause) => this.handleClose(cause);
   }
@@ -338,9 +343,9 @@ export class JsonRpcPeer {
       .catch(noop);
   }
 
-  private handleMessage(message: JsonRpcMessage): void {
+  private handleMessage(message: JsonRpcMessage, extra?: MessageExtra): void {
     if ('method' in message) {
-      if ('id' in message) this.handleRequest(message as JsonRpcRequest);
+      if ('id' in message) this.handleRequest(message as JsonRpcRequest, extra);
       else this.handleNotification(message);
       return;
     }
@@ -409,7 +414,7 @@ export class JsonRpcPeer {
     }
   }
 
-  private handleRequest(message: JsonRpcRequest): void {
+  private handleRequest(message: JsonRpcRequest, extra?: MessageExtra): void {
     const { id, method } = message;
     const handler = this.requestHandlers.get(method);
     if (!handler) {
@@ -426,6 +431,7 @@ export class JsonRpcPeer {
       method,
       signal: controller.signal,
       meta,
+      relatedRequestId: extra?.relatedRequestId,
       notify: (m, p) => this.notify(m, p, { relatedRequestId: id }),
       request: (m, p, o) => this.request(m, p, { ...o, relatedRequestId: id }),
       progress: (progress) =>

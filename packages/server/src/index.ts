@@ -46,6 +46,8 @@ export type {
   ResourceDefinition,
   ResourceReader,
   ResourceTemplateDefinition,
+  SubscriptionContext,
+  SubscriptionHook,
   TemplateReader,
   ToolDefinition,
   ToolHandler,

@@ -22,6 +22,8 @@ import type {
   ResourceDefinition,
   ResourceReader,
   ResourceTemplateDefinition,
+  SubscriptionContext,
+  SubscriptionHook,
   TemplateReader,
   ToolDefinition,
   ToolHandler,
@@ -51,6 +53,10 @@ export interface McpServerOptions {
   maxInputRounds?: number;
   /** Handler crashes and other problems no client should see. */
   onerror?: (error: Error) => void;
+  /** A subscriber starts following a resource (see `SubscriptionHook`). */
+  onsubscribe?: SubscriptionHook;
+  /** A subscriber stops following a resource: unsubscribe, its connection or stream ended. */
+  onunsubscribe?: SubscriptionHook;
 }
 
 export const serverDefaults = {
@@ -97,6 +103,8 @@ export class McpServer {
   /** @internal */
   readonly seal: RequestStateSeal;
   onerror: ((error: Error) => void) | undefined;
+  onsubscribe: SubscriptionHook | undefined;
+  onunsubscribe: SubscriptionHook | undefined;
 
   private readonly explicitCapabilities: ServerCapabilities | undefined;
   private readonly tools = new Map<string, ToolEntry>();
@@ -125,6 +133,8 @@ export class McpServer {
       ttlMs: options.requestStateTtlMs,
     });
     this.onerror = options.onerror;
+    this.onsubscribe = options.onsubscribe;
+    this.onunsubscribe = options.onunsubscribe;
   }
 
   /** Connected sessions (a stdio connection, an HTTP session, an open 2026-07-28 exchange). */
@@ -269,6 +279,16 @@ export class McpServer {
     return (
       this.resources.has(uri) || [...this.templates.values()].some((t) => t.template.match(uri))
     );
+  }
+
+  /** @internal Runs `onunsubscribe`; a failure is reported, never thrown (the subscriber is gone). */
+  unsubscribed(uri: string, context: SubscriptionContext): void {
+    if (!this.onunsubscribe) return;
+    Promise.resolve()
+      .then(() => this.onunsubscribe?.(uri, context))
+      .catch((error: unknown) =>
+        this.reportError(error instanceof Error ? error : new Error(String(error))),
+      );
   }
 
   /** @internal */

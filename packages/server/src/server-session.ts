@@ -82,6 +82,8 @@ export class ServerSession {
   onnegotiated: ((version: string) => void) | undefined;
   private legacy: LegacyState | undefined;
   private readonly listens = new Map<JsonRpcId, Listen>();
+  /** This connection as a subscriber (the hooks count subscribers by this object). */
+  private readonly subscriptionContext: { subscriber: object; sessionId: string | undefined };
 
   constructor(
     private readonly server: McpServer,
@@ -89,6 +91,7 @@ export class ServerSession {
     private readonly options: ServerSessionOptions = {},
   ) {
     this.sessionId = options.sessionId;
+    this.subscriptionContext = { subscriber: this, sessionId: options.sessionId };
     this.peer = new JsonRpcPeer(transport, {
       label: options.label ?? `client of "${server.info.name}"`,
       respondToParseErrors: true,
@@ -103,6 +106,10 @@ export class ServerSession {
       closed();
       for (const listen of this.listens.values()) listen.end();
       this.listens.clear();
+      // A connection that ends takes its subscriptions with it.
+      for (const uri of this.legacy?.subscriptions ?? [])
+        server.unsubscribed(uri, this.subscriptionContext);
+      this.legacy?.subscriptions.clear();
       this.onclose?.();
     };
     for (const method of [...FEATURE_METHODS, ...SESSION_METHODS]) {
@@ -211,8 +218,13 @@ export class ServerSession {
         if (!this.server.capabilities().resources?.subscribe) throw methodNotFound(method);
         const uri = params.uri;
         if (typeof uri !== 'string') throw invalidParams(`${method} needs a "uri" string`);
-        if (method === 'resources/subscribe') legacy.subscriptions.add(uri);
-        else legacy.subscriptions.delete(uri);
+        if (method === 'resources/subscribe') {
+          if (legacy.subscriptions.has(uri)) return {};
+          await this.server.onsubscribe?.(uri, this.subscriptionContext);
+          legacy.subscriptions.add(uri);
+        } else if (legacy.subscriptions.delete(uri)) {
+          this.server.unsubscribed(uri, this.subscriptionContext);
+        }
         return {};
       }
       case 'server/discover':
@@ -275,20 +287,42 @@ export class ServerSession {
         .slice(0, 1000);
     }
     const id = rctx.id;
+    // Each listen stream is a subscriber of its own for the hooks, from ack to end.
+    const context = { subscriber: {}, sessionId: this.sessionId };
+    const uris = filter.resourceSubscriptions ?? [];
+    let hooked = false;
+    const unhook = () => {
+      if (!hooked) return;
+      hooked = false;
+      for (const uri of uris) this.server.unsubscribed(uri, context);
+    };
     return new Promise((resolve, reject) => {
       const listen: Listen = {
         id,
         filter,
-        end: () => resolve({ _meta: { [MetaKey.SubscriptionId]: id } }),
+        end: () => {
+          unhook();
+          resolve({ _meta: { [MetaKey.SubscriptionId]: id } });
+        },
       };
       rctx.signal.addEventListener(
         'abort',
         () => {
           this.listens.delete(id);
+          unhook();
           reject(rctx.signal.reason);
         },
         { once: true },
       );
+      if (this.server.onsubscribe && uris.length > 0) {
+        hooked = true;
+        for (const uri of uris)
+          Promise.resolve()
+            .then(() => this.server.onsubscribe?.(uri, context))
+            .catch((error: unknown) =>
+              this.server.reportError(error instanceof Error ? error : new Error(String(error))),
+            );
+      }
       rctx
         .notify(Notification.SubscriptionsAcknowledged, {
           _meta: { [MetaKey.SubscriptionId]: id },

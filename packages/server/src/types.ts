@@ -128,6 +128,25 @@ export interface ResourceTemplateDefinition extends Omit<ResourceDefinition, 'si
   complete?: Record<string, Completer>;
 }
 
+/**
+ * Who subscribed, for the `onsubscribe` / `onunsubscribe` hooks: `subscriber` is the same
+ * object for every call about one subscriber (a connection, an HTTP session, or one
+ * 2026-07-28 `subscriptions/listen` stream), so a host can count subscribers per URI.
+ */
+export interface SubscriptionContext {
+  readonly subscriber: object;
+  /** The HTTP session (2025 revisions over Streamable HTTP). */
+  readonly sessionId: string | undefined;
+}
+
+/**
+ * Told of a resource subscription that starts or ends (`resources/subscribe` and
+ * `unsubscribe`, the end of a connection that had some, the `resourceSubscriptions` of a
+ * `subscriptions/listen` stream). A rejection from `onsubscribe` fails `resources/subscribe`
+ * with that error (an `RpcError` keeps its code).
+ */
+export type SubscriptionHook = (uri: string, context: SubscriptionContext) => void | Promise<void>;
+
 /** Caching hints (2026-07-28) put on list and read results. */
 export interface CacheHints {
   ttlMs: number;

@@ -1,4 +1,4 @@
-import { RpcError } from '@mcpkit/jsonrpc';
+import { type JsonRpcId, RpcError } from '@mcpkit/jsonrpc';
 import type { HandlerContext, InputRequest } from '@mcpkit/server';
 
 type Step<T> = { value: T } | { inputRequests: Record<string, InputRequest> };
@@ -20,6 +20,14 @@ interface Asked {
 export class ForwardedCall<T> {
   ctx: HandlerContext;
   result!: Promise<T>;
+  /**
+   * Who made the call: a 2025 HTTP session, the stdio client, or (2026-07-28, stateless)
+   * the call itself. A backend request no transport ties to a call goes to it only when
+   * it is the one caller with calls running on that backend.
+   */
+  readonly owner: unknown;
+  /** The ids of the backend requests made for this call (an HTTP backend's requests name them). */
+  readonly backendIds = new Set<JsonRpcId>();
   /** Only a 2026-07-28 call can park and outlive its request; a 2025-era one uses its signal. */
   private controller: AbortController | undefined;
   /** Made on the first `ask` (2026-07-28 only): most calls never ask anything. */
@@ -31,6 +39,7 @@ export class ForwardedCall<T> {
 
   constructor(ctx: HandlerContext) {
     this.ctx = ctx;
+    this.owner = ctx.era === 'modern' ? this : (ctx.sessionId ?? 'stdio');
     // A 2025-era client is asked directly (ctx.request), so its call never parks and the
     // request's own signal is the call's: no controller or listener per forwarded call.
     if (ctx.era === 'modern') this.attach(ctx);

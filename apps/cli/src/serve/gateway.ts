@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { McpClient } from '@mcpkit/client';
-import { type Progress, RpcError } from '@mcpkit/jsonrpc';
+import type { InputRoundOptions, McpClient, ServerRequestContext } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
-import type { Implementation, Prompt, Resource, Tool } from '@mcpkit/protocol';
+import type { Implementation, InputRequiredResult, Prompt, Tool } from '@mcpkit/protocol';
 import {
   type Completer,
   type HandlerContext,
@@ -11,6 +11,7 @@ import {
   inputRequired,
   McpServer,
   type Registration,
+  UriTemplate,
 } from '@mcpkit/server';
 import {
   apply,
@@ -21,6 +22,8 @@ import {
 } from './backend-lists.js';
 import { nameAll } from './exposed-names.js';
 import { ForwardedCall } from './forwarded-call.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
+import { callOptions, InflightCalls, isInputRound, originOf } from './routing.js';
 
 export interface GatewayOptions {
   manager: McpManager;
@@ -37,22 +40,14 @@ export interface GatewayOptions {
   callTimeoutMs: number;
   /** Quiet time before list changes are applied (and announced once). */
   listDebounceMs?: number;
+  /**
+   * HTTP, 2025-11-25 sessions (SEP-1699 polling): a forwarded `tools/call` still running
+   * after this long has its SSE stream closed (after the priming event and `retry`); the
+   * client resumes with `Last-Event-ID` and gets the answer. Off when undefined.
+   */
+  ssePollAfterMs?: number;
   warn: (text: string) => void;
 }
-
-/** How a forwarded request runs on the backend's client. */
-type ForwardedRun<T> = (
-  client: McpClient,
-  options: {
-    signal: AbortSignal;
-    timeoutMs: number;
-    resetTimeoutOnProgress: boolean;
-    onprogress?: (p: Progress) => void;
-  },
-) => Promise<T>;
-
-/** Error code of a server→client request the gateway's client cannot answer. */
-const NOT_FORWARDABLE = -32601;
 
 /**
  * Many backends behind one `McpServer`: the backends' tools, prompts and resources under
@@ -72,7 +67,7 @@ export class Gateway {
     templates: new Map<string, { key: string; reg: Registration }>(),
   };
   /** The gateway calls running on each backend, newest last: where its requests go. */
-  private readonly inflight = new Map<string, Set<ForwardedCall<unknown>>>();
+  private readonly inflight = new InflightCalls();
   /** Calls parked for a 2026-07-28 client's next round, by the ticket in its requestState. */
   private readonly tickets = new Map<
     string,
@@ -81,8 +76,8 @@ export class Gateway {
   private readonly refreshing = new Map<string, number>();
   /** `server\0backend URI` → the URI served for it. */
   private servedUris = new Map<string, string>();
-  /** Backend URIs followed on each backend client (updates reach subscribed sessions). */
-  private readonly followed = new WeakMap<McpClient, Set<string>>();
+  /** Clients' resource subscriptions, forwarded to the owning backends. */
+  private readonly subscriptions: ResourceSubscriptions;
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
@@ -99,6 +94,13 @@ export class Gateway {
         logging: {},
       },
       onerror: (error) => options.warn(`gateway: ${error.message}`),
+      onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
+      onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
+    });
+    this.subscriptions = new ResourceSubscriptions({
+      client: (server) => this.connectedClient(server),
+      timeoutMs: options.callTimeoutMs,
+      warn: options.warn,
     });
     const { manager } = options;
     const served = new Set(options.servers);
@@ -124,7 +126,7 @@ export class Gateway {
     this.unsubscribe.push(
       manager.on('log', ({ server, params }) => {
         // A backend's log lines go to the clients whose calls are running on it.
-        for (const call of this.inflight.get(server) ?? [])
+        for (const call of this.inflight.of(server))
           void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
       }),
     );
@@ -135,19 +137,20 @@ export class Gateway {
     return (server) => {
       const forward =
         (method: string, capability: 'elicitation' | 'sampling') =>
-        async (params: unknown, context: { signal: AbortSignal }) =>
+        async (params: unknown, context: ServerRequestContext) =>
           (await gateway()?.forward(server, method, capability, params, context)) as never;
       return {
         elicitation: forward('elicitation/create', 'elicitation'),
         sampling: forward('sampling/createMessage', 'sampling'),
-        roots: async () => {
+        roots: async (context) => {
           const answer = await gateway()?.forward(
             server,
             'roots/list',
             'roots',
             {},
             {
-              signal: AbortSignal.timeout(60_000),
+              ...context,
+              signal: AbortSignal.any([context.signal, AbortSignal.timeout(60_000)]),
             },
           );
           return ((answer as { roots?: unknown[] } | undefined)?.roots ?? []) as never;
@@ -192,17 +195,15 @@ export class Gateway {
     method: string,
     capability: 'elicitation' | 'sampling' | 'roots',
     params: unknown,
-    context: { signal: AbortSignal },
+    context: ServerRequestContext,
   ): Promise<unknown> {
-    const calls = [...(this.inflight.get(server) ?? [])];
-    const call = calls.reverse().find((c) => c.ctx.clientCapabilities[capability] !== undefined);
-    if (!call)
-      throw new RpcError(
-        NOT_FORWARDABLE,
-        calls.length === 0
-          ? `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`
-          : `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
-      );
+    const call = originOf(
+      this.inflight.of(server),
+      server,
+      method,
+      capability,
+      context.relatedRequestId,
+    );
     const body = (params ?? {}) as Record<string, unknown>;
     // 2026-07-28 clients are asked through an input_required result and their retry.
     if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
@@ -236,31 +237,12 @@ export class Gateway {
       const lists = await fetchLists(state.client);
       if (this.refreshing.get(name) !== generation || this.closed) return;
       this.lists.set(name, lists);
-      void this.follow(name, state.client, lists.resources);
+      void this.subscriptions.resubscribe(name, state.client);
       this.scheduleSync();
     } catch (error) {
       this.options.warn(
         `server "${name}": its lists could not be read: ${(error as Error).message}`,
       );
-    }
-  }
-
-  /**
-   * Subscribes on the backend to its listed resources (at most 256), so that an update can
-   * reach the gateway's sessions that subscribed; the gateway has no per-subscription hook.
-   */
-  private async follow(server: string, client: McpClient, resources: Resource[]): Promise<void> {
-    if (!client.serverCapabilities?.resources?.subscribe) return;
-    const done = this.followed.get(client) ?? new Set<string>();
-    this.followed.set(client, done);
-    for (const r of resources.slice(0, 256)) {
-      if (done.has(r.uri)) continue;
-      done.add(r.uri);
-      await client
-        .subscribeResource(r.uri, { timeoutMs: this.options.callTimeoutMs })
-        .catch((error: Error) => {
-          this.options.warn(`server "${server}": subscribing to ${r.uri} failed: ${error.message}`);
-        });
     }
   }
 
@@ -423,6 +405,8 @@ export class Gateway {
     }
     const resources = new Map<string, { key: string; add: () => Registration }>();
     const servedUris = new Map<string, string>();
+    const backendUris = new Map<string, { server: string; uri: string }>();
+    const servedTemplates: Array<{ template: UriTemplate; server: string; strip: number }> = [];
     const templates = new Map<string, { key: string; add: () => Registration }>();
     for (const server of this.options.servers) {
       for (const r of this.lists.get(server)?.resources ?? []) {
@@ -430,6 +414,7 @@ export class Gateway {
         const uri = shared ? `${server}:${r.uri}` : r.uri;
         if (resources.has(uri)) continue;
         servedUris.set(`${server}\u0000${r.uri}`, uri);
+        backendUris.set(uri, { server, uri: r.uri });
         const { uri: original, ...definition } = r;
         resources.set(uri, {
           key: `${server}\u0000${JSON.stringify(r)}`,
@@ -456,6 +441,7 @@ export class Gateway {
         );
         const definition = complete ? { ...plain, complete } : plain;
         const strip = shared ? `${server}:`.length : 0;
+        servedTemplates.push({ template: new UriTemplate(uriTemplate), server, strip });
         templates.set(uriTemplate, {
           key: `${server}\u0000${JSON.stringify(t)}`,
           add: () =>
@@ -471,6 +457,7 @@ export class Gateway {
       }
     }
     this.servedUris = servedUris;
+    this.subscriptions.served(backendUris, servedTemplates);
     return { resources, templates };
   }
 
@@ -498,46 +485,40 @@ export class Gateway {
     return state?.state === 'connected' ? state.client : undefined;
   }
 
-  private track(server: string, call: ForwardedCall<unknown>): Set<ForwardedCall<unknown>> {
-    let calls = this.inflight.get(server);
-    if (!calls) {
-      calls = new Set();
-      this.inflight.set(server, calls);
-    }
-    calls.add(call);
-    return calls;
-  }
-
-  private untrack(
+  /** Waits for the backend's client (bounded by the call's timeout), then runs the request. */
+  private async forwardCall<T>(
     server: string,
-    calls: Set<ForwardedCall<unknown>>,
-    call: ForwardedCall<unknown>,
-  ): void {
-    calls.delete(call);
-    if (calls.size === 0 && this.inflight.get(server) === calls) this.inflight.delete(server);
+    call: ForwardedCall<T | InputRequiredResult>,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+  ): Promise<T | InputRequiredResult> {
+    const { manager, callTimeoutMs } = this.options;
+    const client = await manager.client(server, { signal: call.signal, timeoutMs: callTimeoutMs });
+    return run(client, callOptions(call, client, callTimeoutMs));
   }
 
   /**
-   * Waits for the backend's client (bounded by the call's timeout) and runs the request on
-   * it. A progress token goes to the backend only when the client sent one: no token, no
-   * progress handler on the hot path.
+   * A 2025-era call: it never parks (its client is asked directly through `ctx.request`),
+   * so it needs no step machine, only the SSE-polling timer when one is configured.
    */
-  private async forwardCall<T>(
+  private async callNow<T>(
     server: string,
-    call: ForwardedCall<T>,
-    run: ForwardedRun<T>,
+    ctx: HandlerContext,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
   ): Promise<T> {
-    const { manager, callTimeoutMs } = this.options;
-    const signal = call.signal;
-    const client = await manager.client(server, { signal, timeoutMs: callTimeoutMs });
-    if (call.ctx.meta?.progressToken === undefined)
-      return run(client, { signal, timeoutMs: callTimeoutMs, resetTimeoutOnProgress: false });
-    return run(client, {
-      signal,
-      timeoutMs: callTimeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}),
-    });
+    const call = new ForwardedCall<T | InputRequiredResult>(ctx);
+    const untrack = this.inflight.track(server, call as ForwardedCall<unknown>);
+    const poll = this.options.ssePollAfterMs;
+    // The binding ignores this outside 2025-11-25 HTTP sessions (stdio, JSON-only).
+    const pollTimer =
+      poll !== undefined && ctx.method === 'tools/call'
+        ? setTimeout(() => ctx.closeSseStream(), poll)
+        : undefined;
+    try {
+      return (await this.forwardCall(server, call, run)) as T;
+    } finally {
+      if (pollTimer !== undefined) clearTimeout(pollTimer);
+      untrack();
+    }
   }
 
   /**
@@ -548,40 +529,45 @@ export class Gateway {
   private async call<T>(
     server: string,
     ctx: HandlerContext,
-    run: ForwardedRun<T>,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
   ): Promise<T | InputRequiredReturn> {
     const { callTimeoutMs } = this.options;
-    if (ctx.era !== 'modern') {
-      // A 2025-era call never parks (its client is asked directly), so it needs no step
-      // machine: forward, and stay findable for the backend's requests while it runs.
-      const call = new ForwardedCall<T>(ctx);
-      const calls = this.track(server, call);
-      try {
-        return await this.forwardCall(server, call, run);
-      } finally {
-        this.untrack(server, calls, call);
-      }
-    }
+    if (ctx.era !== 'modern') return this.callNow(server, ctx, run);
     const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
     const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
-    let call: ForwardedCall<T>;
+    let call: ForwardedCall<T | InputRequiredResult>;
     if (parked) {
       this.tickets.delete(ticket as string);
       clearTimeout(parked.timer);
-      call = parked.call as ForwardedCall<T>;
+      call = parked.call as ForwardedCall<T | InputRequiredResult>;
       call.attach(ctx);
       call.answer(ctx.inputResponses);
     } else {
-      call = new ForwardedCall<T>(ctx);
-      const calls = this.track(server, call);
+      call = new ForwardedCall<T | InputRequiredResult>(ctx);
+      const untrack = this.inflight.track(server, call as ForwardedCall<unknown>);
       call.result = this.forwardCall(server, call, run);
-      call.result.then(
-        () => this.untrack(server, calls, call),
-        () => this.untrack(server, calls, call),
-      );
+      call.result.then(untrack, untrack);
     }
-    const step = await call.next();
-    if ('value' in step) return step.value;
+    const poll = this.options.ssePollAfterMs;
+    // The binding ignores this outside 2025-11-25 HTTP sessions (stdio, JSON-only, 2026-07-28).
+    const pollTimer =
+      poll !== undefined && ctx.method === 'tools/call'
+        ? setTimeout(() => ctx.closeSseStream(), poll)
+        : undefined;
+    const step = await call.next().finally(() => clearTimeout(pollTimer));
+    if ('value' in step) {
+      const value = step.value;
+      if (!isInputRound(value)) return value;
+      // The backend's state rides inside the gateway's own sealed requestState.
+      return inputRequired({
+        ...(value.inputRequests !== undefined
+          ? { inputRequests: value.inputRequests as Record<string, InputRequest> }
+          : {}),
+        ...(value.requestState !== undefined
+          ? { requestState: { backendState: value.requestState } }
+          : {}),
+      });
+    }
     const id = randomUUID();
     const timer = setTimeout(() => {
       this.tickets.delete(id);

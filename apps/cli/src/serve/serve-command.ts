@@ -18,7 +18,22 @@ export interface ServeFlags {
   separator?: string;
   'no-prefix'?: boolean;
   tools?: string[];
+  'sse-poll-ms'?: string;
+  'backend-wait-ms'?: string;
   verbose?: boolean;
+}
+
+export const serveDefaults = {
+  /** Over stdio: how long `initialize` waits for the backends before it is answered. */
+  backendWaitMs: 5_000,
+} as const;
+
+/** A whole number of milliseconds from a flag, or a usage error naming it. */
+function msFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(text))
+    throw new UsageError(`--${flag} takes a whole number of milliseconds (got "${text}")`);
+  return Number(text);
 }
 
 /** `--http [host:]port` → where to bind (loopback when no host is given). */
@@ -60,6 +75,11 @@ export async function serveCommand(
   if (!/^[A-Za-z0-9_-]{1,8}$/.test(separator))
     throw new UsageError('--separator must be 1 to 8 characters of [A-Za-z0-9_-]');
   const bind = flags.http === undefined ? undefined : parseBind(flags.http);
+  const ssePollAfterMs = msFlag('sse-poll-ms', flags['sse-poll-ms']);
+  if (ssePollAfterMs !== undefined && bind === undefined)
+    throw new UsageError('--sse-poll-ms needs --http (SSE streams are HTTP only)');
+  const backendWaitMs =
+    msFlag('backend-wait-ms', flags['backend-wait-ms']) ?? serveDefaults.backendWaitMs;
   for (const s of chosen)
     if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
 
@@ -97,6 +117,7 @@ export async function serveCommand(
     prefix: !flags['no-prefix'],
     allowTool: toolFilter(flags.tools ?? []),
     callTimeoutMs: timeoutMs,
+    ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     warn: (text) => io.stderr(`mcpkit serve: ${text}\n`),
   });
   let stop: (() => void) | undefined;
@@ -118,9 +139,14 @@ export async function serveCommand(
     process.once('SIGTERM', onSignal);
   }
   try {
-    await manager.connectAll();
-    await gateway.start();
+    // The lists fill in as backends connect (statechange), with list_changed for clients
+    // already served; `start` reads every backend once they all settled.
+    const settled = manager
+      .connectAll()
+      .then(() => gateway?.start())
+      .catch((error: Error) => io.stderr(`mcpkit serve: ${error.message}\n`));
     if (bind) {
+      await settled;
       let token = flags.token ?? ctx.env.MCPKIT_SERVE_TOKEN;
       if (token !== undefined && token.length < 16)
         throw new UsageError('the bearer token must be at least 16 characters');
@@ -132,6 +158,16 @@ export async function serveCommand(
       closeFace = face.close;
       io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);
     } else {
+      // A host times out a slow initialize: it is answered once every backend settled, or
+      // after backendWaitMs with what has connected by then (a hung backend never holds it).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        settled,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, backendWaitMs);
+        }),
+      ]);
+      clearTimeout(timer);
       const session = await serveStdio(gateway.server);
       void session.closed.then(() => stop?.());
     }

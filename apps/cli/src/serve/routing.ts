@@ -1,0 +1,135 @@
+import type { CallOptions, InputRoundOptions, McpClient } from '@mcpkit/client';
+import { type JsonRpcId, type Progress, RpcError } from '@mcpkit/jsonrpc';
+import type { InputRequiredResult } from '@mcpkit/protocol';
+import type { HandlerContext } from '@mcpkit/server';
+import type { ForwardedCall } from './forwarded-call.js';
+
+/** Error code of a server→client request the gateway's client cannot answer. */
+const NOT_FORWARDABLE = -32601;
+
+/** A backend's `input_required` round, handed back by the client (`inputRequired: 'return'`). */
+export function isInputRound(value: unknown): value is InputRequiredResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { resultType?: unknown }).resultType === 'input_required'
+  );
+}
+
+/**
+ * The per-request options of a call to a 2026-07-28 backend: the caller's capabilities, and
+ * its answers and the backend's state from the previous round (a retry).
+ */
+export function modernRound(ctx: HandlerContext): Omit<InputRoundOptions, keyof CallOptions> & {
+  clientCapabilities: HandlerContext['clientCapabilities'];
+} {
+  const backendState = (ctx.requestState as { backendState?: unknown } | undefined)?.backendState;
+  return {
+    inputRequired: 'return',
+    clientCapabilities: ctx.clientCapabilities,
+    ...(ctx.inputResponses !== undefined ? { inputResponses: ctx.inputResponses } : {}),
+    ...(typeof backendState === 'string' ? { requestState: backendState } : {}),
+  };
+}
+
+/** Whether the caller declared something a backend's request could be forwarded to. */
+export function asksBack(ctx: HandlerContext): boolean {
+  const caps = ctx.clientCapabilities;
+  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
+}
+
+/**
+ * The call a backend's request belongs to. An HTTP backend names it (the request arrives
+ * on the response stream of the gateway's request for that call). Otherwise (stdio) it is
+ * the newest call running on that backend when all of them come from one client; with
+ * calls from several clients the request is refused, so it can never reach the wrong one.
+ */
+export function originOf(
+  calls: ReadonlyArray<ForwardedCall<unknown>>,
+  server: string,
+  method: string,
+  capability: 'elicitation' | 'sampling' | 'roots',
+  relatedRequestId: JsonRpcId | undefined,
+): ForwardedCall<unknown> {
+  let call =
+    relatedRequestId === undefined
+      ? undefined
+      : calls.find((c) => c.backendIds.has(relatedRequestId));
+  if (!call) {
+    if (calls.length === 0)
+      throw new RpcError(
+        NOT_FORWARDABLE,
+        `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`,
+      );
+    if (new Set(calls.map((c) => c.owner)).size > 1)
+      throw new RpcError(
+        NOT_FORWARDABLE,
+        `mcpkit gateway: "${method}" from server "${server}" does not say which call it belongs to, and calls from several clients are running on it; refused so that it cannot reach the wrong client (an HTTP backend's requests name their call)`,
+      );
+    call = calls[calls.length - 1]!;
+  }
+  if (call.ctx.clientCapabilities[capability] === undefined)
+    throw new RpcError(
+      NOT_FORWARDABLE,
+      `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
+    );
+  return call;
+}
+
+/**
+ * The options of one forwarded request, with only what this call needs: a progress handler
+ * when the client sent a token, request ids when the client can answer a backend's
+ * requests, and the caller's capabilities for a 2026-07-28 backend. Its input rounds pass
+ * through raw only to a 2026-07-28 caller; for a 2025 caller the backend's client answers
+ * them itself, asking the caller through the handlers (such calls never park).
+ */
+export function callOptions(
+  call: ForwardedCall<unknown>,
+  client: McpClient,
+  timeoutMs: number,
+): InputRoundOptions {
+  const { ctx, signal } = call;
+  const wantsProgress = ctx.meta?.progressToken !== undefined;
+  const answers = asksBack(ctx);
+  if (!wantsProgress && !answers && client.era !== 'modern')
+    return { signal, timeoutMs, resetTimeoutOnProgress: false } as InputRoundOptions;
+  return {
+    signal,
+    timeoutMs,
+    resetTimeoutOnProgress: wantsProgress,
+    ...(wantsProgress
+      ? { onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}) }
+      : {}),
+    ...(answers ? { onid: (id: JsonRpcId) => call.backendIds.add(id) } : {}),
+    ...(client.era !== 'modern'
+      ? {}
+      : ctx.era === 'modern'
+        ? modernRound(ctx)
+        : { clientCapabilities: ctx.clientCapabilities }),
+  } as InputRoundOptions;
+}
+
+/** The gateway calls running on each backend, newest last: where a backend's requests go. */
+export class InflightCalls {
+  private readonly calls = new Map<string, Array<ForwardedCall<unknown>>>();
+
+  of(server: string): ReadonlyArray<ForwardedCall<unknown>> {
+    return this.calls.get(server) ?? [];
+  }
+
+  /** Keeps a call findable while it runs; returns its removal. */
+  track(server: string, call: ForwardedCall<unknown>): () => void {
+    let list = this.calls.get(server);
+    if (!list) {
+      list = [];
+      this.calls.set(server, list);
+    }
+    list.push(call);
+    const mine = list;
+    return () => {
+      const at = mine.indexOf(call);
+      if (at >= 0) mine.splice(at, 1);
+      if (mine.length === 0 && this.calls.get(server) === mine) this.calls.delete(server);
+    };
+  }
+}

@@ -115,6 +115,7 @@ export async function main(
             from: values.from,
             scope: values.scope,
             dryRun: values['dry-run'],
+            showSecrets,
           });
         return await c.approvalCommand(out, ctx, selection, command, rest, values.all ?? false);
       }

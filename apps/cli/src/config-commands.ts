@@ -319,7 +319,7 @@ export async function importCommand(
   for (const [name, entry] of Object.entries(result.servers)) {
     if (flags.dryRun) {
       // The file's env and header values are secrets like any entry's: hidden unless asked.
-      const shown = flags.showSecrets ? entry : redactServerConfig(entry);
+      const shown = flags.showSecrets ? entry : redactServerConfig(entry as ServerConfig);
       io.stdout(`would add "${name}": ${JSON.stringify(shown)}\n`);
       continue;
     }

@@ -63,6 +63,9 @@ export async function serverCommand(
     {
       json: options.json,
       timeoutMs: options.timeoutMs,
+      ...(options.maxMessageBytes !== undefined
+        ? { maxMessageBytes: options.maxMessageBytes }
+        : {}),
       verbose: options.verbose,
       ...(progress ? { progress } : {}),
       ...(options.handlers ? { handlers: options.handlers } : {}),

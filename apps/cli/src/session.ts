@@ -11,6 +11,8 @@ import { type TraceFile, traceTransport } from './trace.js';
 export interface SessionOptions {
   /** `--timeout`: the connect budget of each server and the default per-request timeout. */
   timeoutMs: number;
+  /** `--max-message-bytes`: every transport's `maxMessageBytes` (their default when absent). */
+  maxMessageBytes?: number;
   shutdown: Shutdown;
   /** Server stderr, a chunk at a time (only with `-v`). */
   onstderr?: (server: string, text: string) => void;
@@ -78,7 +80,12 @@ export function openSession(
       if (server.config.timeout !== undefined)
         checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);
       shutdown.signal.throwIfAborted();
-      const made = await createTransport(server, context);
+      const made = await createTransport(
+        server,
+        options.maxMessageBytes !== undefined
+          ? { ...context, maxMessageBytes: options.maxMessageBytes }
+          : context,
+      );
       const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;
       const untrack = shutdown.track(closableFor(transport));
       const close = transport.close.bind(transport);

@@ -5,7 +5,8 @@
 // from one shared log (appends of a few bytes are atomic).
 // Modes: "ok" (one tool, "echo"); "garbage" (prints non-JSON lines on stdout first);
 // "slow-call" (tools/call is never answered); "stderr" (writes lines on stderr). The tool
-// "ask" sends elicitation/create (name, count, color) and returns what came back.
+// "ask" sends elicitation/create (name, count, color) and returns what came back; "big"
+// answers with one text of `size` bytes (a message larger than a client may accept).
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -45,6 +46,10 @@ lines.on('line', (line) => {
         tools: [
           { name: 'echo', inputSchema: { type: 'object' } },
           { name: 'ask', inputSchema: { type: 'object' } },
+          {
+            name: 'big',
+            inputSchema: { type: 'object', properties: { size: { type: 'integer' } } },
+          },
         ],
       },
     });
@@ -76,6 +81,15 @@ lines.on('line', (line) => {
             required: ['name', 'color'],
           },
         },
+      });
+      return;
+    }
+    if (message.params.name === 'big') {
+      const size = Number(message.params.arguments?.size ?? 0);
+      send({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: { content: [{ type: 'text', text: 'x'.repeat(size) }] },
       });
       return;
     }

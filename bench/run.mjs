@@ -295,3 +295,4 @@ mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(text);
 log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
+(await import('./cli/run.mjs')).printCliRows({ quick });

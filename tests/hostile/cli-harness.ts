@@ -181,9 +181,13 @@ export class Tmux {
     return text.endsWith('\n') ? Number(text.trim()) : undefined;
   }
 
-  /** What the pane shows (with scrollback). */
-  screen(): string {
-    return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'cli');
+  /**
+   * What the pane shows (with scrollback). `escapes`: with the colours and attributes of
+   * each cell as SGR escape sequences (tmux's `capture-pane -e`).
+   */
+  screen(options: { escapes?: boolean } = {}): string {
+    const e = options.escapes ? ['-e'] : [];
+    return this.tmux('capture-pane', '-p', ...e, '-J', '-S', '-', '-t', 'cli');
   }
 
   close(): void {

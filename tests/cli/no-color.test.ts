@@ -47,14 +47,18 @@ async function onTerminal(extraEnv: Record<string, string>): Promise<string> {
   return screen;
 }
 
-// An SGR sequence: a colour or an attribute (bold, dim) on some cell.
-const SGR = /\x1b\[[0-9;]*m/;
+// An SGR sequence (ESC [ … m): a colour or an attribute (bold, dim) on some cell.
+const ESC = String.fromCharCode(0x1b);
+const SGR = new RegExp(`${ESC}\\[[0-9;]*m`);
+/** An SGR sequence that turns on `code` (among others) right before `text`. */
+const styled = (code: number, text: string) =>
+  new RegExp(`${ESC}\\[(?:[0-9]+;)*${code}(?:;[0-9]+)*m${text}`);
 
 describe('NO_COLOR', () => {
   it('without it, the progress on a terminal is coloured (a green ✔, the name in bold)', async () => {
     const screen = await onTerminal({});
-    expect(screen).toMatch(/\x1b\[[0-9;]*32[0-9;]*m✔/);
-    expect(screen).toMatch(/\x1b\[[0-9;]*1[0-9;]*mgood/);
+    expect(screen).toMatch(styled(32, '✔'));
+    expect(screen).toMatch(styled(1, 'good'));
   });
 
   it('NO_COLOR=1: no colour and no attribute anywhere on the screen, progress or table', async () => {

@@ -1,4 +1,4 @@
-import { defaultAuthDir, FileTokenStore } from '@mcpkit/auth';
+import type { AuthRecord, TokenStore } from '@mcpkit/auth';
 import type { ResolvedServer } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import { createTransport, type ManagerHandlers, McpManager } from '@mcpkit/manager';
@@ -72,9 +72,23 @@ function flushCancellationsOnClose(transport: Transport, untrack: () => void): v
   };
 }
 
-/** Where the CLI keeps tokens: `$XDG_DATA_HOME/mcpkit/auth` (files 0600). */
-export function tokenStore(ctx: CliContext): FileTokenStore {
-  return new FileTokenStore(defaultAuthDir(ctx.env as NodeJS.ProcessEnv, ctx.home));
+/**
+ * Where the CLI keeps tokens: `$XDG_DATA_HOME/mcpkit/auth` (files 0600). `@mcpkit/auth`
+ * (and the JOSE library under it, some 50 modules) is loaded on the store's first use, so
+ * a command that only talks to stdio servers never loads it before starting them.
+ */
+export function tokenStore(ctx: CliContext): TokenStore {
+  let store: Promise<TokenStore> | undefined;
+  const load = () =>
+    (store ??= import('@mcpkit/auth').then(
+      ({ FileTokenStore, defaultAuthDir }) =>
+        new FileTokenStore(defaultAuthDir(ctx.env as NodeJS.ProcessEnv, ctx.home)),
+    ));
+  return {
+    get: async (key: string) => (await load()).get(key),
+    set: async (key: string, record: AuthRecord) => (await load()).set(key, record),
+    delete: async (key: string) => (await load()).delete(key),
+  };
 }
 
 /** How a signal closes a transport, and for stdio how a second Ctrl-C kills its tree. */

@@ -296,3 +296,4 @@ writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(text);
 log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
 (await import('./gateway/run.mjs')).writeGatewayRows({ quick, log, outFile }); // #14 item 6
+(await import('./cli/run.mjs')).printCliRows({ quick });

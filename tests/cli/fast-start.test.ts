@@ -11,6 +11,7 @@ import { bin, type Sandbox, sandbox } from '../hostile/cli-harness.js';
  * (a module hook loaded with `--import`).
  */
 const recorder = fileURLToPath(new URL('./support/record-loads.mjs', import.meta.url));
+const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
 
 let box: Sandbox | undefined;
 afterEach(() => {
@@ -19,7 +20,7 @@ afterEach(() => {
 });
 
 function loads(...args: string[]): string[] {
-  box = sandbox('mcpkit-cli-loads-');
+  box ??= sandbox('mcpkit-cli-loads-');
   const log = path.join(box.dir, 'loads.log');
   const r = spawnSync(process.execPath, ['--import', recorder, bin, ...args], {
     env: { ...box.env, MCPKIT_LOAD_LOG: log },
@@ -50,5 +51,25 @@ describe('fast start: each command loads only what it uses', () => {
     // Config's own dependency is the error base of @mcpkit/jsonrpc (no dependencies itself).
     expect(packages.filter((u) => /\/packages\/(?!config\/|jsonrpc\/)/.test(u))).toEqual([]);
     expect(packages.filter((u) => /undici|\/ws\/|jose|ajv|log-update|@clack/.test(u))).toEqual([]);
+  });
+
+  it('mcpkit tools over a stdio server loads no auth, HTTP or WebSocket code (no @mcpkit/auth, jose, undici, ws)', () => {
+    box = sandbox('mcpkit-cli-loads-');
+    const config = box.file('servers.json', {
+      mcpServers: {
+        local: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'fx.log')] },
+      },
+    });
+    const urls = loads('--strict-config', '-c', config, 'tools');
+    // It did connect: the stdio transport and the manager were loaded.
+    expect(urls.some((u) => u.includes('/packages/transport-stdio/'))).toBe(true);
+    expect(urls.some((u) => u.includes('/packages/manager/'))).toBe(true);
+    expect(
+      urls.filter((u) =>
+        /\/packages\/(auth|transport-streamable-http|transport-sse|transport-websocket)\/|jose|undici|\/ws@/.test(
+          u,
+        ),
+      ),
+    ).toEqual([]);
   });
 });

@@ -40,14 +40,7 @@ function setup() {
   return ['--strict-config', '-c', config];
 }
 
-/** The exit status (0 included: waitFor wants a truthy value). */
-const exitStatus = async () =>
-  (
-    await waitFor(() => {
-      const status = tmux!.exitStatus();
-      return status === undefined ? undefined : { status };
-    }, 'the CLI to exit')
-  ).status;
+const exitStatus = () => waitFor(() => tmux!.exitStatus(), 'the CLI to exit');
 
 const screenWith = (text: string | RegExp) => () => {
   const screen = tmux!.screen();

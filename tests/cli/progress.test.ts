@@ -84,7 +84,7 @@ describe('live progress while connecting', () => {
     expect(status).toBe(1);
     const after = tmux.screen();
     expect(after).toMatch(/✖ hanging {2}failed: .*did not finish connecting within 3000 ms/);
-    expect(after).toMatch(/✔ good {2}connected · 2 tools · \d+ ms/);
+    expect(after).toMatch(/✔ good {2}connected · 4 tools · \d+ ms/);
     expect(existsSync(path.join(dir, 'repo-started')), 'an unapproved server was started').toBe(
       false,
     );
@@ -95,7 +95,7 @@ describe('live progress while connecting', () => {
       env: box.env,
       cwd: box.cwd,
     });
-    expect(piped.stdout).toContain('good (2 tools)');
+    expect(piped.stdout).toContain('good (4 tools)');
     expect(piped.stderr).not.toMatch(/[✔✖…]/);
   });
 });

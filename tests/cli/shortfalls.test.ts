@@ -49,7 +49,7 @@ describe('the shortfalls of issue #12, against the built CLI', () => {
     expect(loud.code).toBe(0);
     expect(loud.stderr).toMatch(/^\[noisy\] warning: .*this is not JSON/m);
     expect(loud.stderr).toMatch(/^\[chatty\] starting up: config read$/m);
-    expect(loud.stdout).toContain('noisy (2 tools)');
+    expect(loud.stdout).toContain('noisy (4 tools)');
   });
 
   it("a request timeout names the CLI's --timeout flag, not the library's timeoutMs", async () => {

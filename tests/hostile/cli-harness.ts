@@ -99,13 +99,18 @@ export function runCli(
 }
 
 /**
- * Waits until `check` holds, looking again every few milliseconds: for state another
- * process changes (a file, the process table). The test's own timeout bounds it.
+ * Waits until `check` gives a value, looking again every few milliseconds: for state
+ * another process changes (a file, the process table). The test's own timeout bounds it.
+ * Only `undefined`, `null` and `false` mean "not yet": an exit status of 0 or an empty
+ * string is an answer.
  */
-export async function waitFor<T>(check: () => T | undefined | false, what: string): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | null | false,
+  what: string,
+): Promise<T> {
   for (let i = 0; ; i++) {
     const value = check();
-    if (value) return value;
+    if (value !== undefined && value !== null && value !== false) return value;
     if (i > 0 && i % 2000 === 0) console.warn(`still waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -176,9 +181,13 @@ export class Tmux {
     return text.endsWith('\n') ? Number(text.trim()) : undefined;
   }
 
-  /** What the pane shows (with scrollback). */
-  screen(): string {
-    return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'cli');
+  /**
+   * What the pane shows (with scrollback). `escapes`: with the colours and attributes of
+   * each cell as SGR escape sequences (tmux's `capture-pane -e`).
+   */
+  screen(options: { escapes?: boolean } = {}): string {
+    const e = options.escapes ? ['-e'] : [];
+    return this.tmux('capture-pane', '-p', ...e, '-J', '-S', '-', '-t', 'cli');
   }
 
   close(): void {

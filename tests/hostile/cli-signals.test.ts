@@ -188,4 +188,68 @@ describe('mcpkit on SIGINT, SIGTERM and SIGHUP: no server is orphaned', () => {
     expect(tmux.screen()).toContain('SIGINT again: killing every server now');
     expect(everything()).toEqual([]);
   });
+
+  it('a second Ctrl-C during a hanging call: the first sends notifications/cancelled and starts closing, the second kills at once, exit 130, nothing left', async () => {
+    box = sandbox();
+    marker = box.dir;
+    // A Streamable HTTP server (2025 era) that never answers tools/call nor the DELETE
+    // that ends its session: the call hangs, and so does the close after the first Ctrl-C.
+    http = await recordingServer((req, res, body) => {
+      const message = body ? JSON.parse(body) : undefined;
+      const answer = (result: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'hang-2' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      };
+      if (req.method === 'GET') res.writeHead(405).end();
+      else if (req.method !== 'POST' || message?.method === 'tools/call') return;
+      else if (message?.id === undefined) res.writeHead(202).end();
+      else if (message.method === 'initialize')
+        answer({
+          protocolVersion: message.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'hang-call', version: '1' },
+        });
+      else if (message.method === 'tools/list')
+        answer({ tools: [{ name: 'hang', inputSchema: { type: 'object' } }] });
+      else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: -32601, message: 'Method not found' },
+          }),
+        );
+      }
+    });
+    const config = box.file('hang-call.json', {
+      mcpServers: { web: { type: 'http', url: `${http.url}/mcp` } },
+    });
+    const posted = () =>
+      http!.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body));
+    tmux = new Tmux(box, box.env);
+    tmux.start(cli('--strict-config', '-c', config, 'call', 'web', 'hang'));
+    const call = await waitFor(
+      () => posted().find((m) => m.method === 'tools/call'),
+      'the tools/call',
+    );
+    tmux.sendKeys('C-c');
+    const cancelled = await waitFor(
+      () => posted().find((m) => m.method === 'notifications/cancelled'),
+      'the cancellation',
+    );
+    expect(cancelled.params).toMatchObject({ requestId: call.id });
+    await waitFor(
+      () => http!.requests.some((r) => r.method === 'DELETE'),
+      'the DELETE that closes the session (never answered)',
+    );
+    expect(tmux.screen()).toContain('SIGINT: closing 1 connection');
+    tmux.sendKeys('C-c');
+    expect(await waitFor(() => tmux!.exitStatus(), 'the CLI to exit')).toBe(130);
+    const screen = tmux.screen();
+    expect(screen).toContain('SIGINT again: killing every server now');
+    expect(screen).not.toContain('did not close within');
+    // The CLI is gone (the tmux server and its shell also name the config: not counted).
+    expect(processesWith(config).filter((p) => !/^(tmux|bash) /.test(p.cmdline))).toEqual([]);
+  });
 });

@@ -280,7 +280,7 @@ export async function importCommand(
   io: Io,
   ctx: CliContext,
   rest: string[],
-  flags: { from?: string; scope?: string; dryRun?: boolean },
+  flags: { from?: string; scope?: string; dryRun?: boolean; showSecrets?: boolean },
 ): Promise<number> {
   const host = flags.from as ImportSource | undefined;
   if (!host || !IMPORT_SOURCES.includes(host)) {
@@ -318,7 +318,9 @@ export async function importCommand(
   let failed = 0;
   for (const [name, entry] of Object.entries(result.servers)) {
     if (flags.dryRun) {
-      io.stdout(`would add "${name}": ${JSON.stringify(entry)}\n`);
+      // The file's env and header values are secrets like any entry's: hidden unless asked.
+      const shown = flags.showSecrets ? entry : redactServerConfig(entry as ServerConfig);
+      io.stdout(`would add "${name}": ${JSON.stringify(shown)}\n`);
       continue;
     }
     try {

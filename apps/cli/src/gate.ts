@@ -5,8 +5,13 @@ import { notStartedHint } from './servers.js';
 /** The code of `ServerNotEnabledError`. */
 export const SERVER_NOT_ENABLED = 'MCPKIT_SERVER_NOT_ENABLED';
 
-/** A command was about to contact (or spawn) a server that is not `enabled`. */
+/**
+ * A command was about to contact (or spawn) a server that is not `enabled`. Its own brand:
+ * the manager has a class of the same name (and code), and without one `isInstance` of
+ * either class would answer true for the other's errors.
+ */
 export class ServerNotEnabledError extends McpkitError {
+  static readonly brand = 'mcpkit-cli.ServerNotEnabledError';
   override readonly name: string = 'ServerNotEnabledError';
 
   constructor(

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { UrlElicitation } from '@mcpkit/client';
 import type { ManagerHandlers } from '@mcpkit/manager';
 import type { ElicitRequestParams } from '@mcpkit/protocol';
 import { neutralize } from './terminal.js';
@@ -124,6 +125,57 @@ async function askForm(
 }
 
 /**
+ * A page the user must open: the server's message and the URL printed (escaped; the URL's
+ * query kept, or the link would not work), and the browser opened unless `--no-browser`.
+ * A URL the browser opener refuses (not https, nor http on this machine) is only printed.
+ */
+async function showPage(
+  server: string,
+  page: { message: string; url: string },
+  options: InteractionOptions,
+): Promise<void> {
+  options.say(`${server} asks you to open a page: ${page.message}\n`);
+  options.link(`  ${page.url}\n`);
+  if (options.noBrowser) return;
+  const { openInBrowser } = await import('@mcpkit/auth');
+  try {
+    openInBrowser(page.url);
+  } catch (error) {
+    options.say(`mcpkit: not opened in the browser: ${(error as Error).message}\n`);
+  }
+}
+
+/**
+ * A call answered -32042 (URL elicitation required): each page is shown, then the user
+ * says when they are done (on a terminal) and the call is retried once. Without a terminal
+ * nobody can say so: the call fails with what to do.
+ */
+async function finishPages(
+  server: string,
+  pages: readonly UrlElicitation[],
+  options: InteractionOptions,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (pages.length === 0)
+    throw new Error(
+      `server "${server}" answered that the user must open a page first (-32042) but named no page; the server is at fault`,
+    );
+  for (const page of pages) await showPage(server, page, options);
+  if (!options.interactive)
+    throw new Error(
+      `server "${server}" needs the page${pages.length === 1 ? '' : 's'} above finished first; finish ${pages.length === 1 ? 'it' : 'them'} in the browser, then run the command again (or run it on a terminal, which waits for you)`,
+    );
+  const clack = await import('@clack/prompts');
+  const done = await clack.confirm({
+    message: `Finished in the browser? (the call to "${neutralize(server)}" is then sent again)`,
+    initialValue: true,
+    ...(signal ? { signal } : {}),
+  });
+  if (clack.isCancel(done) || done !== true)
+    throw new Error(`server "${server}": the call was not sent again: the page was not finished`);
+}
+
+/**
  * What the CLI answers when a server asks something: form elicitation on a terminal,
  * `--elicit` without one; URL elicitation printed (and opened unless `--no-browser`);
  * sampling declined (the CLI has no model); roots from `--root` or the working directory.
@@ -136,13 +188,7 @@ export function cliHandlers(options: InteractionOptions): (server: string) => Ma
     elicitationModes: ['form', 'url'],
     elicitation: async (params, { signal }) => {
       if (params.mode === 'url') {
-        const p = params as Extract<ElicitRequestParams, { mode: 'url' }>;
-        options.say(`${server} asks you to open a page: ${p.message}\n`);
-        options.link(`  ${p.url}\n`);
-        if (!options.noBrowser) {
-          const { openInBrowser } = await import('@mcpkit/auth');
-          openInBrowser(p.url);
-        }
+        await showPage(server, params as Extract<ElicitRequestParams, { mode: 'url' }>, options);
         return { action: 'accept' };
       }
       const form = params as Extract<ElicitRequestParams, { requestedSchema: unknown }>;
@@ -165,6 +211,7 @@ export function cliHandlers(options: InteractionOptions): (server: string) => Ma
       }
       return askForm(server, form, signal);
     },
+    urlElicitation: (_server, pages, { signal }) => finishPages(server, pages, options, signal),
     sampling: () => {
       options.say(
         `mcpkit: server "${server}" asked for a model completion (sampling): declined, the mcpkit CLI has no model to answer with\n`,

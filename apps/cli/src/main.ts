@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Io } from './config-commands.js';
-import { parseMsFlag } from './numbers.js';
+import { parseBytesFlag, parseMsFlag } from './numbers.js';
 import type { CliContext, ServerSelection } from './servers.js';
 import type { InterruptedError, Shutdown } from './signals.js';
 import { COMMANDS, commandHelp, USAGE, UsageError, usageLine, VERSION } from './usage.js';
@@ -65,12 +65,15 @@ export async function main(
   }
   let timeoutMs: number;
   let loginTimeoutMs: number;
+  let maxMessageBytes: number | undefined;
   try {
     timeoutMs = values.timeout === undefined ? 60_000 : parseMsFlag(values.timeout, '--timeout');
     loginTimeoutMs =
       values['login-timeout'] === undefined
         ? LOGIN_TIMEOUT_MS
         : parseMsFlag(values['login-timeout'], '--login-timeout');
+    if (values['max-message-bytes'] !== undefined)
+      maxMessageBytes = parseBytesFlag(values['max-message-bytes'], '--max-message-bytes');
   } catch (error) {
     io.stderr(usageLine((error as Error).message));
     return 2;
@@ -115,6 +118,7 @@ export async function main(
             from: values.from,
             scope: values.scope,
             dryRun: values['dry-run'],
+            showSecrets,
           });
         return await c.approvalCommand(out, ctx, selection, command, rest, values.all ?? false);
       }
@@ -199,6 +203,7 @@ export async function main(
         return await serverCommand(command, rest, out, ctx, selection, shutdown, {
           json,
           timeoutMs,
+          ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
           verbose: values.verbose ?? false,
           showSecrets,
           server: values.server,
@@ -250,6 +255,7 @@ function parse(argv: readonly string[]) {
       json: { type: 'boolean' },
       timeout: { type: 'string' },
       'login-timeout': { type: 'string' },
+      'max-message-bytes': { type: 'string' },
       sanitize: { type: 'boolean' },
       'show-secrets': { type: 'boolean' },
       verbose: { type: 'boolean', short: 'v' },

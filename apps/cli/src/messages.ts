@@ -7,10 +7,10 @@ import type { ServerState } from '@mcpkit/manager';
  */
 const LIBRARY_HINTS: Array<[RegExp, (server: string) => string]> = [
   [/\(raise timeoutMs if the server is slow\)/g, () => '(--timeout <ms> allows longer)'],
+  [/\(raise maxMessageBytes to accept it\)/g, () => '(--max-message-bytes <n> accepts more)'],
   [
-    /\(raise maxMessageBytes to accept it\)/g,
-    () =>
-      '(more than mcpkit accepts in one message: ask the server for less, e.g. a smaller page or resource)',
+    /Raise maxMessageBytes if the server is expected to send more than (\d+) bytes/g,
+    () => 'mcpkit --max-message-bytes <n> accepts more',
   ],
   [
     /raise MCP_TIMEOUT \/ limits\.connectTimeoutMs/g,
@@ -105,7 +105,7 @@ function stripNext(message: string): string {
 }
 
 /** A nested cause repeats the server's name: keep the first. */
-function once(message: string, server: string): string {
+export function once(message: string, server: string): string {
   const prefix = `server "${server}": `;
   const first = message.indexOf(prefix);
   if (first < 0) return message;

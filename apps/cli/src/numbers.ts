@@ -17,6 +17,22 @@ export function parseMsFlag(text: string, flag: string): number {
   return value;
 }
 
+/**
+ * The largest `--max-message-bytes`: 1 GiB. A message near it is already more than a
+ * JavaScript string holds comfortably (Node's limit is about 512 Mi characters).
+ */
+export const MAX_MESSAGE_BYTES_FLAG = 1_073_741_824;
+
+/** `--max-message-bytes`: digits only, 1 … 1073741824; anything else is a usage error. */
+export function parseBytesFlag(text: string, flag: string): number {
+  const value = /^[0-9]{1,10}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 1 && value <= MAX_MESSAGE_BYTES_FLAG))
+    throw new UsageError(
+      `${flag} must be a whole number of bytes from 1 to ${MAX_MESSAGE_BYTES_FLAG}, got "${text}"`,
+    );
+  return value;
+}
+
 /** The same rule for a number from a config file: a `TypeError` naming where it came from. */
 export function checkTimeoutMs(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS)

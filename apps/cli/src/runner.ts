@@ -2,7 +2,7 @@ import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import type { HostTool, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { UsageError } from './config-commands.js';
-import { failureLine, inCliWords } from './messages.js';
+import { failureLine, inCliWords, once } from './messages.js';
 import type { Output } from './output.js';
 import type { Progress } from './progress.js';
 import { type CliContext, notStartedHint } from './servers.js';
@@ -16,6 +16,8 @@ import type { TraceFile } from './trace.js';
 export interface RunnerOptions {
   json: boolean;
   timeoutMs: number;
+  /** `--max-message-bytes`: the largest message a transport accepts. */
+  maxMessageBytes?: number;
   verbose: boolean;
   /** Live progress while connecting (a terminal, not `--json`). */
   progress?: Progress;
@@ -60,6 +62,9 @@ export class Runner {
       this.ctx,
       {
         timeoutMs: this.options.timeoutMs,
+        ...(this.options.maxMessageBytes !== undefined
+          ? { maxMessageBytes: this.options.maxMessageBytes }
+          : {}),
         shutdown: this.shutdown,
         ...(this.options.handlers ? { handlers: this.options.handlers } : {}),
         ...(this.options.trace ? { trace: this.options.trace } : {}),
@@ -235,7 +240,7 @@ export class Runner {
 
 /** A request's failure: the server's name in front, the library's hints in the CLI's words. */
 export function serverError(server: string, error: Error): string {
-  const text = inCliWords(error.message, server);
+  const text = once(inCliWords(error.message, server), server);
   if (text.includes(`"${server}"`)) return text;
   return `server "${server}": ${text}`;
 }

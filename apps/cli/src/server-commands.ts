@@ -1,3 +1,4 @@
+import { UrlElicitationRequiredError } from '@mcpkit/client';
 import type { LoadResult } from '@mcpkit/config';
 import { isPairs, readStdinJson, typedPairs } from './call-arguments.js';
 import { formatPrompt, formatResource, formatToolResult } from './format.js';
@@ -63,6 +64,9 @@ export async function serverCommand(
     {
       json: options.json,
       timeoutMs: options.timeoutMs,
+      ...(options.maxMessageBytes !== undefined
+        ? { maxMessageBytes: options.maxMessageBytes }
+        : {}),
       verbose: options.verbose,
       ...(progress ? { progress } : {}),
       ...(options.handlers ? { handlers: options.handlers } : {}),
@@ -167,12 +171,23 @@ export async function serverCommand(
             : new Error(
                 `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
               );
+        const send = () =>
+          client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, run.call);
         let result: Awaited<ReturnType<typeof client.callTool>>;
         try {
-          result = await client.callTool(
-            { name: tool, ...(args ? { arguments: args } : {}) },
-            run.call,
-          );
+          result = await send().catch(async (error: unknown) => {
+            // -32042: the user must finish a page first; once they did, the call is sent
+            // once more (the manager's rule for its own callTool).
+            const pages = handlersOf(options.handlers, server)?.urlElicitation;
+            if (!pages || !UrlElicitationRequiredError.isInstance(error)) throw error;
+            await pages(server, error.elicitations, { signal });
+            return send().catch((again: unknown) => {
+              if (!UrlElicitationRequiredError.isInstance(again)) throw again;
+              throw new Error(
+                `server "${server}" still asks for a page to be finished after the call was sent again (${again.message}); check the page, then run the command again`,
+              );
+            });
+          });
         } catch (error) {
           throw (await unknown((error as Error).message)) ?? error;
         }
@@ -212,6 +227,10 @@ export async function serverCommand(
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+function handlersOf(handlers: ServerCommandOptions['handlers'], server: string) {
+  return typeof handlers === 'function' ? handlers(server) : handlers;
 }
 
 /** Every entry the config holds, shadowed ones too: each one's secrets are hidden. */

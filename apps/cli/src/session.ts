@@ -1,4 +1,4 @@
-import { defaultAuthDir, FileTokenStore } from '@mcpkit/auth';
+import type { AuthRecord, TokenStore } from '@mcpkit/auth';
 import type { ResolvedServer } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import { createTransport, type ManagerHandlers, McpManager } from '@mcpkit/manager';
@@ -11,6 +11,8 @@ import { type TraceFile, traceTransport } from './trace.js';
 export interface SessionOptions {
   /** `--timeout`: the connect budget of each server and the default per-request timeout. */
   timeoutMs: number;
+  /** `--max-message-bytes`: every transport's `maxMessageBytes` (their default when absent). */
+  maxMessageBytes?: number;
   shutdown: Shutdown;
   /** Server stderr, a chunk at a time (only with `-v`). */
   onstderr?: (server: string, text: string) => void;
@@ -21,9 +23,72 @@ export interface SessionOptions {
   handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
 }
 
-/** Where the CLI keeps tokens: `$XDG_DATA_HOME/mcpkit/auth` (files 0600). */
-export function tokenStore(ctx: CliContext): FileTokenStore {
-  return new FileTokenStore(defaultAuthDir(ctx.env as NodeJS.ProcessEnv, ctx.home));
+/**
+ * How long a close waits for `notifications/cancelled` still being sent. Over HTTP each is
+ * a POST of its own, and closing the transport aborts it: the server would never hear that
+ * the call it is running was cancelled. A server that does not take the POST at once does
+ * not hold the exit up for longer than this (and a second Ctrl-C skips it).
+ */
+const CANCEL_FLUSH_MS = 2_000;
+
+/**
+ * Makes `transport.close()` first let the cancellations already being sent go out: it waits
+ * for the abort that triggered the close to have run its course (every listener, each of
+ * which may send one), then for those sends, up to `CANCEL_FLUSH_MS`.
+ */
+function flushCancellationsOnClose(transport: Transport, untrack: () => void): void {
+  const sending = new Set<Promise<void>>();
+  const send = transport.send.bind(transport);
+  transport.send = (message, sendOptions) => {
+    const sent = send(message, sendOptions);
+    if ((message as { method?: unknown }).method === 'notifications/cancelled') {
+      const settled = sent.then(
+        () => {},
+        () => {},
+      );
+      sending.add(settled);
+      void settled.then(() => sending.delete(settled));
+    }
+    return sent;
+  };
+  const close = transport.close.bind(transport);
+  transport.close = async () => {
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (sending.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(sending),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, CANCEL_FLUSH_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      await close();
+    } finally {
+      untrack();
+    }
+  };
+}
+
+/**
+ * Where the CLI keeps tokens: `$XDG_DATA_HOME/mcpkit/auth` (files 0600). `@mcpkit/auth`
+ * (and the JOSE library under it, some 50 modules) is loaded on the store's first use, so
+ * a command that only talks to stdio servers never loads it before starting them.
+ */
+export function tokenStore(ctx: CliContext): TokenStore {
+  let store: Promise<TokenStore> | undefined;
+  const load = () =>
+    (store ??= import('@mcpkit/auth').then(
+      ({ FileTokenStore, defaultAuthDir }) =>
+        new FileTokenStore(defaultAuthDir(ctx.env as NodeJS.ProcessEnv, ctx.home)),
+    ));
+  return {
+    get: async (key: string) => (await load()).get(key),
+    set: async (key: string, record: AuthRecord) => (await load()).set(key, record),
+    delete: async (key: string) => (await load()).delete(key),
+  };
 }
 
 /** How a signal closes a transport, and for stdio how a second Ctrl-C kills its tree. */
@@ -78,17 +143,14 @@ export function openSession(
       if (server.config.timeout !== undefined)
         checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);
       shutdown.signal.throwIfAborted();
-      const made = await createTransport(server, context);
+      const made = await createTransport(
+        server,
+        options.maxMessageBytes !== undefined
+          ? { ...context, maxMessageBytes: options.maxMessageBytes }
+          : context,
+      );
       const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;
-      const untrack = shutdown.track(closableFor(transport));
-      const close = transport.close.bind(transport);
-      transport.close = async () => {
-        try {
-          await close();
-        } finally {
-          untrack();
-        }
-      };
+      flushCancellationsOnClose(transport, shutdown.track(closableFor(transport)));
       return transport;
     },
   });

@@ -56,6 +56,8 @@ Options:
       --json                machine-readable output on stdout
       --timeout <ms>        per-request timeout (default 60000; 1 to 2147483647)
       --login-timeout <ms>  login: the whole sign-in (default 300000)
+      --max-message-bytes <n>
+                            the largest message a server may send (default 67108864)
       --sanitize            call/read/prompt: escape terminal controls even into a pipe or file
       --show-secrets        print header/env values, URL passwords and query values as they are
   -v, --verbose             show servers' stderr and warnings, each line prefixed [server]

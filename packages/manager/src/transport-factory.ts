@@ -20,6 +20,11 @@ export interface TransportContext {
   onwarning?: (warning: Error) => void;
   /** An HTTP transport's event stream dropped and is being re-opened (supervision counts these). */
   onstreamlost?: (reason: string) => void;
+  /**
+   * The largest message each transport accepts, in bytes (its `maxMessageBytes`); the
+   * transports' own default when absent. A host wrapping `createTransport` sets it.
+   */
+  maxMessageBytes?: number;
 }
 
 /** Makes the transport for one resolved server entry. Replaceable through `transportFactory`. */
@@ -50,6 +55,11 @@ function streamHooks(context: TransportContext) {
   return lost ? { onreconnect: (event: { reason: string }) => lost(event.reason) } : {};
 }
 
+/** The context's message size limit, for any transport's options. */
+function sizeLimit(context: TransportContext) {
+  return context.maxMessageBytes !== undefined ? { maxMessageBytes: context.maxMessageBytes } : {};
+}
+
 /** Whether a server counts against the local pool (stdio, in-process) or the remote one. */
 export function isLocal(server: ResolvedServer): boolean {
   const type = server.config.type ?? 'stdio';
@@ -76,6 +86,7 @@ export const createTransport: TransportFactory = async (server, context) => {
         sourceEnv: context.env as NodeJS.ProcessEnv,
         ...(context.onstderr ? { onstderr: context.onstderr } : {}),
         ...(context.onwarning ? { onwarning: context.onwarning } : {}),
+        ...sizeLimit(context),
       });
     }
     case 'http':
@@ -88,6 +99,7 @@ export const createTransport: TransportFactory = async (server, context) => {
         ...(c.headers ? { headers: c.headers } : {}),
         ...(auth ? { auth } : {}),
         ...streamHooks(context),
+        ...sizeLimit(context),
       };
       if (context.httpFallback && c.type === 'http') {
         const { HttpFallbackTransport } = await import('./http-fallback.js');
@@ -106,12 +118,13 @@ export const createTransport: TransportFactory = async (server, context) => {
         ...(c.headers ? { headers: c.headers } : {}),
         ...(auth ? { auth } : {}),
         ...streamHooks(context),
+        ...sizeLimit(context),
       });
     }
     case 'sse-ide': {
       const c = config as Extract<typeof config, { type: 'sse-ide' }>;
       const { SseTransport } = await import('@mcpkit/transport-sse');
-      return new SseTransport({ url: c.url, name, ...streamHooks(context) });
+      return new SseTransport({ url: c.url, name, ...streamHooks(context), ...sizeLimit(context) });
     }
     case 'ws': {
       const c = config as Extract<typeof config, { type: 'ws' }>;
@@ -127,6 +140,7 @@ export const createTransport: TransportFactory = async (server, context) => {
         url: c.url,
         name,
         ...(c.headers ? { headers: c.headers } : {}),
+        ...sizeLimit(context),
       });
     }
     case 'ws-ide': {
@@ -136,6 +150,7 @@ export const createTransport: TransportFactory = async (server, context) => {
         url: c.url,
         name,
         ...(c.authToken ? { authToken: c.authToken } : {}),
+        ...sizeLimit(context),
       });
     }
     case 'sdk': {

@@ -5,11 +5,16 @@
 // from one shared log (appends of a few bytes are atomic).
 // Modes: "ok" (one tool, "echo"); "garbage" (prints non-JSON lines on stdout first);
 // "slow-call" (tools/call is never answered); "stderr" (writes lines on stderr). The tool
-// "ask" sends elicitation/create (name, count, color) and returns what came back.
+// "ask" sends elicitation/create (name, count, color) and returns what came back; "big"
+// answers with one text of `size` bytes (a message larger than a client may accept);
+// "connect" answers its first call with -32042 (URL elicitation required: the page is the
+// third argument, the message has a terminal escape in it) and later ones with "connected",
+// appending "call connect" to the log each time.
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
-const [mode, logFile] = process.argv.slice(2);
+const [mode, logFile, pageUrl = 'https://example.invalid/connect'] = process.argv.slice(2);
+let connectCalls = 0;
 const log = (entry) => appendFileSync(logFile, `${entry}\n`);
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 log('start');
@@ -45,6 +50,11 @@ lines.on('line', (line) => {
         tools: [
           { name: 'echo', inputSchema: { type: 'object' } },
           { name: 'ask', inputSchema: { type: 'object' } },
+          { name: 'connect', inputSchema: { type: 'object' } },
+          {
+            name: 'big',
+            inputSchema: { type: 'object', properties: { size: { type: 'integer' } } },
+          },
         ],
       },
     });
@@ -76,6 +86,45 @@ lines.on('line', (line) => {
             required: ['name', 'color'],
           },
         },
+      });
+      return;
+    }
+    if (message.params.name === 'connect') {
+      log('call connect');
+      if (connectCalls++ === 0) {
+        send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: {
+            code: -32042,
+            message: 'This request requires more information.',
+            data: {
+              elicitations: [
+                {
+                  mode: 'url',
+                  elicitationId: 'e-1',
+                  url: pageUrl,
+                  message: 'Sign in to Example\u001b]0;owned\u0007 first',
+                },
+              ],
+            },
+          },
+        });
+        return;
+      }
+      send({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: { content: [{ type: 'text', text: 'connected' }] },
+      });
+      return;
+    }
+    if (message.params.name === 'big') {
+      const size = Number(message.params.arguments?.size ?? 0);
+      send({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: { content: [{ type: 'text', text: 'x'.repeat(size) }] },
       });
       return;
     }

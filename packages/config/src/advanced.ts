@@ -40,20 +40,7 @@ export {
   MIN_SECRET_LENGTH,
   REDACTED,
 } from './redact.js';
-export {
-  HttpServerSchema,
-  OAuthConfigSchema,
-  PolicyEntrySchema,
-  ProxyServerSchema,
-  SdkServerSchema,
-  SERVER_NAME_PATTERN,
-  SERVER_TYPES,
-  SseIdeServerSchema,
-  SseServerSchema,
-  StdioServerSchema,
-  WsIdeServerSchema,
-  WsServerSchema,
-} from './schemas.js';
+export { SERVER_NAME_PATTERN, SERVER_TYPES } from './server-types.js';
 export {
   approvalChanges,
   approvalRecord,

@@ -58,22 +58,20 @@ export {
   type ServerOrigin,
   type ServerStatus,
 } from './resolve.js';
-export {
-  type HttpServerConfig,
-  McpJsonFileSchema,
-  type OAuthConfig,
-  type PolicyEntry,
-  type ProxyServerConfig,
-  type SdkServerConfig,
-  type ServerConfig,
-  ServerConfigSchema,
-  type ServerType,
-  type SseIdeServerConfig,
-  type SseServerConfig,
-  type StdioServerConfig,
-  type WsIdeServerConfig,
-  type WsServerConfig,
+export type {
+  HttpServerConfig,
+  OAuthConfig,
+  PolicyEntry,
+  ProxyServerConfig,
+  SdkServerConfig,
+  ServerConfig,
+  SseIdeServerConfig,
+  SseServerConfig,
+  StdioServerConfig,
+  WsIdeServerConfig,
+  WsServerConfig,
 } from './schemas.js';
+export type { ServerType } from './server-types.js';
 export {
   type ApprovalRecord,
   serverSignature,

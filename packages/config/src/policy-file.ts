@@ -1,8 +1,9 @@
 import { isRecord } from '@mcpkit/jsonrpc';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
+import { checkPolicyEntry } from './entry-rules.js';
 import { parseJsoncText } from './jsonc.js';
 import type { Policy } from './policy.js';
-import { type PolicyEntry, PolicyEntrySchema } from './schemas.js';
+import type { PolicyEntry } from './schemas.js';
 import { parseUrlRule } from './url-rules.js';
 
 const LISTS = ['allowedMcpServers', 'deniedMcpServers'] as const;
@@ -79,17 +80,17 @@ export function parsePolicyFile(text: string, source: string): PolicyFileResult 
     if (!Array.isArray(list)) return fail(key, 'expected an array of entries');
     const entries: PolicyEntry[] = [];
     for (let i = 0; i < list.length; i++) {
-      const r = PolicyEntrySchema.safeParse(list[i]);
-      if (!r.success)
+      const entry = checkPolicyEntry(list[i]);
+      if (!entry)
         return fail(
           `${key}[${i}]`,
           'expected exactly one of { "serverName": "…" }, { "serverCommand": ["…"] } or { "serverUrl": "…" }',
         );
-      if ('serverUrl' in r.data) {
-        const rule = parseUrlRule(r.data.serverUrl);
+      if ('serverUrl' in entry) {
+        const rule = parseUrlRule(entry.serverUrl);
         if ('error' in rule) return fail(`${key}[${i}].serverUrl`, rule.error);
       }
-      entries.push(r.data);
+      entries.push(entry);
     }
     policy[key] = entries;
   }

@@ -1,11 +1,9 @@
 import { isRecord } from '@mcpkit/jsonrpc';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
-import {
-  SERVER_NAME_PATTERN,
-  SERVER_TYPES,
-  type ServerConfig,
-  serverSchemasByType,
-} from './schemas.js';
+import { checkEntry, knownFields } from './entry-rules.js';
+import { lazySchemas } from './lazy-schemas.js';
+import type { ServerConfig } from './schemas.js';
+import { SERVER_NAME_PATTERN, SERVER_TYPES, type ServerType } from './server-types.js';
 
 /** Names that mean something to JavaScript objects: never server names. */
 const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -40,17 +38,19 @@ export function validateServerEntry(
     }
     type = 'stdio';
   }
-  if (typeof type !== 'string' || !(SERVER_TYPES as string[]).includes(type)) {
+  if (typeof type !== 'string' || !(SERVER_TYPES as readonly string[]).includes(type)) {
     error(
       ['type'],
       `unknown type ${JSON.stringify(type)}; expected one of ${SERVER_TYPES.join(', ')}`,
     );
     return { diagnostics };
   }
-  const schema = serverSchemasByType[type as keyof typeof serverSchemasByType];
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+  const data = checkEntry(type as ServerType, raw);
+  if (!data) {
+    // Only an invalid entry loads zod: its schema says what is wrong, field by field.
+    const schema = lazySchemas().serverSchemasByType[type as ServerType];
+    const parsed = schema.safeParse(raw);
+    for (const issue of parsed.success ? [] : parsed.error.issues) {
       let at: unknown = raw;
       for (const key of issue.path)
         at =
@@ -65,9 +65,12 @@ export function validateServerEntry(
             : issue.message.replace(/^Invalid input: /, '');
       error(issue.path as Array<string | number>, message);
     }
+    // The hand-written rules and the schemas agree (a test holds them to it); should they
+    // ever not, the entry is still refused, never let through.
+    if (diagnostics.length === 0) error([], `not a valid "${type}" server entry`);
     return { diagnostics };
   }
-  const known = new Set(Object.keys(schema.shape));
+  const known = new Set(knownFields(type as ServerType));
   for (const key of Object.keys(raw)) {
     if (!known.has(key)) {
       diagnostics.push({
@@ -78,8 +81,8 @@ export function validateServerEntry(
       });
     }
   }
-  const config = { ...parsed.data, type } as Record<string, unknown>;
-  // zod copies records into ordinary objects, where a `__proto__` key silently vanishes:
+  const config = { ...data, type } as Record<string, unknown>;
+  // Maps are copied into ordinary objects, where a `__proto__` key silently vanishes:
   // keep the user's maps as null-prototype copies of what was written, every value checked.
   for (const field of ['env', 'headers']) {
     const map = raw[field];

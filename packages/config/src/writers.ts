@@ -5,7 +5,7 @@ import { formatDiagnostic } from './diagnostics.js';
 import { type ConfigFs, nodeFs } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
 import { configPaths } from './paths.js';
-import { SERVER_NAME_PATTERN } from './schemas.js';
+import { SERVER_NAME_PATTERN } from './server-types.js';
 import { validateServerEntry } from './validate-entry.js';
 
 export type WritableScope = 'project' | 'user' | 'local';

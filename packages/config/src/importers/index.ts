@@ -1,6 +1,6 @@
 import { isRecord } from '@mcpkit/jsonrpc';
 import { parseJsoncText } from '../jsonc.js';
-import { SERVER_NAME_PATTERN } from '../schemas.js';
+import { SERVER_NAME_PATTERN } from '../server-types.js';
 import { validateServerEntry } from '../validate-entry.js';
 
 /** Hosts whose config formats can be imported. */

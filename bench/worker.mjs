@@ -51,6 +51,7 @@ async function latency() {
   for (let i = 0; i < 300; i++) await c.call({ text: `w${i}` });
   const n = 3000;
   const times = new Array(n);
+  const split0 = process.cpuUsage();
   const cpu0 = cpu();
   for (let i = 0; i < n; i++) {
     const t = now();
@@ -59,12 +60,15 @@ async function latency() {
     if (text(r) !== `hello ${i}`) throw new Error('wrong answer');
   }
   const cpuUs = cpu() - cpu0;
+  const split = process.cpuUsage(split0);
   await c.close();
   times.sort((a, b) => a - b);
   return {
     p50Us: percentile(times, 0.5) * 1000,
     p99Us: percentile(times, 0.99) * 1000,
     cpuPerCallUs: cpuUs / n,
+    userUs: split.user / n,
+    sysUs: split.system / n,
   };
 }
 

@@ -1,7 +1,9 @@
 export { type ClientHandlers, capabilitiesFor } from './client-handlers.js';
 export {
   InvalidResultError,
+  InvalidToolError,
   LimitExceededError,
+  MissingHandlerError,
   RepeatedCursorError,
   UnsupportedByServerError,
   UnsupportedProtocolVersionError,

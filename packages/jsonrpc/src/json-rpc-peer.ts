@@ -2,6 +2,7 @@ import {
   AbortedError,
   ConnectionClosedError,
   ErrorCode,
+  HandlerError,
   InvalidMessageError,
   McpkitError,
   MessageTooLargeError,
@@ -549,13 +550,12 @@ export class JsonRpcPeer {
   }
 
   private reportHandlerError(where: string, error: unknown): void {
+    // Our handler's failure, not the peer's: its own code, so hosts can tell the two apart.
     this.reportError(
-      new McpkitError(
-        ErrorCode.Protocol,
+      new HandlerError(
         `${this.label}: handler for ${where} failed: ${asError(error).message}`,
-        {
-          cause: error,
-        },
+        where,
+        { cause: error },
       ),
     );
   }

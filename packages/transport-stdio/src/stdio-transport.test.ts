@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn as nodeSpawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,7 +63,8 @@ describe('StdioTransport', () => {
       return child;
     }) as typeof nodeSpawn;
     const { peer } = await connect({ spawn });
-    const stdin = child!.stdin!;
+    // A piped stdin is a net.Socket, which counts the bytes handed to the pipe.
+    const stdin = child!.stdin as Socket;
     const before = stdin.bytesWritten;
     const first = peer.request('echo', { n: 1 });
     // Written during send(): the old transport deferred every write to process.nextTick.

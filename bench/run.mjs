@@ -87,10 +87,11 @@ function machineLine() {
 
 // The sequential rows with every client's paired ratio to the floor.
 function sequentialTable(seq) {
-  const others = clients.filter((c) => c !== 'floor');
+  const others = sequentialClients;
+  const all = ['floor', ...others];
   const header = [
     `sequential stdio, ${seq.rounds} paired rounds`,
-    ...clients.map((c) => `${c} (median)`),
+    ...all.map((c) => `${c} (median)`),
     ...others.map((c) => `${c} / floor (paired)`),
     'mcpkit / SDK v1 (paired)',
   ];
@@ -101,7 +102,7 @@ function sequentialTable(seq) {
     ['client CPU per call (µs)', 'cpuPerCallUs'],
   ].map(([label, key]) => [
     label,
-    ...clients.map((c) => (seq.figures[c].failed ? 'fails' : fmt(seq.figures[c][key]))),
+    ...all.map((c) => (seq.figures[c].failed ? 'fails' : fmt(seq.figures[c][key]))),
     ...others.map((c) => x(seq.vsFloor[c][key])),
     x(seq.vsSdkV1[key]),
   ]);
@@ -112,8 +113,11 @@ function sequentialTable(seq) {
 
 // Sequential latency and CPU: paired rounds (floor, mcpkit, sdk-v1, sdk-v2, floor, …).
 log('[sequential] paired rounds');
+// floor-detached: the floor with its server in a session of its own, as StdioTransport
+// spawns one; it shows what that spawn alone costs (see the README).
+const sequentialClients = [...clients.filter((c) => c !== 'floor'), 'floor-detached'];
 const sequential = pairedSequential({
-  clients: clients.filter((c) => c !== 'floor'),
+  clients: sequentialClients,
   rounds: quick ? 3 : SEQUENTIAL_ROUNDS,
   runOne: (client) => worker(client, 'latency'),
   log,

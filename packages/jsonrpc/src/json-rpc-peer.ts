@@ -186,11 +186,15 @@ export class JsonRpcPeer {
     if (this.closed) {
       return Promise.reject(this.closedError(method));
     }
-    try {
-      checkTimerMs(this.label, 'timeoutMs', options?.timeoutMs, NO_TIMEOUT);
-      checkTimerMs(this.label, 'maxTotalTimeoutMs', options?.maxTotalTimeoutMs, { infinity: true });
-    } catch (error) {
-      return Promise.reject(error);
+    if (options !== undefined) {
+      try {
+        checkTimerMs(this.label, 'timeoutMs', options.timeoutMs, NO_TIMEOUT);
+        checkTimerMs(this.label, 'maxTotalTimeoutMs', options.maxTotalTimeoutMs, {
+          infinity: true,
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);

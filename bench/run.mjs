@@ -20,7 +20,7 @@ const outFile = path.resolve(
 );
 const runs = (n) => (quick ? Math.min(n, 2) : n);
 // Enough paired rounds that two back-to-back runs agree within 10 % on this 2-vCPU VM.
-const SEQUENTIAL_ROUNDS = 15;
+const SEQUENTIAL_ROUNDS = 25;
 const sequentialOnly = process.argv.includes('--sequential-only');
 
 const clients = ['floor', 'mcpkit', 'sdk-v1', 'sdk-v2'];

@@ -274,7 +274,7 @@ const table = [header, header.map(() => '---'), ...rows]
   .join('\n');
 const lifted = F['sdk-v1-lifted'];
 const extra = [
-  `† ${sequential.rounds} paired rounds (floor, mcpkit, sdk-v1, sdk-v2, floor, …); the ratios are medians of per-pair ratios, each client run against the mean of the two floor runs beside it.`,
+  `† ${sequential.rounds} paired rounds (floor, mcpkit, sdk-v1, sdk-v2, floor-detached, floor, …); the ratios are medians of per-pair ratios, each client run against the mean of the two floor runs beside it.`,
   `SDK v1 with its 10 MiB read-buffer cap lifted: 10 MB in ${cell(lifted.big10, 'ms')} ms (${fmt(ratio(lifted.big10.ms, F.floor.big10.ms))}× floor), 50 MB in ${cell(lifted.big50, 'ms')} ms (${fmt(ratio(lifted.big50.ms, F.floor.big50.ms))}× floor), peak RSS ${cell(lifted.big50, 'peakRssMb')} MB.`,
   `Against a server built with the SDK (McpServer over stdio): sequential p50 mcpkit ${fmt(F.sdkServer.mcpkit.p50Us)} µs vs SDK v1 ${fmt(F.sdkServer['sdk-v1'].p50Us)} µs; client CPU per call ${fmt(F.sdkServer.mcpkit.cpuPerCallUs)} µs vs ${fmt(F.sdkServer['sdk-v1'].cpuPerCallUs)} µs.`,
   `Memory growth for the result (peak RSS − RSS before the call), mcpkit: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.mcpkit[`big${s}`].peakRssMb - F.mcpkit[`big${s}`].rssBeforeMb)} MB`).join(', ')}; floor: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.floor[`big${s}`].peakRssMb - F.floor[`big${s}`].rssBeforeMb)} MB`).join(', ')}.`,

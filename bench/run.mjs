@@ -1,12 +1,15 @@
 // mcpkit benchmark: our stdio client beside the official SDK clients and the raw floor.
-// Each figure is the median of several runs, each run in a fresh worker process.
-// Usage: node run.mjs [--quick] [--out results/latest.json]
+// Each figure is the median of several runs, each run in a fresh worker process. The
+// sequential scenario interleaves the floor with each client run by run and gives its
+// ratios as the median of per-pair ratios (see sequential.mjs).
+// Usage: node run.mjs [--quick] [--sequential-only] [--out results/latest.json]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runManagerBench, targetLine } from './manager/run.mjs';
+import { median, pairedSequential } from './sequential.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -16,6 +19,9 @@ const outFile = path.resolve(
   outIndex > 0 ? process.argv[outIndex + 1] : 'results/latest.json',
 );
 const runs = (n) => (quick ? Math.min(n, 2) : n);
+// Enough paired rounds that two back-to-back runs agree within 10 % on this 2-vCPU VM.
+const SEQUENTIAL_ROUNDS = 25;
+const sequentialOnly = process.argv.includes('--sequential-only');
 
 const clients = ['floor', 'mcpkit', 'sdk-v1', 'sdk-v2'];
 const MB = 1024 * 1024;
@@ -39,13 +45,6 @@ function worker(client, scenario, server = 'echo', ...extra) {
     return { failed: (r.stderr || `exit ${r.status}`).trim().split('\n').slice(-1)[0] };
   }
 }
-
-const median = (values) => {
-  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return undefined;
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-};
 
 function repeat(n, fn) {
   const results = [];
@@ -78,11 +77,73 @@ results.machine = {
   platform: `${os.platform()} ${os.release()}`,
 };
 
+const fmt = (v, digits = 1) =>
+  v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixed(digits);
+
+function machineLine() {
+  const m = results.machine;
+  return `mcpkit benchmark, ${results.date.slice(0, 10)}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, Node ${m.node}${quick ? ' (quick)' : ''}`;
+}
+
+// The sequential rows with every client's paired ratio to the floor.
+function sequentialTable(seq) {
+  const others = sequentialClients;
+  const all = ['floor', ...others];
+  const header = [
+    `sequential stdio, ${seq.rounds} paired rounds`,
+    ...all.map((c) => `${c} (median)`),
+    ...others.map((c) => `${c} / floor (paired)`),
+    'mcpkit / SDK v1 (paired)',
+  ];
+  const x = (v) => (v === undefined ? 'n/a' : `${v.toFixed(2)}×`);
+  const rowsOut = [
+    ['tools/call p50 (µs)', 'p50Us'],
+    ['tools/call p99 (µs)', 'p99Us'],
+    ['client CPU per call (µs)', 'cpuPerCallUs'],
+  ].map(([label, key]) => [
+    label,
+    ...all.map((c) => (seq.figures[c].failed ? 'fails' : fmt(seq.figures[c][key]))),
+    ...others.map((c) => x(seq.vsFloor[c][key])),
+    x(seq.vsSdkV1[key]),
+  ]);
+  return [header, header.map(() => '---'), ...rowsOut]
+    .map((r) => `| ${r.join(' | ')} |`)
+    .join('\n');
+}
+
+// Sequential latency and CPU: paired rounds (floor, mcpkit, sdk-v1, sdk-v2, floor, …).
+log('[sequential] paired rounds');
+// floor-detached: the floor with its server in a session of its own, as StdioTransport
+// spawns one; it shows what that spawn alone costs (see the README).
+const sequentialClients = [...clients.filter((c) => c !== 'floor'), 'floor-detached'];
+const sequential = pairedSequential({
+  clients: sequentialClients,
+  rounds: quick ? 3 : SEQUENTIAL_ROUNDS,
+  runOne: (client) => worker(client, 'latency'),
+  log,
+});
+results.sequential = {
+  rounds: sequential.rounds,
+  vsFloor: sequential.vsFloor,
+  vsSdkV1: sequential.vsSdkV1,
+};
+for (const client of clients) results.figures[client] = { latency: sequential.figures[client] };
+if (sequentialOnly) {
+  const text = sequentialTable(sequential);
+  results.table = text;
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  writeFileSync(
+    outFile,
+    `${JSON.stringify({ ...results, samples: sequential.samples }, null, 2)}\n`,
+  );
+  process.stdout.write(`${machineLine()}\n\n${text}\n`);
+  log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
+  process.exit(0);
+}
+
 for (const client of clients) {
-  log(`[${client}] latency, throughput, connect`);
-  const f = {};
-  results.figures[client] = f;
-  f.latency = repeat(runs(5), () => worker(client, 'latency'));
+  log(`[${client}] throughput, connect`);
+  const f = results.figures[client];
   f.throughput = repeat(runs(5), () => worker(client, 'throughput'));
   f.connect = repeat(runs(3), () => worker(client, 'connect'));
   for (const size of [1, 10, 50]) {
@@ -130,18 +191,19 @@ results.figures.importMs = {
 
 // ---------------------------------------------------------------------------------------
 const F = results.figures;
-const fmt = (v, digits = 1) =>
-  v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixed(digits);
 const ratio = (a, b) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
 const cell = (fig, key) => (fig?.failed ? 'fails' : fmt(fig?.[key]));
 
 const rows = [];
 const targets = [];
-function row(label, getFig, key, { lowerIsBetter = true, floorTarget, sdkTarget } = {}) {
+function row(label, getFig, key, { lowerIsBetter = true, floorTarget, sdkTarget, paired } = {}) {
   const v = Object.fromEntries(clients.map((c) => [c, getFig(c)]));
   const ours = v.mcpkit?.[key];
-  const rf = ratio(ours, v.floor?.[key]);
-  const rs = ratio(ours, v['sdk-v1']?.failed ? undefined : v['sdk-v1']?.[key]);
+  // Sequential rows give the median of per-pair ratios, not the ratio of the medians.
+  const rf = paired ? sequential.vsFloor.mcpkit[key] : ratio(ours, v.floor?.[key]);
+  const rs = paired
+    ? sequential.vsSdkV1[key]
+    : ratio(ours, v['sdk-v1']?.failed ? undefined : v['sdk-v1']?.[key]);
   rows.push([
     label,
     ...clients.map((c) => cell(v[c], key)),
@@ -167,10 +229,14 @@ function row(label, getFig, key, { lowerIsBetter = true, floorTarget, sdkTarget 
   }
 }
 
-row('sequential tools/call p50 (µs)', (c) => F[c].latency, 'p50Us', { floorTarget: 1.3 });
-row('sequential tools/call p99 (µs)', (c) => F[c].latency, 'p99Us');
-row('client CPU per call, sequential (µs)', (c) => F[c].latency, 'cpuPerCallUs', {
-  floorTarget: 1.5,
+row('sequential tools/call p50 (µs) †', (c) => F[c].latency, 'p50Us', {
+  floorTarget: 1.3,
+  paired: true,
+});
+row('sequential tools/call p99 (µs) †', (c) => F[c].latency, 'p99Us', { paired: true });
+row('client CPU per call, sequential (µs) †', (c) => F[c].latency, 'cpuPerCallUs', {
+  floorTarget: 1.3,
+  paired: true,
 });
 row('client CPU per call, 64 in flight (µs)', (c) => F[c].throughput, 'cpuPerCallUs', {
   floorTarget: 1.5,
@@ -208,6 +274,7 @@ const table = [header, header.map(() => '---'), ...rows]
   .join('\n');
 const lifted = F['sdk-v1-lifted'];
 const extra = [
+  `† ${sequential.rounds} paired rounds (floor, mcpkit, sdk-v1, sdk-v2, floor-detached, floor, …); the ratios are medians of per-pair ratios, each client run against the mean of the two floor runs beside it.`,
   `SDK v1 with its 10 MiB read-buffer cap lifted: 10 MB in ${cell(lifted.big10, 'ms')} ms (${fmt(ratio(lifted.big10.ms, F.floor.big10.ms))}× floor), 50 MB in ${cell(lifted.big50, 'ms')} ms (${fmt(ratio(lifted.big50.ms, F.floor.big50.ms))}× floor), peak RSS ${cell(lifted.big50, 'peakRssMb')} MB.`,
   `Against a server built with the SDK (McpServer over stdio): sequential p50 mcpkit ${fmt(F.sdkServer.mcpkit.p50Us)} µs vs SDK v1 ${fmt(F.sdkServer['sdk-v1'].p50Us)} µs; client CPU per call ${fmt(F.sdkServer.mcpkit.cpuPerCallUs)} µs vs ${fmt(F.sdkServer['sdk-v1'].cpuPerCallUs)} µs.`,
   `Memory growth for the result (peak RSS − RSS before the call), mcpkit: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.mcpkit[`big${s}`].peakRssMb - F.mcpkit[`big${s}`].rssBeforeMb)} MB`).join(', ')}; floor: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.floor[`big${s}`].peakRssMb - F.floor[`big${s}`].rssBeforeMb)} MB`).join(', ')}.`,
@@ -289,8 +356,7 @@ results.figures.manager = managerBench.figures;
 results.managerTable = managerBench.table;
 results.managerTargets = managerBench.targets;
 
-const m = results.machine;
-const text = `mcpkit benchmark, ${results.date.slice(0, 10)}, ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, Node ${m.node}${quick ? ' (quick)' : ''}\n\n${table}\n\n${extra.join('\n')}\n\n${httpTable}\n\n${managerBench.table}\n\n${managerBench.lines.join('\n')}\n\nTargets:\n${[...targetLines(), ...managerBench.targets.map(targetLine)].join('\n')}\n`;
+const text = `${machineLine()}\n\n${table}\n\n${sequentialTable(sequential)}\n\n${extra.join('\n')}\n\n${httpTable}\n\n${managerBench.table}\n\n${managerBench.lines.join('\n')}\n\nTargets:\n${[...targetLines(), ...managerBench.targets.map(targetLine)].join('\n')}\n`;
 mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(text);

@@ -2,10 +2,10 @@
 // JSON.stringify/JSON.parse. No MCP, no validation, no handshake.
 import { spawn } from 'node:child_process';
 
-export async function open(command, args) {
+export async function open(command, args, { detached = false } = {}) {
   // The same minimal environment the MCP clients give their servers.
   const env = { PATH: process.env.PATH, HOME: process.env.HOME };
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env, detached });
   const pending = new Map();
   let nextId = 1;
   let parts = [];

@@ -13,6 +13,7 @@ import type {
   ElicitResult,
   Root,
 } from '@mcpkit/protocol';
+import { MissingHandlerError } from './errors.js';
 
 /**
  * What a handler learns of the server's request besides its params. `relatedRequestId`:
@@ -78,7 +79,8 @@ function withDefaults(params: ElicitRequestParams, result: ElicitResult): Elicit
 /**
  * Answers one server-to-client request with the host's handlers: the legacy era's
  * requests on the wire and the 2026-07-28 era's `inputRequests` take the same path.
- * Throws `McpkitError` when the host registered no handler for it.
+ * Throws `MissingHandlerError` when the host registered no handler for it, and a protocol
+ * error (`MCPKIT_PROTOCOL_ERROR`) for a method a server may not send a client.
  */
 export async function answerServerRequest(
   handlers: ClientHandlers | undefined,
@@ -109,10 +111,7 @@ export async function answerServerRequest(
         `${label}: the server asked for "${method}", which is not a request a server may send a client`,
       );
   }
-  throw new McpkitError(
-    ErrorCode.Protocol,
-    `${label}: the server asked for "${method}", but this client has no handler for it (pass one in options.handlers)`,
-  );
+  throw new MissingHandlerError(label, String(method));
 }
 
 /** Registers the server-to-client request handlers on a peer. */

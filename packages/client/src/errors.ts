@@ -31,6 +31,38 @@ export class UnsupportedProtocolVersionError extends McpkitError {
   }
 }
 
+/**
+ * The server sent a request (or asked for input) that this client has no handler for, e.g.
+ * `sampling/createMessage` without `options.handlers.sampling`. Pass a handler for `method`.
+ */
+export class MissingHandlerError extends McpkitError {
+  override readonly name = 'MissingHandlerError';
+  readonly method: string;
+  constructor(label: string, method: string) {
+    super(
+      ErrorCode.MissingHandler,
+      `${label}: the server asked for "${method}", but this client has no handler for it (pass one in options.handlers)`,
+    );
+    this.method = method;
+  }
+}
+
+/**
+ * A tool in the server's list cannot be called correctly (e.g. invalid `x-mcp-header`
+ * annotations) and was left out of `listTools()`; the other tools are unaffected. Reported
+ * through `onerror`.
+ */
+export class InvalidToolError extends McpkitError {
+  override readonly name = 'InvalidToolError';
+  readonly toolName: string;
+  readonly reason: string;
+  constructor(label: string, toolName: string, reason: string) {
+    super(ErrorCode.InvalidTool, `${label}: tool "${toolName}" left out: ${reason}`);
+    this.toolName = toolName;
+    this.reason = reason;
+  }
+}
+
 /** A server's answer did not match the protocol schema. */
 export class InvalidResultError extends McpkitError {
   override readonly name = 'InvalidResultError';

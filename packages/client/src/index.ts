@@ -5,7 +5,9 @@ export {
 } from './client-handlers.js';
 export {
   InvalidResultError,
+  InvalidToolError,
   LimitExceededError,
+  MissingHandlerError,
   RepeatedCursorError,
   UnsupportedByServerError,
   UnsupportedProtocolVersionError,

@@ -1,4 +1,4 @@
-import { ErrorCode, type JsonRpcMessage, McpkitError } from '@mcpkit/jsonrpc';
+import type { JsonRpcMessage } from '@mcpkit/jsonrpc';
 import {
   ClientMethod,
   fastListToolsResult,
@@ -7,6 +7,7 @@ import {
   toolParamHeaders,
 } from '@mcpkit/protocol';
 import type { Connection } from './connection.js';
+import { InvalidToolError } from './errors.js';
 import { ListCache } from './list-cache.js';
 import type { CallOptions, CallToolParams } from './options.js';
 import { OutputSchemas } from './output-schema.js';
@@ -53,12 +54,7 @@ export class ServerLists {
       tools = items.filter((tool) => {
         const reason = invalidParamHeaders(tool.inputSchema);
         if (reason === undefined) return true;
-        this.report(
-          new McpkitError(
-            ErrorCode.Protocol,
-            `${conn.label}: tool "${tool.name}" left out: ${reason}`,
-          ),
-        );
+        this.report(new InvalidToolError(conn.label, tool.name, reason));
         return false;
       });
     }

@@ -12,8 +12,10 @@ import { z } from 'zod';
 import {
   capabilitiesFor,
   InvalidResultError,
+  InvalidToolError,
   LimitExceededError,
   McpClient,
+  MissingHandlerError,
   OutputSchemaError,
   RepeatedCursorError,
   UnsupportedByServerError,
@@ -424,9 +426,14 @@ describe('McpClient, 2026-07-28', () => {
     });
     const client = new McpClient({ name: 's', eraCache: false });
     await client.connect(clientEnd);
-    await expect(client.callTool({ name: 't' })).rejects.toThrow(
-      'server "s": the server asked for "sampling/createMessage", but this client has no handler for it',
-    );
+    const error = await client.callTool({ name: 't' }).catch((e: unknown) => e);
+    expect(MissingHandlerError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      code: ErrorCode.MissingHandler,
+      method: 'sampling/createMessage',
+      message:
+        'server "s": the server asked for "sampling/createMessage", but this client has no handler for it (pass one in options.handlers)',
+    });
     await client.close();
   });
 
@@ -453,13 +460,15 @@ describe('McpClient, 2026-07-28', () => {
       }));
     });
     const client = new McpClient({ eraCache: false });
-    const errors: string[] = [];
-    client.onerror = (e) => errors.push(e.message);
+    const errors: Error[] = [];
+    client.onerror = (e) => errors.push(e);
     await client.connect(clientEnd);
     expect((await client.listTools()).map((t) => t.name)).toEqual(['good']);
-    expect(errors).toEqual([
+    expect(errors.map((e) => e.message)).toEqual([
       'server: tool "bad" left out: x-mcp-header "N" is on a parameter of type "number"; only string, integer and boolean are allowed',
     ]);
+    expect(InvalidToolError.isInstance(errors[0])).toBe(true);
+    expect(errors[0]).toMatchObject({ code: ErrorCode.InvalidTool, toolName: 'bad' });
     await client.close();
   });
 

@@ -46,6 +46,7 @@ export const ErrorCode = {
   SessionExpired: 'MCPKIT_SESSION_EXPIRED',
   Unauthorized: 'MCPKIT_UNAUTHORIZED',
   ProcessSpawn: 'MCPKIT_PROCESS_SPAWN',
+  /** The peer broke the protocol: an answer to no request, an invalid response, … */
   Protocol: 'MCPKIT_PROTOCOL_ERROR',
   UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
   ResponseLost: 'MCPKIT_RESPONSE_LOST',
@@ -63,6 +64,12 @@ export const ErrorCode = {
   LimitExceeded: 'MCPKIT_LIMIT_EXCEEDED',
   /** `@mcpkit/config` could not change a config file (`ConfigWriteError`). */
   ConfigWrite: 'MCPKIT_CONFIG_WRITE',
+  /** One of our own request or notification handlers threw (`HandlerError`): a host bug. */
+  HandlerFailed: 'MCPKIT_HANDLER_FAILED',
+  /** The server sent a request this client has no handler for (`MissingHandlerError`, client). */
+  MissingHandler: 'MCPKIT_MISSING_HANDLER',
+  /** A tool in the server's list was left out as unusable (`InvalidToolError`, client). */
+  InvalidTool: 'MCPKIT_INVALID_TOOL',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -182,6 +189,20 @@ export class AlreadyStartedError extends McpkitError {
   override readonly name: string = 'AlreadyStartedError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ErrorCode.AlreadyStarted, message, options);
+  }
+}
+
+/**
+ * A handler registered on this side (for a request or notification from the peer) threw or
+ * rejected. The peer was told only "Internal error"; `cause` is what the handler threw.
+ */
+export class HandlerError extends McpkitError {
+  override readonly name: string = 'HandlerError';
+  /** Which handler failed, e.g. `notifications/message` or `request 7`. */
+  readonly where: string;
+  constructor(message: string, where: string, options?: McpkitErrorOptions) {
+    super(ErrorCode.HandlerFailed, message, options);
+    this.where = where;
   }
 }
 

@@ -11,6 +11,7 @@ export {
   AlreadyStartedError,
   ConnectionClosedError,
   ErrorCode,
+  HandlerError,
   HttpError,
   InvalidMessageError,
   McpkitError,

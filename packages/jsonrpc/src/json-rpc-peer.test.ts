@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConnectionClosedError,
+  ErrorCode,
+  HandlerError,
   InvalidMessageError,
   McpkitError,
   ParseError,
@@ -85,6 +87,31 @@ describe('JsonRpcPeer', () => {
     expect(error.rpcMessage).toBe('Internal error');
     expect(JSON.stringify(error)).not.toContain('secret');
     expect(serverErrors.some((e) => e.message.includes('secret path'))).toBe(true);
+  });
+
+  it('a failing handler of ours is a HandlerError, not a protocol error of the peer', async () => {
+    const { client, server, serverErrors } = pair();
+    const cause = new Error('host bug');
+    server.setRequestHandler('boom', () => {
+      throw cause;
+    });
+    server.setNotificationHandler('note', async () => {
+      throw cause;
+    });
+    await client.request('boom').catch(() => {});
+    await client.notify('note');
+    await tick();
+    expect(serverErrors.map((e) => [HandlerError.isInstance(e), (e as HandlerError).code])).toEqual(
+      [
+        [true, ErrorCode.HandlerFailed],
+        [true, ErrorCode.HandlerFailed],
+      ],
+    );
+    const [forRequest, forNotification] = serverErrors as HandlerError[];
+    expect(forRequest!.where).toBe('request 1');
+    expect(forNotification!.where).toBe('note');
+    expect(forNotification!.cause).toBe(cause);
+    expect(forNotification!.message).toBe('client: handler for note failed: host bug');
   });
 
   it('an RpcError thrown by a handler keeps its code and data', async () => {

@@ -2,6 +2,7 @@ import {
   AbortedError,
   ConnectionClosedError,
   ErrorCode,
+  HandlerError,
   InvalidMessageError,
   McpkitError,
   MessageTooLargeError,
@@ -190,11 +191,15 @@ export class JsonRpcPeer {
     if (this.closed) {
       return Promise.reject(this.closedError(method));
     }
-    try {
-      checkTimerMs(this.label, 'timeoutMs', options?.timeoutMs, NO_TIMEOUT);
-      checkTimerMs(this.label, 'maxTotalTimeoutMs', options?.maxTotalTimeoutMs, { infinity: true });
-    } catch (error) {
-      return Promise.reject(error);
+    if (options !== undefined) {
+      try {
+        checkTimerMs(this.label, 'timeoutMs', options.timeoutMs, NO_TIMEOUT);
+        checkTimerMs(this.label, 'maxTotalTimeoutMs', options.maxTotalTimeoutMs, {
+          infinity: true,
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -555,13 +560,12 @@ export class JsonRpcPeer {
   }
 
   private reportHandlerError(where: string, error: unknown): void {
+    // Our handler's failure, not the peer's: its own code, so hosts can tell the two apart.
     this.reportError(
-      new McpkitError(
-        ErrorCode.Protocol,
+      new HandlerError(
         `${this.label}: handler for ${where} failed: ${asError(error).message}`,
-        {
-          cause: error,
-        },
+        where,
+        { cause: error },
       ),
     );
   }

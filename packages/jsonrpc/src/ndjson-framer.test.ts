@@ -120,6 +120,17 @@ describe('NdjsonFramer', () => {
     expect(errors[0]).toBeInstanceOf(MessageTooLargeError);
   });
 
+  it('whole lines inside one chunk keep the size limit: exactly the limit passes, one byte more is dropped', () => {
+    const { framer, values, errors } = collect(20);
+    const atLimit = `{"a":"${'x'.repeat(12)}"}`; // 20 bytes
+    const overLimit = `{"b":"${'x'.repeat(13)}"}`; // 21 bytes
+    framer.push(Buffer.from(`${atLimit}\n${overLimit}\n{"c":3}\n`));
+    expect(values).toEqual([{ a: 'x'.repeat(12) }, { c: 3 }]);
+    expect(errors).toHaveLength(1);
+    expect(MessageTooLargeError.isInstance(errors[0])).toBe(true);
+    expect(framer.bufferedBytes).toBe(0);
+  });
+
   it('a line that never ends fails its request as soon as it crosses the limit (id in its head)', () => {
     const { framer, values, errors } = collect(1000);
     framer.push(Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"t":"'));

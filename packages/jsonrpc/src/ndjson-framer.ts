@@ -72,8 +72,14 @@ export class NdjsonFramer {
         this.append(chunk, start, length);
         return;
       }
-      this.append(chunk, start, newline);
-      this.finishLine();
+      if (this.pendingBytes === 0 && !this.discarding && newline - start <= this.maxMessageBytes) {
+        // The common case, a whole line inside this chunk: decoded straight from the
+        // chunk, without a slice or a parts array.
+        if (newline > start) this.parseLine(chunk.toString('utf8', start, newline));
+      } else {
+        this.append(chunk, start, newline);
+        this.finishLine();
+      }
       start = newline + 1;
     }
   }
@@ -156,10 +162,14 @@ export class NdjsonFramer {
     this.parts = [];
     this.pendingBytes = 0;
     if (bytes === 0) return;
-    const line =
+    this.parseLine(
       parts.length === 1
         ? parts[0]!.toString('utf8')
-        : Buffer.concat(parts, bytes).toString('utf8');
+        : Buffer.concat(parts, bytes).toString('utf8'),
+    );
+  }
+
+  private parseLine(line: string): void {
     let value: unknown;
     try {
       value = JSON.parse(line);

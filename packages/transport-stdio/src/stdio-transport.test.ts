@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn as nodeSpawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,28 +51,6 @@ describe('StdioTransport', () => {
     expect(many.map((r) => (r as { i: number }).i)).toEqual(
       Array.from({ length: 100 }, (_, i) => i),
     );
-  });
-
-  it('a lone request is written at once, not at the end of the tick; the rest of a burst is joined', async () => {
-    // The real spawn, wrapped only to see the child's stdin.
-    let child: ChildProcess | undefined;
-    const spawn = ((...args: Parameters<typeof nodeSpawn>) => {
-      child = nodeSpawn(...args);
-      return child;
-    }) as typeof nodeSpawn;
-    const { peer } = await connect({ spawn });
-    // A piped stdin is a net.Socket, which counts the bytes handed to the pipe.
-    const stdin = child!.stdin as Socket;
-    const before = stdin.bytesWritten;
-    const first = peer.request('echo', { n: 1 });
-    // Written during send(): the old transport deferred every write to process.nextTick.
-    const firstBytes = stdin.bytesWritten - before;
-    expect(firstBytes).toBeGreaterThan(0);
-    const rest = [peer.request('echo', { n: 2 }), peer.request('echo', { n: 3 })];
-    expect(stdin.bytesWritten - before).toBe(firstBytes);
-    await new Promise<void>((resolve) => process.nextTick(resolve));
-    expect(stdin.bytesWritten - before).toBeGreaterThan(2 * firstBytes);
-    expect(await Promise.all([first, ...rest])).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
   });
 
   it('answers a server-to-client request on the same pipe', async () => {

@@ -1,9 +1,23 @@
-import type { ServerState } from '@mcpkit/manager';
+import type { ManagerHints, ServerState } from '@mcpkit/manager';
 
 /**
- * The library's hints name its own knobs (`timeoutMs`, `maxMessageBytes`, `reconnect()`,
- * `MCP_TIMEOUT`); a CLI user has flags and commands instead. These rewrite each hint into
- * the CLI's words, so that every next step is one the user can take.
+ * The next steps the manager writes into its messages, in the CLI's words (the manager's
+ * defaults name its own API). Only hints whose sentences read right with a command in them;
+ * the "reconnect" ones are reworded below, since the manager's sentence around them
+ * ("… to try again") does not fit "run the command again".
+ */
+export const CLI_HINTS: ManagerHints = {
+  signIn: (server) => `run "mcpkit login ${server}"`,
+  signInElsewhere: (server) => `run "mcpkit login ${server}"`,
+  connectTimeout: () => 'raise mcpkit --timeout <ms> (the connect budget)',
+  configEnable: () => 'enable it in its config file',
+};
+
+/**
+ * The client's and transports' hints name their own knobs (`timeoutMs`, `maxMessageBytes`),
+ * and the manager's "reconnect" sentences name `reconnect()`; a CLI user has flags and
+ * commands instead. These rewrite each into the CLI's words, so that every next step is one
+ * the user can take.
  */
 const LIBRARY_HINTS: Array<[RegExp, (server: string) => string]> = [
   [/\(raise timeoutMs if the server is slow\)/g, () => '(--timeout <ms> allows longer)'],
@@ -12,19 +26,10 @@ const LIBRARY_HINTS: Array<[RegExp, (server: string) => string]> = [
     /Raise maxMessageBytes if the server is expected to send more than (\d+) bytes/g,
     () => 'mcpkit --max-message-bytes <n> accepts more',
   ],
-  [
-    /raise MCP_TIMEOUT \/ limits\.connectTimeoutMs/g,
-    () => 'raise mcpkit --timeout <ms> (the connect budget)',
-  ],
   [/then call reconnect\("[^"]*"\)/g, () => 'then run the command again'],
   [/call reconnect\("[^"]*"\) to try again/g, () => 'run the command again'],
   [/call reconnect\(\) to retry/g, () => 'run the command again'],
   [/until reconnect\(\) is called/g, () => 'until it is started again'],
-  [
-    /sign in with the manager's authenticate\("[^"]*"\) \(or its "authenticate" tool\)/g,
-    (server) => `run "mcpkit login ${server}"`,
-  ],
-  [/enable it first \(e\.g\. "mcpkit enable ([^"]*)"\)/g, () => 'enable it in its config file'],
   [
     /the server is running and reachable/g,
     () => 'the server is running and its URL is right (mcpkit list shows it)',

@@ -3,6 +3,7 @@ import type { ResolvedServer } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import { createTransport, type ManagerHandlers, McpManager } from '@mcpkit/manager';
 import { assertMayContact } from './gate.js';
+import { CLI_HINTS } from './messages.js';
 import { checkTimeoutMs } from './numbers.js';
 import type { CliContext } from './servers.js';
 import type { Closable, Shutdown } from './signals.js';
@@ -136,6 +137,7 @@ export function openSession(
     home: ctx.home,
     auth: { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
     limits: { connectTimeoutMs: options.timeoutMs },
+    hints: CLI_HINTS,
     ...(options.handlers ? { handlers: options.handlers } : {}),
     transportFactory: async (server, context) => {
       assertMayContact(server);

@@ -36,6 +36,7 @@ export {
   noteAuthResponse,
 } from './http-auth.js';
 export { isRecord } from './is-record.js';
+export { JoinedWriter, type LineSink } from './joined-writer.js';
 export {
   CANCELLED_NOTIFICATION,
   DEFAULT_REQUEST_TIMEOUT_MS,

@@ -3,10 +3,10 @@ import {
   ConnectionClosedError,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
+  JoinedWriter,
   type JsonRpcMessage,
   type MessageExtra,
   NdjsonFramer,
-  SENT,
   serializeNdjson,
   type Transport,
   TransportError,
@@ -35,13 +35,13 @@ export class StdioServerTransport implements Transport {
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
+  /** Answers sent in one tick go out in one write; none once stdout has ended. */
+  private readonly writer = new JoinedWriter(() =>
+    this.stdout.destroyed || this.stdout.writableEnded ? undefined : this.stdout,
+  );
   private readonly framer: NdjsonFramer;
   private started = false;
   private closed = false;
-  private outgoing = '';
-  private flushScheduled = false;
-  private backpressure = false;
-  private drainWaiters: Array<() => void> = [];
 
   constructor(options: StdioServerTransportOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
@@ -77,42 +77,13 @@ export class StdioServerTransport implements Transport {
     } catch (error) {
       return Promise.reject(error);
     }
-    // Messages sent in the same tick are joined and written once when the tick ends: one
-    // syscall for a burst of answers instead of one each, and no added latency.
-    this.outgoing += line;
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      process.nextTick(this.flush);
-    }
-    if (!this.backpressure) return SENT;
-    // Back-pressure: while the pipe is full, a send resolves once stdout has drained.
-    return new Promise<void>((resolve) => {
-      this.drainWaiters.push(resolve);
-    });
+    // Answers sent in one tick go out in one stdout write.
+    return this.writer.write(line);
   }
 
   async close(): Promise<void> {
     this.finish(undefined);
   }
-
-  private readonly flush = (): void => {
-    this.flushScheduled = false;
-    const data = this.outgoing;
-    this.outgoing = '';
-    if (data.length === 0 || this.stdout.destroyed || this.stdout.writableEnded) return;
-    // Write errors arrive as the stream's 'error' event, which closes the transport.
-    if (!this.stdout.write(data) && !this.backpressure) {
-      this.backpressure = true;
-      this.stdout.once('drain', this.releaseBackpressure);
-    }
-  };
-
-  private readonly releaseBackpressure = (): void => {
-    this.backpressure = false;
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const resolve of waiters) resolve();
-  };
 
   private readonly ondata = (chunk: Buffer | string): void => {
     this.framer.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
@@ -130,10 +101,8 @@ export class StdioServerTransport implements Transport {
   private finish(cause: Error | undefined): void {
     if (this.closed) return;
     // What was sent before the close still goes out (unless stdout itself failed).
-    if (!cause) this.flush();
+    this.writer.close(!cause);
     this.closed = true;
-    this.stdout.off('drain', this.releaseBackpressure);
-    this.releaseBackpressure();
     this.stdin.off('data', this.ondata);
     this.stdin.off('end', this.onend);
     this.stdin.off('error', this.onstreamerror);

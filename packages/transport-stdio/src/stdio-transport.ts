@@ -7,12 +7,12 @@ import {
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
+  JoinedWriter,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
   NdjsonFramer,
   type ParseError,
-  SENT,
   sleep,
   type Transport,
   type TransportCapabilities,
@@ -106,28 +106,11 @@ export class StdioTransport implements Transport {
   private exited: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  private outgoing = '';
-  private flushScheduled = false;
-  private backpressure = false;
-  private drainWaiters: Array<() => void> = [];
-  private readonly flush = (): void => {
-    this.flushScheduled = false;
-    const data = this.outgoing;
-    this.outgoing = '';
+  /** Messages sent in one tick go out in one write to the child's stdin. */
+  private readonly writer = new JoinedWriter(() => {
     const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || data.length === 0) return;
-    if (!stdin.write(data) && !this.backpressure) {
-      // The pipe is full: later sends wait until the child has read what is queued.
-      this.backpressure = true;
-      stdin.once('drain', this.releaseBackpressure);
-    }
-  };
-  private readonly releaseBackpressure = (): void => {
-    this.backpressure = false;
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const resolve of waiters) resolve();
-  };
+    return stdin && !stdin.destroyed ? stdin : undefined;
+  });
 
   constructor(options: StdioTransportOptions) {
     if (!options.command) throw new TypeError('StdioTransport: "command" is required');
@@ -252,17 +235,7 @@ export class StdioTransport implements Transport {
     } catch (error) {
       return Promise.reject(error);
     }
-    // Messages sent in the same tick are joined and written once, when the tick ends:
-    // one syscall for a burst instead of one per message, and no added latency.
-    this.outgoing += line;
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      process.nextTick(this.flush);
-    }
-    if (!this.backpressure) return SENT;
-    return new Promise<void>((resolve) => {
-      this.drainWaiters.push(resolve);
-    });
+    return this.writer.write(line);
   }
 
   close(): Promise<void> {
@@ -296,7 +269,7 @@ export class StdioTransport implements Transport {
     const members = snapshotTree(pid, this.platform);
     if (!members.some((m) => m.pid === pid))
       members.unshift({ pid, startTime: undefined, groupId: this.groupId });
-    this.flush(); // what was sent before close() still goes out
+    this.writer.close(true); // what was sent before close() still goes out
     child.stdin?.end();
     const steps: Array<[NodeJS.Signals, number]> = [
       ['SIGINT', timeline.sigintGraceMs],
@@ -364,7 +337,7 @@ export class StdioTransport implements Transport {
     if (this.state === 'closed') return;
     this.state = 'closed';
     live.delete(this);
-    this.releaseBackpressure();
+    this.writer.close(false);
     this.child?.stdout?.destroy();
     this.child?.stderr?.destroy();
     this.child?.stdin?.destroy();

@@ -1,0 +1,83 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { JoinedWriter } from './joined-writer.js';
+import { SENT } from './transport.js';
+
+/** A real Writable that records each write it is handed and drains when told to. */
+function recorder(highWaterMark = 1024) {
+  const writes: string[] = [];
+  let release: (() => void) | undefined;
+  const stream = new Writable({
+    highWaterMark,
+    decodeStrings: false,
+    write(chunk: string, _enc, done) {
+      writes.push(chunk);
+      if (chunk.length >= highWaterMark) release = done;
+      else done();
+    },
+  });
+  return { stream, writes, drain: () => release?.() };
+}
+
+describe('JoinedWriter', () => {
+  it('lines sent in one tick leave in one write, after the tick; the next tick starts a new one', async () => {
+    const { stream, writes } = recorder();
+    const writer = new JoinedWriter(() => stream);
+    expect(writer.write('a\n')).toBe(SENT);
+    writer.write('b\n');
+    writer.write('c\n');
+    expect(writes).toEqual([]);
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    expect(writes).toEqual(['a\nb\nc\n']);
+    writer.write('d\n');
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
+  });
+
+  it('while the stream is full, writes resolve only once it has drained', async () => {
+    const { stream, writes, drain } = recorder(8);
+    const writer = new JoinedWriter(() => stream);
+    await writer.write('0123456789\n');
+    expect(writes).toHaveLength(1);
+    let done = false;
+    const waiting = writer.write('x\n').then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    drain();
+    await waiting;
+    expect(done).toBe(true);
+  });
+
+  it('close(true) writes what is pending at once; close(false) drops it; waiting writes resolve', async () => {
+    const a = recorder();
+    const flushing = new JoinedWriter(() => a.stream);
+    flushing.write('kept\n');
+    flushing.close(true);
+    expect(a.writes).toEqual(['kept\n']);
+
+    const b = recorder(4);
+    const dropping = new JoinedWriter(() => b.stream);
+    await dropping.write('full!\n');
+    const waiting = dropping.write('lost\n');
+    dropping.close(false);
+    await waiting;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(b.writes).toEqual(['full!\n']);
+  });
+
+  it('asks for the sink when the tick ends and writes nothing when it is gone', async () => {
+    let asked = 0;
+    const writer = new JoinedWriter(() => {
+      asked++;
+      return undefined;
+    });
+    expect(writer.write('a\n')).toBe(SENT);
+    expect(asked).toBe(0);
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    expect(asked).toBe(1);
+    writer.close(true);
+    expect(asked).toBe(2);
+  });
+});

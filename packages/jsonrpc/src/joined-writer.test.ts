@@ -38,6 +38,7 @@ describe('JoinedWriter', () => {
     const { stream, writes, drain } = recorder(8);
     const writer = new JoinedWriter(() => stream);
     await writer.write('0123456789\n');
+    await new Promise((resolve) => setImmediate(resolve));
     expect(writes).toHaveLength(1);
     let done = false;
     const waiting = writer.write('x\n').then(() => {
@@ -60,6 +61,7 @@ describe('JoinedWriter', () => {
     const b = recorder(4);
     const dropping = new JoinedWriter(() => b.stream);
     await dropping.write('full!\n');
+    await new Promise((resolve) => setImmediate(resolve));
     const waiting = dropping.write('lost\n');
     dropping.close(false);
     await waiting;

@@ -1,3 +1,4 @@
+import { isRecord as isObject } from '@mcpkit/jsonrpc';
 import type { PolicyEntry } from './schemas.js';
 import type { ServerType } from './server-types.js';
 
@@ -11,8 +12,6 @@ import type { ServerType } from './server-types.js';
 
 type Rule = (value: unknown) => boolean;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString: Rule = (v) => typeof v === 'string';
 const nonEmpty: Rule = (v) => typeof v === 'string' && v.length >= 1;
 const isBoolean: Rule = (v) => typeof v === 'boolean';

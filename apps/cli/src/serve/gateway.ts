@@ -497,6 +497,18 @@ export class Gateway {
   }
 
   /**
+   * `--sse-poll-ms`: a forwarded tools/call still running after that long has its SSE
+   * stream closed (the client resumes it). The binding ignores this outside 2025-11-25 HTTP
+   * sessions (stdio, JSON-only, 2026-07-28).
+   */
+  private pollTimer(ctx: HandlerContext): NodeJS.Timeout | undefined {
+    const poll = this.options.ssePollAfterMs;
+    return poll !== undefined && ctx.method === 'tools/call'
+      ? setTimeout(() => ctx.closeSseStream(), poll)
+      : undefined;
+  }
+
+  /**
    * A 2025-era call: it never parks (its client is asked directly through `ctx.request`),
    * so it needs no step machine, only the SSE-polling timer when one is configured.
    */
@@ -507,12 +519,7 @@ export class Gateway {
   ): Promise<T> {
     const call = new ForwardedCall<T | InputRequiredResult>(ctx);
     const untrack = this.inflight.track(server, call as ForwardedCall<unknown>);
-    const poll = this.options.ssePollAfterMs;
-    // The binding ignores this outside 2025-11-25 HTTP sessions (stdio, JSON-only).
-    const pollTimer =
-      poll !== undefined && ctx.method === 'tools/call'
-        ? setTimeout(() => ctx.closeSseStream(), poll)
-        : undefined;
+    const pollTimer = this.pollTimer(ctx);
     try {
       return (await this.forwardCall(server, call, run)) as T;
     } finally {
@@ -548,12 +555,7 @@ export class Gateway {
       call.result = this.forwardCall(server, call, run);
       call.result.then(untrack, untrack);
     }
-    const poll = this.options.ssePollAfterMs;
-    // The binding ignores this outside 2025-11-25 HTTP sessions (stdio, JSON-only, 2026-07-28).
-    const pollTimer =
-      poll !== undefined && ctx.method === 'tools/call'
-        ? setTimeout(() => ctx.closeSseStream(), poll)
-        : undefined;
+    const pollTimer = this.pollTimer(ctx);
     const step = await call.next().finally(() => clearTimeout(pollTimer));
     if ('value' in step) {
       const value = step.value;

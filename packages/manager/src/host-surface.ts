@@ -67,6 +67,8 @@ function lostConnection(server: string, error: unknown): unknown {
 
 /** The progress callback of a caller that passed none: the token is still sent. */
 const ignoreProgress = (): void => {};
+/** Never written to: the peer copies it into a new `_meta` with the progress token. */
+const NO_META: Record<string, unknown> = Object.freeze({});
 
 const byName = <T extends { name: string }>(a: T, b: T) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -139,7 +141,10 @@ export class HostSurface {
     options: HostToolCallOptions | undefined,
     timeoutMs: number,
   ): Promise<HostToolResult> {
-    const params = { name: tool, arguments: args };
+    // `_meta` present (and empty): the peer copies params and sets `_meta` with the progress
+    // token; when the copy already has the key, setting it changes no object shape (the
+    // measured 1.00× / 1.05× of a direct call rely on it). The wire message is the same.
+    const params = { name: tool, arguments: args, _meta: NO_META };
     const callOptions = this.callOptions(options, timeoutMs);
     return client.callTool(params, callOptions).then(
       (result) => this.finish(connection, tool, result),

@@ -69,7 +69,12 @@ async function openStdio(name, home) {
     name === 'direct'
       ? backend
       : name === 'floor-proxy'
-        ? [process.execPath, path.join(servers, 'floor-proxy.mjs'), ...backend]
+        ? [
+            process.execPath,
+            ...profileFlags('floor-proxy'),
+            path.join(servers, 'floor-proxy.mjs'),
+            ...backend,
+          ]
         : name === 'sdk-proxy'
           ? [
               process.execPath,

@@ -1,4 +1,10 @@
-import { checkCount, checkTimerMs, type JsonRpcId, type RequestOptions } from '@mcpkit/jsonrpc';
+import {
+  CancelScope,
+  checkCount,
+  checkTimerMs,
+  type JsonRpcId,
+  type RequestOptions,
+} from '@mcpkit/jsonrpc';
 import type {
   ClientCapabilities,
   Implementation,
@@ -85,6 +91,11 @@ export interface McpClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * For a call made on behalf of an incoming request (a gateway): cancelled with it, as
+   * `signal` would be, without the cost of an AbortSignal (`RequestContext.cancellation`).
+   */
+  cancellation?: RequestOptions['cancellation'];
   timeoutMs?: number;
   resetTimeoutOnProgress?: boolean;
   maxTotalTimeoutMs?: number;
@@ -151,4 +162,18 @@ export function checkClientOptions(options: McpClientOptions): McpClientOptions 
   checkCount(owner, 'maxPages', options.maxPages, { max: MAX_ROUNDS });
   checkCount(owner, 'maxInputRounds', options.maxInputRounds, { min: 0, max: MAX_ROUNDS });
   return options;
+}
+
+/**
+ * A call's AbortSignal, made from its `cancellation` when it has only that: for the slow
+ * paths that hand a signal on (task polling, answering input rounds with the handlers).
+ */
+export function callSignal(options: CallOptions | undefined): AbortSignal | undefined {
+  const cancellation = options?.cancellation;
+  if (options?.signal || !cancellation) return options?.signal;
+  if (cancellation instanceof CancelScope) return cancellation.signal;
+  const controller = new AbortController();
+  if (cancellation.aborted) controller.abort(cancellation.reason);
+  else cancellation.addListener((reason) => controller.abort(reason));
+  return controller.signal;
 }

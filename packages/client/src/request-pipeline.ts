@@ -12,7 +12,7 @@ import { LimitExceededError, mapRpcError, UnsupportedProtocolVersionError } from
 import { mcpTransportOf } from './mcp-transport-of.js';
 import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.js';
 import { handshake } from './negotiation.js';
-import { type CallOptions, clientDefaults, type InputRoundOptions } from './options.js';
+import { type CallOptions, callSignal, clientDefaults, type InputRoundOptions } from './options.js';
 import type { SchemaName } from './result-checks.js';
 
 /** Methods whose 2026-07-28 results may be `input_required`. */
@@ -132,7 +132,11 @@ export class RequestPipeline {
         if (!mayRetry) throw error;
         // The stream broke before the answer: 2026-07-28 asks for the same request anew
         // (a new id), once.
-        if (ResponseLostError.isInstance(error) && !options?.signal?.aborted)
+        if (
+          ResponseLostError.isInstance(error) &&
+          !options?.signal?.aborted &&
+          !options?.cancellation?.aborted
+        )
           return this.modernRequest(peer, method, params, options, false);
         if (!RpcError.isInstance(error)) throw error;
         return this.recover(peer, method, params, options, error);
@@ -190,7 +194,7 @@ export class RequestPipeline {
   ): Promise<unknown> {
     const { options: clientOptions, label } = this.conn;
     const maxRounds = clientOptions.maxInputRounds ?? clientDefaults.maxInputRounds;
-    const signal = options?.signal ?? new AbortController().signal;
+    const signal = callSignal(options) ?? new AbortController().signal;
     let raw = first;
     for (let round = 1; isInputRequired(raw); round++) {
       if (round > maxRounds) {

@@ -7,7 +7,7 @@ import {
 } from '@mcpkit/protocol';
 import type { Connection } from './connection.js';
 import { mapRpcError, UnsupportedByServerError } from './errors.js';
-import { type CallOptions, type CallToolParams, clientDefaults } from './options.js';
+import { type CallOptions, type CallToolParams, callSignal, clientDefaults } from './options.js';
 import { listAll } from './paginate.js';
 import type { RequestPipeline } from './request-pipeline.js';
 
@@ -95,7 +95,7 @@ export class Tasks {
     taskId: string,
     options: CallOptions & { onstatus?: (task: Task) => void },
   ): Promise<CallToolResult> {
-    const { signal } = options;
+    const signal = callSignal(options);
     try {
       for (;;) {
         const task = await this.get(taskId, { ...(signal ? { signal } : {}) });

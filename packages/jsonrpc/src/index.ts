@@ -6,6 +6,7 @@ export {
   readSseStream,
   type SseStreamHandlers,
 } from './bounded-body.js';
+export { type Cancellation, CancelScope } from './cancellation.js';
 export {
   AbortedError,
   AlreadyStartedError,

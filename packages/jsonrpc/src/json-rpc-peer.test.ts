@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CancelScope } from './cancellation.js';
 import {
   ConnectionClosedError,
   ErrorCode,
@@ -159,6 +160,74 @@ describe('JsonRpcPeer', () => {
     expect(aborted).toBe(true);
     // The cancelled request gets no response from the server.
     expect(b.sent.filter((m) => 'id' in m && m.id === 1)).toEqual([]);
+  });
+
+  it("a request sent with an incoming request's cancellation is cancelled with it (a proxy)", async () => {
+    // caller → proxy (one pair), proxy → backend (another pair).
+    const front = pair();
+    const back = pair();
+    let backendSaw: unknown;
+    back.server.setRequestHandler(
+      'hang',
+      (_p, ctx) =>
+        new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => {
+            backendSaw = ctx.signal.reason;
+            reject(ctx.signal.reason);
+          }),
+        ),
+    );
+    let forwarded: Promise<unknown> | undefined;
+    front.server.setRequestHandler('hang', (params, ctx) => {
+      forwarded = back.client.request('hang', params, { cancellation: ctx.cancellation });
+      return forwarded;
+    });
+    const controller = new AbortController();
+    const call = front.client.request('hang', {}, { signal: controller.signal });
+    await tick();
+    expect(back.client.pendingCount).toBe(1);
+    controller.abort(new Error('user pressed escape'));
+    await expect(call).rejects.toThrow('user pressed escape');
+    // The proxy's own request rejects with the incoming request's cancellation reason…
+    const error: any = await forwarded!.catch((e: unknown) => e);
+    expect(error.code).toBe('MCPKIT_ABORTED');
+    expect(error.message).toContain('user pressed escape');
+    expect(back.client.pendingCount).toBe(0);
+    // …and the backend was told (notifications/cancelled for its request).
+    await tick();
+    expect((backendSaw as Error).message).toContain('user pressed escape');
+  });
+
+  it('a cancellation that already happened rejects at once and sends nothing', async () => {
+    const { client, a } = pair();
+    const scope = new CancelScope();
+    scope.abort(new Error('gone'));
+    await expect(client.request('x', {}, { cancellation: scope })).rejects.toThrow('gone');
+    expect(a.sent).toEqual([]);
+  });
+
+  it('a handler that never reads its signal still learns of a cancellation; reading it later gives an aborted signal', async () => {
+    const { client, server } = pair();
+    let context: any;
+    let release!: () => void;
+    server.setRequestHandler('hang', (_p, ctx) => {
+      context = ctx;
+      return new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    const controller = new AbortController();
+    const call = client.request('hang', {}, { signal: controller.signal });
+    await tick();
+    expect(context.cancellation.aborted).toBe(false);
+    controller.abort(new Error('stop'));
+    await expect(call).rejects.toThrow('stop');
+    await tick();
+    expect(context.cancellation.aborted).toBe(true);
+    expect(context.signal.aborted).toBe(true);
+    expect(context.signal.reason).toBe(context.cancellation.reason);
+    expect(String(context.signal.reason.message)).toContain('stop');
+    release();
   });
 
   it('an already-aborted signal rejects without sending', async () => {

@@ -1,3 +1,4 @@
+import { type Cancellation, CancelScope } from './cancellation.js';
 import {
   AbortedError,
   ConnectionClosedError,
@@ -36,6 +37,11 @@ export interface Progress {
 export interface RequestOptions {
   /** Aborting sends `notifications/cancelled` and rejects with `signal.reason`. */
   signal?: AbortSignal;
+  /**
+   * Like `signal`, for a request sent on behalf of an incoming one (a proxy): it is
+   * cancelled, and rejects with the reason, when `cancellation` is (`RequestContext.cancellation`).
+   */
+  cancellation?: Cancellation;
   /** Time without an answer before the request fails; `0` or `Infinity` for none. */
   timeoutMs?: number;
   /** Progress notifications restart the timeout (bounded by `maxTotalTimeoutMs`). */
@@ -53,8 +59,10 @@ export interface RequestOptions {
 export interface RequestContext {
   readonly id: JsonRpcId;
   readonly method: string;
-  /** Aborted when the peer cancels the request or the connection closes. */
+  /** Aborted when the peer cancels the request or the connection closes (made on first use). */
   readonly signal: AbortSignal;
+  /** The same as `signal`, without an `AbortSignal`: what a proxy passes on (`RequestOptions.cancellation`). */
+  readonly cancellation: Cancellation;
   /** `params._meta` of the incoming request, if any. */
   readonly meta: Record<string, unknown> | undefined;
   /**
@@ -100,6 +108,8 @@ interface Pending {
   onprogress: ((progress: Progress) => void) | undefined;
   signal: AbortSignal | undefined;
   abortListener: (() => void) | undefined;
+  cancellation: Cancellation | undefined;
+  cancelListener: (() => void) | undefined;
 }
 
 const noop = (): void => {};
@@ -126,7 +136,7 @@ export class JsonRpcPeer {
 
   private nextId = 1;
   private readonly pending = new Map<JsonRpcId, Pending>();
-  private readonly inbound = new Map<JsonRpcId, AbortController>();
+  private readonly inbound = new Map<JsonRpcId, CancelScope>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly respondToParseErrors: boolean;
@@ -203,6 +213,8 @@ export class JsonRpcPeer {
     }
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const cancellation = options?.cancellation;
+    if (cancellation?.aborted) return Promise.reject(cancellation.reason);
 
     const id = this.nextId++;
     options?.onid?.(id);
@@ -235,12 +247,18 @@ export class JsonRpcPeer {
         onprogress,
         signal,
         abortListener: undefined,
+        cancellation,
+        cancelListener: undefined,
       };
       entry.startedAt = Date.now();
       this.setDeadline(entry, entry.startedAt);
       if (signal) {
         entry.abortListener = () => this.abort(id, signal.reason);
         signal.addEventListener('abort', entry.abortListener, { once: true });
+      }
+      if (cancellation) {
+        entry.cancelListener = () => this.abort(id, cancellation.reason);
+        cancellation.addListener(entry.cancelListener);
       }
       this.pending.set(id, entry);
       const relatedRequestId = options?.relatedRequestId;
@@ -285,6 +303,7 @@ export class JsonRpcPeer {
     this.pending.delete(id);
     if (this.pending.size === 0) this.timer?.unref();
     if (entry.abortListener) entry.signal!.removeEventListener('abort', entry.abortListener);
+    if (entry.cancelListener) entry.cancellation!.removeListener(entry.cancelListener);
     return entry;
   }
 
@@ -381,10 +400,10 @@ export class JsonRpcPeer {
     if (message.method === PROGRESS_NOTIFICATION && params) {
       this.handleProgress(params);
     } else if (message.method === CANCELLED_NOTIFICATION && params) {
-      const controller = this.inbound.get(params.requestId as JsonRpcId);
-      if (controller) {
+      const scope = this.inbound.get(params.requestId as JsonRpcId);
+      if (scope) {
         this.inbound.delete(params.requestId as JsonRpcId);
-        controller.abort(
+        scope.abort(
           new AbortedError(
             `cancelled by ${this.label}: ${String(params.reason ?? 'no reason given')}`,
           ),
@@ -430,59 +449,38 @@ export class JsonRpcPeer {
       this.respondError(id, RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
       return;
     }
-    const controller = new AbortController();
-    this.inbound.set(id, controller);
+    const scope = new CancelScope();
+    this.inbound.set(id, scope);
     const params = message.params as Record<string, unknown> | undefined;
-    const meta = params?._meta as Record<string, unknown> | undefined;
-    const progressToken = meta?.progressToken as JsonRpcId | undefined;
-    const context: RequestContext = {
-      id,
-      method,
-      signal: controller.signal,
-      meta,
-      relatedRequestId: extra?.relatedRequestId,
-      notify: (m, p) => this.notify(m, p, { relatedRequestId: id }),
-      request: (m, p, o) => this.request(m, p, { ...o, relatedRequestId: id }),
-      progress: (progress) =>
-        progressToken === undefined
-          ? Promise.resolve()
-          : this.notify(
-              PROGRESS_NOTIFICATION,
-              { progressToken, ...progress },
-              { relatedRequestId: id },
-            ),
-    };
+    const context = new InboundContext(this, id, method, scope, params, extra?.relatedRequestId);
     let result: unknown;
     try {
       result = handler(params ?? {}, context);
     } catch (error) {
-      this.finishInbound(id, controller, undefined, error);
+      this.finishInbound(id, scope, undefined, error);
       return;
     }
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       (result as Promise<unknown>).then(
-        (value) => this.finishInbound(id, controller, value, undefined),
+        (value) => this.finishInbound(id, scope, value, undefined),
         (error: unknown) =>
-          this.finishInbound(id, controller, undefined, error ?? new Error('rejected')),
+          this.finishInbound(id, scope, undefined, error ?? new Error('rejected')),
       );
     } else {
-      this.finishInbound(id, controller, result, undefined);
+      this.finishInbound(id, scope, result, undefined);
     }
   }
 
-  private finishInbound(
-    id: JsonRpcId,
-    controller: AbortController,
-    value: unknown,
-    error: unknown,
-  ): void {
-    if (this.inbound.get(id) === controller) this.inbound.delete(id);
+  private finishInbound(id: JsonRpcId, scope: CancelScope, value: unknown, error: unknown): void {
+    if (this.inbound.get(id) === scope) this.inbound.delete(id);
     // Cancelled requests get no response (the requester has stopped waiting).
-    if (controller.signal.aborted || this.closed) return;
+    if (scope.aborted || this.closed) return;
     if (error === undefined) {
-      this.transport
-        .send({ jsonrpc: '2.0', id, result: value ?? {} }, { relatedRequestId: id })
-        .catch((sendError: unknown) => this.reportError(asError(sendError)));
+      const sent = this.transport.send(
+        { jsonrpc: '2.0', id, result: value ?? {} },
+        { relatedRequestId: id },
+      );
+      if (sent !== SENT) sent.catch((sendError: unknown) => this.reportError(asError(sendError)));
       return;
     }
     if (RpcError.isInstance(error)) {
@@ -498,9 +496,8 @@ export class JsonRpcPeer {
     if (this.closed) return;
     const error = data === undefined ? { code, message } : { code, message, data };
     const options = id === null ? undefined : { relatedRequestId: id };
-    this.transport
-      .send({ jsonrpc: '2.0', id, error }, options)
-      .catch((sendError: unknown) => this.reportError(asError(sendError)));
+    const sent = this.transport.send({ jsonrpc: '2.0', id, error }, options);
+    if (sent !== SENT) sent.catch((sendError: unknown) => this.reportError(asError(sendError)));
   }
 
   private handleTransportError(error: Error): void {
@@ -554,10 +551,8 @@ export class JsonRpcPeer {
         ),
       );
     }
-    for (const controller of this.inbound.values()) {
-      controller.abort(
-        new ConnectionClosedError(`${this.label}: connection closed${why}`, { cause }),
-      );
+    for (const scope of this.inbound.values()) {
+      scope.abort(new ConnectionClosedError(`${this.label}: connection closed${why}`, { cause }));
     }
     this.inbound.clear();
     this.onclose?.(cause);
@@ -576,6 +571,51 @@ export class JsonRpcPeer {
 
   private reportError(error: Error): void {
     if (this.onerror) this.onerror(error);
+  }
+}
+
+/**
+ * What a handler is given for one incoming request. A class, not a literal with closures:
+ * one object per request, and no `AbortController` until `signal` is read.
+ */
+class InboundContext implements RequestContext {
+  readonly meta: Record<string, unknown> | undefined;
+
+  constructor(
+    private readonly peer: JsonRpcPeer,
+    readonly id: JsonRpcId,
+    readonly method: string,
+    readonly cancellation: CancelScope,
+    params: Record<string, unknown> | undefined,
+    readonly relatedRequestId: JsonRpcId | undefined,
+  ) {
+    this.meta = params?._meta as Record<string, unknown> | undefined;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    return this.peer.notify(method, params, { relatedRequestId: this.id });
+  }
+
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<unknown> {
+    return this.peer.request(method, params, { ...options, relatedRequestId: this.id });
+  }
+
+  progress(progress: Progress): Promise<void> {
+    const progressToken = this.meta?.progressToken as JsonRpcId | undefined;
+    if (progressToken === undefined) return Promise.resolve();
+    return this.peer.notify(
+      PROGRESS_NOTIFICATION,
+      { progressToken, ...progress },
+      { relatedRequestId: this.id },
+    );
   }
 }
 

@@ -259,6 +259,15 @@ export class McpManager implements ManagerView {
     return this.connection(name).ready(options);
   }
 
+  /**
+   * The connected client of a server when it is up right now, without a promise (a
+   * gateway's hot path); undefined otherwise, when `client()` waits for it or says why not.
+   * Marks the server used, as `client()` does.
+   */
+  clientNow(name: string): McpClient | undefined {
+    return this.connection(name).readyNow();
+  }
+
   /** Calls a tool on a server and normalizes the result for a host. */
   callTool(
     server: string,

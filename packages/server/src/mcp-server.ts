@@ -10,7 +10,7 @@ import { checkCapabilities } from './check-capabilities.js';
 import { invalidParams, McpServerError, methodNotFound, ServerErrorCode } from './errors.js';
 import { DEFAULT_PAGE_SIZE, paginate } from './pagination.js';
 import { RequestStateSeal } from './request-state.js';
-import { runWithInput } from './run-with-input.js';
+import { isThenable, runWithInput } from './run-with-input.js';
 import { ServerSession, type ServerSessionOptions } from './server-session.js';
 import type {
   CacheHints,
@@ -222,12 +222,12 @@ export class McpServer {
     return caps;
   }
 
-  /** @internal Answers one feature request (`tools/*`, `prompts/*`, `resources/*`, `completion/complete`). */
-  async dispatch(
-    method: string,
-    params: Record<string, unknown>,
-    ctx: HandlerContext,
-  ): Promise<unknown> {
+  /**
+   * @internal Answers one feature request (`tools/*`, `prompts/*`, `resources/*`,
+   * `completion/complete`): a value or a promise; may throw. Not `async`, so a tool's
+   * promise reaches the peer without another layer.
+   */
+  dispatch(method: string, params: Record<string, unknown>, ctx: HandlerContext): unknown {
     const caps = this.capabilities();
     switch (method) {
       case 'tools/list':
@@ -332,7 +332,7 @@ export class McpServer {
     return this.page(tools, cursor, 'tools');
   }
 
-  private async callTool(params: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
+  private callTool(params: Record<string, unknown>, ctx: HandlerContext): unknown {
     const name = params.name;
     const tool = typeof name === 'string' ? this.tools.get(name) : undefined;
     if (!tool) throw invalidParams(`Unknown tool: ${JSON.stringify(name)}`, { name });
@@ -341,16 +341,17 @@ export class McpServer {
       throw invalidParams(`tools/call "${tool.name}": arguments must be an object`);
     }
     checkCapabilities(tool.definition.requiredClientCapabilities, ctx, `tool "${tool.name}"`);
+    let out: unknown;
     try {
-      return await runWithInput(this, params, ctx, tool.name, (c) =>
+      out = runWithInput(this, params, ctx, tool.name, (c) =>
         tool.handler(args as Record<string, unknown>, c),
       );
     } catch (error) {
-      // Tool failures go to the model as results; protocol errors and aborts stay errors.
-      if (RpcError.isInstance(error) || ctx.signal.aborted) throw error;
-      const text = error instanceof Error ? error.message : String(error);
-      return { content: [{ type: 'text', text }], isError: true };
+      return toolFailure(error, ctx);
     }
+    return isThenable(out)
+      ? Promise.resolve(out).then(undefined, (error: unknown) => toolFailure(error, ctx))
+      : out;
   }
 
   private async getPrompt(params: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
@@ -422,6 +423,13 @@ export class McpServer {
     for (const t of this.templates.values()) if (t.definition.complete) return true;
     return this.prompts.size > 0 || this.templates.size > 0;
   }
+}
+
+/** Tool failures go to the model as results; protocol errors and aborts stay errors. */
+function toolFailure(error: unknown, ctx: HandlerContext): unknown {
+  if (RpcError.isInstance(error) || ctx.cancellation.aborted) throw error;
+  const text = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 function describePrompt({ name, definition }: PromptEntry): Record<string, unknown> {

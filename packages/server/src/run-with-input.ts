@@ -2,6 +2,7 @@ import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
 import { checkCapabilities } from './check-capabilities.js';
 import { invalidParams } from './errors.js';
 import type { McpServer } from './mcp-server.js';
+import { withInput } from './request-context.js';
 import type { HandlerContext, InputRequest, InputRequiredReturn } from './types.js';
 
 /** What each kind of input request needs the client to have declared. */
@@ -40,31 +41,75 @@ function readInputResponses(value: unknown): Record<string, Record<string, unkno
   return value as Record<string, Record<string, unknown>>;
 }
 
+/** A value that may be awaited (a handler's promise, or any thenable). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 /**
  * Runs a handler that may answer `input_required`. In the 2026-07-28 era the result goes
  * back to the client (its `requestState` sealed) and the client retries; in the 2025 eras
  * the server asks the client itself, request by request, and runs the handler again with
- * the answers, so one handler serves both eras.
+ * the answers, so one handler serves both eras. A plain request (no answers, no state) is
+ * one call of the handler and, when it answers with a promise, one `then`: its result or
+ * promise comes back as it is.
  */
-export async function runWithInput(
+export function runWithInput(
   server: McpServer,
   params: Record<string, unknown>,
   ctx: HandlerContext,
   name: string,
   invoke: (ctx: HandlerContext) => unknown,
-): Promise<unknown> {
-  let inputResponses = readInputResponses(params.inputResponses);
-  let requestState: unknown;
-  if (params.requestState !== undefined) {
-    requestState = server.seal.open(params.requestState, ctx.method, name);
+): unknown {
+  if (params.inputResponses === undefined && params.requestState === undefined) {
+    const first = invoke(ctx);
+    if (isThenable(first)) {
+      return Promise.resolve(first).then((result) =>
+        isInputRequired(result)
+          ? rounds(server, ctx, name, invoke, undefined, undefined, result)
+          : result,
+      );
+    }
+    return isInputRequired(first)
+      ? rounds(server, ctx, name, invoke, undefined, undefined, first)
+      : first;
   }
+  const inputResponses = readInputResponses(params.inputResponses);
+  const requestState =
+    params.requestState === undefined
+      ? undefined
+      : server.seal.open(params.requestState, ctx.method, name);
+  return rounds(server, ctx, name, invoke, inputResponses, requestState, NOT_RUN);
+}
+
+/** `rounds`' `first` when the handler has not run yet. */
+const NOT_RUN: unique symbol = Symbol('not run');
+
+async function rounds(
+  server: McpServer,
+  ctx: HandlerContext,
+  name: string,
+  invoke: (ctx: HandlerContext) => unknown,
+  answers: Record<string, Record<string, unknown>> | undefined,
+  state: unknown,
+  first: unknown,
+): Promise<unknown> {
+  let inputResponses = answers;
+  let requestState = state;
   for (let round = 0; ; round++) {
-    // The first round of a plain request has nothing to add: no copy of the context.
-    const result = await invoke(
-      inputResponses === undefined && requestState === undefined
-        ? ctx
-        : { ...ctx, inputResponses, requestState },
-    );
+    const result =
+      round === 0 && first !== NOT_RUN
+        ? first
+        : await invoke(
+            // A round with nothing to add needs no copy of the context.
+            inputResponses === undefined && requestState === undefined
+              ? ctx
+              : withInput(ctx, inputResponses, requestState),
+          );
     if (!isInputRequired(result)) return result;
     if (result.inputRequests === undefined && result.requestState === undefined) {
       throw new Error(

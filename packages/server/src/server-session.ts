@@ -17,7 +17,6 @@ import {
 } from '@mcpkit/protocol';
 import {
   CACHEABLE,
-  CLIENT_CAPABILITY_OF,
   complete,
   FEATURE_METHODS,
   LEVELS,
@@ -26,14 +25,9 @@ import {
   readModernMeta,
   SESSION_METHODS,
 } from './era-rules.js';
-import {
-  invalidParams,
-  McpServerError,
-  methodNotFound,
-  ServerErrorCode,
-  unsupportedVersion,
-} from './errors.js';
+import { invalidParams, methodNotFound, unsupportedVersion } from './errors.js';
 import type { McpServer } from './mcp-server.js';
+import { SessionRequestContext } from './request-context.js';
 import type { HandlerContext } from './types.js';
 
 export interface ServerSessionOptions {
@@ -170,31 +164,18 @@ export class ServerSession {
       .catch(() => {});
   }
 
-  private async handle(
-    method: string,
-    params: Record<string, unknown>,
-    rctx: RequestContext,
-  ): Promise<unknown> {
+  /**
+   * Not `async`: a 2025-era request returns the feature handler's promise itself, one
+   * promise layer fewer on every call (a thrown error is the peer's to answer).
+   */
+  private handle(method: string, params: Record<string, unknown>, rctx: RequestContext): unknown {
     const meta = rctx.meta;
     const modern =
       this.options.era === 'modern' ||
       (this.options.era !== 'legacy' &&
         ((meta !== undefined && MetaKey.ProtocolVersion in meta) ||
           (this.legacy === undefined && method !== 'initialize')));
-    if (modern) {
-      const m = readModernMeta(meta, this.server.versions);
-      if (REMOVED_IN_MODERN.has(method)) throw methodNotFound(method);
-      const ctx = this.context(
-        rctx,
-        'modern',
-        m.version,
-        m.clientCapabilities,
-        m.clientInfo,
-        (l) => m.logLevel !== undefined && LEVELS.indexOf(l) >= LEVELS.indexOf(m.logLevel),
-      );
-      const result = await this.modern(method, params, ctx, rctx);
-      return complete(result);
-    }
+    if (modern) return this.handleModern(method, params, rctx);
     if (method === 'initialize') return this.initialize(params);
     const legacy = this.legacy;
     if (!legacy) {
@@ -214,32 +195,62 @@ export class ServerSession {
         return {};
       }
       case 'resources/subscribe':
-      case 'resources/unsubscribe': {
-        if (!this.server.capabilities().resources?.subscribe) throw methodNotFound(method);
-        const uri = params.uri;
-        if (typeof uri !== 'string') throw invalidParams(`${method} needs a "uri" string`);
-        if (method === 'resources/subscribe') {
-          if (legacy.subscriptions.has(uri)) return {};
-          await this.server.onsubscribe?.(uri, this.subscriptionContext);
-          legacy.subscriptions.add(uri);
-        } else if (legacy.subscriptions.delete(uri)) {
-          this.server.unsubscribed(uri, this.subscriptionContext);
-        }
-        return {};
-      }
+      case 'resources/unsubscribe':
+        return this.subscribe(method, params, legacy);
       case 'server/discover':
       case 'subscriptions/listen':
         throw methodNotFound(method);
     }
-    const ctx = this.context(
+    const ctx = new SessionRequestContext(
       rctx,
       'legacy',
       legacy.version,
       legacy.clientCapabilities,
       legacy.clientInfo,
-      (l) => legacy.logLevel === undefined || LEVELS.indexOf(l) >= LEVELS.indexOf(legacy.logLevel),
+      this.sessionId,
+      legacy,
+      this.options.closeSseStream,
     );
     return this.server.dispatch(method, params, ctx);
+  }
+
+  private async subscribe(
+    method: 'resources/subscribe' | 'resources/unsubscribe',
+    params: Record<string, unknown>,
+    legacy: LegacyState,
+  ): Promise<unknown> {
+    if (!this.server.capabilities().resources?.subscribe) throw methodNotFound(method);
+    const uri = params.uri;
+    if (typeof uri !== 'string') throw invalidParams(`${method} needs a "uri" string`);
+    if (method === 'resources/subscribe') {
+      if (legacy.subscriptions.has(uri)) return {};
+      await this.server.onsubscribe?.(uri, this.subscriptionContext);
+      legacy.subscriptions.add(uri);
+    } else if (legacy.subscriptions.delete(uri)) {
+      this.server.unsubscribed(uri, this.subscriptionContext);
+    }
+    return {};
+  }
+
+  private async handleModern(
+    method: string,
+    params: Record<string, unknown>,
+    rctx: RequestContext,
+  ): Promise<unknown> {
+    const m = readModernMeta(rctx.meta, this.server.versions);
+    if (REMOVED_IN_MODERN.has(method)) throw methodNotFound(method);
+    const ctx = new SessionRequestContext(
+      rctx,
+      'modern',
+      m.version,
+      m.clientCapabilities,
+      m.clientInfo,
+      this.sessionId,
+      m,
+      this.options.closeSseStream,
+    );
+    const result = await this.modern(method, params, ctx, rctx);
+    return complete(result);
   }
 
   private modern(
@@ -259,7 +270,7 @@ export class ServerSession {
       return result;
     }
     if (method === 'subscriptions/listen') return this.listen(params, rctx);
-    return this.server.dispatch(method, params, ctx).then((result) => {
+    return Promise.resolve(this.server.dispatch(method, params, ctx)).then((result) => {
       if (CACHEABLE.has(method) && (result as { resultType?: unknown }).resultType === undefined) {
         return { ...this.server.cacheHints, ...(result as object) };
       }
@@ -376,60 +387,5 @@ export class ServerSession {
     };
     if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
     return result;
-  }
-
-  private context(
-    rctx: RequestContext,
-    era: Era,
-    version: string,
-    clientCapabilities: ClientCapabilities,
-    clientInfo: Implementation | undefined,
-    logs: (level: LoggingLevel) => boolean,
-  ): HandlerContext {
-    const closeSse = this.options.closeSseStream;
-    return {
-      signal: rctx.signal,
-      requestId: rctx.id,
-      method: rctx.method,
-      era,
-      protocolVersion: version,
-      clientCapabilities,
-      clientInfo,
-      sessionId: this.sessionId,
-      meta: rctx.meta,
-      inputResponses: undefined,
-      requestState: undefined,
-      progress: (progress) => rctx.progress(progress),
-      log: (level, data, logger) =>
-        logs(level)
-          ? rctx.notify(
-              Notification.Message,
-              logger === undefined ? { level, data } : { level, data, logger },
-            )
-          : Promise.resolve(),
-      request: async (method, params) => {
-        if (era === 'modern') {
-          throw new McpServerError(
-            ServerErrorCode.NotSupported,
-            `${method}: a 2026-07-28 server cannot send requests to the client; return inputRequired({ inputRequests }) instead`,
-          );
-        }
-        const capability = CLIENT_CAPABILITY_OF[method];
-        if (
-          capability &&
-          (clientCapabilities as Record<string, unknown>)[capability] === undefined
-        ) {
-          throw new McpServerError(
-            ServerErrorCode.NotSupported,
-            `${method}: the client did not declare the "${capability}" capability`,
-          );
-        }
-        return (await rctx.request(method, params, { signal: rctx.signal })) as Record<
-          string,
-          unknown
-        >;
-      },
-      closeSseStream: () => closeSse?.(rctx.id),
-    };
   }
 }

@@ -1,4 +1,4 @@
-import type { JsonRpcId, Progress } from '@mcpkit/jsonrpc';
+import type { Cancellation, JsonRpcId, Progress } from '@mcpkit/jsonrpc';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -31,6 +31,11 @@ export interface InputRequiredReturn {
 export interface HandlerContext {
   /** Aborted when the client cancels, the HTTP stream closes or the connection ends. */
   readonly signal: AbortSignal;
+  /**
+   * The same as `signal`, without an `AbortSignal` (made only when `signal` is read): pass
+   * it as `cancellation` to a request sent on the caller's behalf, as a proxy does.
+   */
+  readonly cancellation: Cancellation;
   readonly requestId: JsonRpcId;
   readonly method: string;
   readonly era: Era;

@@ -485,15 +485,21 @@ export class Gateway {
     return state?.state === 'connected' ? state.client : undefined;
   }
 
-  /** Waits for the backend's client (bounded by the call's timeout), then runs the request. */
-  private async forwardCall<T>(
+  /**
+   * Runs the request on the backend's client: at once when the backend is up (no promise
+   * before the call), else once it is back, bounded by the call's timeout.
+   */
+  private forwardCall<T>(
     server: string,
     call: ForwardedCall<T | InputRequiredResult>,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
   ): Promise<T | InputRequiredResult> {
     const { manager, callTimeoutMs } = this.options;
-    const client = await manager.client(server, { signal: call.signal, timeoutMs: callTimeoutMs });
-    return run(client, callOptions(call, client, callTimeoutMs));
+    const now = manager.clientNow(server);
+    if (now) return run(now, callOptions(call, now, callTimeoutMs));
+    return manager
+      .client(server, { signal: call.signal, timeoutMs: callTimeoutMs })
+      .then((client) => run(client, callOptions(call, client, callTimeoutMs)));
   }
 
   /**
@@ -510,22 +516,37 @@ export class Gateway {
 
   /**
    * A 2025-era call: it never parks (its client is asked directly through `ctx.request`),
-   * so it needs no step machine, only the SSE-polling timer when one is configured.
+   * so it needs no step machine, only the SSE-polling timer when one is configured. Not
+   * `async`: the backend's answer is the client's answer, one promise layer in between.
    */
-  private async callNow<T>(
+  private callNow<T>(
     server: string,
     ctx: HandlerContext,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
   ): Promise<T> {
     const call = new ForwardedCall<T | InputRequiredResult>(ctx);
-    const untrack = this.inflight.track(server, call as ForwardedCall<unknown>);
+    this.inflight.track(server, call as ForwardedCall<unknown>);
     const pollTimer = this.pollTimer(ctx);
-    try {
-      return (await this.forwardCall(server, call, run)) as T;
-    } finally {
+    const done = () => {
       if (pollTimer !== undefined) clearTimeout(pollTimer);
-      untrack();
+      this.inflight.untrack(server, call as ForwardedCall<unknown>);
+    };
+    let sent: Promise<T | InputRequiredResult>;
+    try {
+      sent = this.forwardCall(server, call, run);
+    } catch (error) {
+      sent = Promise.reject(error);
     }
+    return sent.then(
+      (value) => {
+        done();
+        return value as T;
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
   }
 
   /**
@@ -533,13 +554,23 @@ export class Gateway {
    * timeout), passes cancellation and progress through, and keeps the call findable for the
    * backend's own requests while it runs.
    */
-  private async call<T>(
+  private call<T>(
+    server: string,
+    ctx: HandlerContext,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+  ): Promise<T | InputRequiredReturn> {
+    return ctx.era === 'modern'
+      ? this.callModern(server, ctx, run)
+      : this.callNow(server, ctx, run);
+  }
+
+  /** A 2026-07-28 call: it may park on a backend's request and resume on the client's retry. */
+  private async callModern<T>(
     server: string,
     ctx: HandlerContext,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
   ): Promise<T | InputRequiredReturn> {
     const { callTimeoutMs } = this.options;
-    if (ctx.era !== 'modern') return this.callNow(server, ctx, run);
     const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
     const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
     let call: ForwardedCall<T | InputRequiredResult>;
@@ -551,7 +582,8 @@ export class Gateway {
       call.answer(ctx.inputResponses);
     } else {
       call = new ForwardedCall<T | InputRequiredResult>(ctx);
-      const untrack = this.inflight.track(server, call as ForwardedCall<unknown>);
+      this.inflight.track(server, call as ForwardedCall<unknown>);
+      const untrack = () => this.inflight.untrack(server, call as ForwardedCall<unknown>);
       call.result = this.forwardCall(server, call, run);
       call.result.then(untrack, untrack);
     }

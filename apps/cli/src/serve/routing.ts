@@ -88,13 +88,20 @@ export function callOptions(
   client: McpClient,
   timeoutMs: number,
 ): InputRoundOptions {
-  const { ctx, signal } = call;
+  const { ctx } = call;
+  // A 2025-era call follows its request's cancellation without an AbortSignal; a
+  // 2026-07-28 one can outlive its request, so it has a signal of its own.
+  const modernCall = ctx.era === 'modern';
   const wantsProgress = ctx.meta?.progressToken !== undefined;
   const answers = asksBack(ctx);
   if (!wantsProgress && !answers && client.era !== 'modern')
-    return { signal, timeoutMs, resetTimeoutOnProgress: false } as InputRoundOptions;
+    return (
+      modernCall
+        ? { signal: call.signal, timeoutMs, resetTimeoutOnProgress: false }
+        : { cancellation: ctx.cancellation, timeoutMs, resetTimeoutOnProgress: false }
+    ) as InputRoundOptions;
   return {
-    signal,
+    ...(modernCall ? { signal: call.signal } : { cancellation: ctx.cancellation }),
     timeoutMs,
     resetTimeoutOnProgress: wantsProgress,
     ...(wantsProgress
@@ -117,19 +124,19 @@ export class InflightCalls {
     return this.calls.get(server) ?? [];
   }
 
-  /** Keeps a call findable while it runs; returns its removal. */
-  track(server: string, call: ForwardedCall<unknown>): () => void {
-    let list = this.calls.get(server);
-    if (!list) {
-      list = [];
-      this.calls.set(server, list);
-    }
-    list.push(call);
-    const mine = list;
-    return () => {
-      const at = mine.indexOf(call);
-      if (at >= 0) mine.splice(at, 1);
-      if (mine.length === 0 && this.calls.get(server) === mine) this.calls.delete(server);
-    };
+  /** Keeps a call findable while it runs (until `untrack`). */
+  track(server: string, call: ForwardedCall<unknown>): void {
+    const list = this.calls.get(server);
+    if (list) list.push(call);
+    else this.calls.set(server, [call]);
+  }
+
+  untrack(server: string, call: ForwardedCall<unknown>): void {
+    const list = this.calls.get(server);
+    if (!list) return;
+    // Calls mostly end in the order they started: the search is short.
+    const at = list.lastIndexOf(call);
+    if (at >= 0) list.splice(at, 1);
+    // An empty list stays: one per backend, reused by its next call.
   }
 }

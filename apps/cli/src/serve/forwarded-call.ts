@@ -1,6 +1,8 @@
 import { type JsonRpcId, RpcError } from '@mcpkit/jsonrpc';
 import type { HandlerContext, InputRequest } from '@mcpkit/server';
 
+const NO_IDS: ReadonlySet<JsonRpcId> = new Set();
+
 type Step<T> = { value: T } | { inputRequests: Record<string, InputRequest> };
 
 interface Asked {
@@ -26,8 +28,8 @@ export class ForwardedCall<T> {
    * it is the one caller with calls running on that backend.
    */
   readonly owner: unknown;
-  /** The ids of the backend requests made for this call (an HTTP backend's requests name them). */
-  readonly backendIds = new Set<JsonRpcId>();
+  /** Made on the first id: only a call whose client can answer a backend's requests notes any. */
+  private ids: Set<JsonRpcId> | undefined;
   /** Only a 2026-07-28 call can park and outlive its request; a 2025-era one uses its signal. */
   private controller: AbortController | undefined;
   /** Made on the first `ask` (2026-07-28 only): most calls never ask anything. */
@@ -43,6 +45,16 @@ export class ForwardedCall<T> {
     // A 2025-era client is asked directly (ctx.request), so its call never parks and the
     // request's own signal is the call's: no controller or listener per forwarded call.
     if (ctx.era === 'modern') this.attach(ctx);
+  }
+
+  /** The ids of the backend requests made for this call (an HTTP backend's requests name them). */
+  get backendIds(): ReadonlySet<JsonRpcId> {
+    return this.ids ?? NO_IDS;
+  }
+
+  addBackendId(id: JsonRpcId): void {
+    this.ids ??= new Set();
+    this.ids.add(id);
   }
 
   get signal(): AbortSignal {

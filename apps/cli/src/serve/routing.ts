@@ -107,7 +107,7 @@ export function callOptions(
     ...(wantsProgress
       ? { onprogress: (p: Progress) => void call.ctx.progress(p).catch(() => {}) }
       : {}),
-    ...(answers ? { onid: (id: JsonRpcId) => call.backendIds.add(id) } : {}),
+    ...(answers ? { onid: (id: JsonRpcId) => call.addBackendId(id) } : {}),
     ...(client.era !== 'modern'
       ? {}
       : ctx.era === 'modern'

@@ -2,9 +2,10 @@
 // its client for roots/list as soon as it is initialized (when the client declared roots)
 // and again on notifications/roots/list_changed, as server-everything does, and tells what
 // it got through its tools:
-//   roots        every outcome so far (waits for the first): {"roots":[…]} or {"error":{…}}
-//   big {bytes}  a text result of that many "x" (an answer as large as asked)
-//   echo {text}  its text
+//   roots {count}  every outcome so far, once there are at least <count> (default 1):
+//                  [{"roots":[…]} or {"error":{…}}, …]
+//   big {bytes}    a text result of that many "x" (an answer as large as asked)
+//   echo {text}    its text
 const outcomes = [];
 const outcomeWaiters = [];
 let clientCapabilities = {};
@@ -12,7 +13,8 @@ let nextId = 0;
 const asked = new Map();
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
-const text = (id, value) => send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: value }] } });
+const text = (id, value) =>
+  send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: value }] } });
 
 function askRoots() {
   if (clientCapabilities.roots === undefined) return;
@@ -27,7 +29,11 @@ function outcome(value) {
 }
 
 const tools = [
-  { name: 'roots', description: 'What roots/list returned so far.', inputSchema: { type: 'object' } },
+  {
+    name: 'roots',
+    description: 'What roots/list returned so far, once it returned <count> times.',
+    inputSchema: { type: 'object', properties: { count: { type: 'integer' } } },
+  },
   {
     name: 'big',
     description: 'A text result of <bytes> bytes.',
@@ -64,7 +70,9 @@ async function answer(message) {
     case 'tools/call': {
       const name = params?.name;
       if (name === 'roots') {
-        if (outcomes.length === 0) await new Promise((resolve) => outcomeWaiters.push(resolve));
+        const count = Number(params?.arguments?.count ?? 1);
+        while (outcomes.length < count)
+          await new Promise((resolve) => outcomeWaiters.push(resolve));
         return text(id, JSON.stringify(outcomes));
       }
       if (name === 'big') return text(id, 'x'.repeat(Number(params?.arguments?.bytes ?? 0)));
@@ -72,7 +80,11 @@ async function answer(message) {
     }
     default:
       if (id !== undefined)
-        send({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } });
+        send({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32601, message: `Method not found: ${method}` },
+        });
   }
 }
 

@@ -15,12 +15,16 @@ export function withServeLimitHint(transport: Transport): Transport {
     if (!MessageTooLargeError.isInstance(error) || !error.message.includes(LIBRARY_HINT))
       return handler?.(error);
     handler?.(
-      new MessageTooLargeError(error.message.replaceAll(LIBRARY_HINT, SERVE_HINT), error.limitBytes, {
-        id: error.id,
-        serverName: error.serverName,
-        url: error.url,
-        cause: error,
-      }),
+      new MessageTooLargeError(
+        error.message.replaceAll(LIBRARY_HINT, SERVE_HINT),
+        error.limitBytes,
+        {
+          id: error.id,
+          serverName: error.serverName,
+          url: error.url,
+          cause: error,
+        },
+      ),
     );
   };
   Object.defineProperty(transport, 'onerror', {

@@ -209,13 +209,7 @@ export class Gateway {
     // client can still answer it.
     if (calls.length === 0 && this.options.soleClient)
       return this.options.soleClient.ask(server, method, capability, body, context.signal);
-    const call = originOf(
-      calls,
-      server,
-      method,
-      capability,
-      context.relatedRequestId,
-    );
+    const call = originOf(calls, server, method, capability, context.relatedRequestId);
     // 2026-07-28 clients are asked through an input_required result and their retry.
     if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
     const signal = AbortSignal.any([context.signal, call.signal]);

@@ -204,10 +204,7 @@ export class StdioFace implements SoleClient {
    * request (the peer does it); a request gets -32600 naming the limit and the flag, so the
    * client is not left waiting. The peer reports the line (the gateway's warning).
    */
-  private tooLarge(
-    error: MessageTooLargeError,
-    send: Transport['send'],
-  ): MessageTooLargeError {
+  private tooLarge(error: MessageTooLargeError, send: Transport['send']): MessageTooLargeError {
     const answer = error.id !== null && this.outbound.delete(error.id);
     const message = `the gateway's stdio client sent a message over the ${error.limitBytes}-byte limit; it was dropped (start mcpkit serve with a larger --max-message-bytes <n> to accept it)`;
     if (!answer)

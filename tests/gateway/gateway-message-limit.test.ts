@@ -1,0 +1,126 @@
+import { fileURLToPath } from 'node:url';
+import { McpClient } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
+import { StdioTransport } from '@mcpkit/transport-stdio';
+import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gatewayArgs, startHttpGateway } from './gateway-process.js';
+
+/**
+ * `mcpkit serve --max-message-bytes <n>` bounds what the gateway accepts: its backends'
+ * messages, its stdio client's lines and its HTTP request bodies. Each over-limit message
+ * gets a clear error, and the gateway keeps serving. The built CLI as a real child process.
+ */
+const LIMIT = 4096;
+const probe = {
+  command: process.execPath,
+  args: [fileURLToPath(new URL('./roots-probe-server.mjs', import.meta.url))],
+};
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+const text = (result: unknown) =>
+  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
+
+async function stdioGateway() {
+  const { args, env, cleanup } = gatewayArgs({ probe }, ['--max-message-bytes', String(LIMIT)]);
+  cleanups.push(cleanup);
+  const client = new McpClient({ name: 'limit-test', era: 'legacy', eraCache: false });
+  await client.connect(
+    new StdioTransport({
+      command: process.execPath,
+      args,
+      env: env as Record<string, string>,
+      name: 'gateway',
+    }),
+  );
+  cleanups.push(() => client.close());
+  return client;
+}
+
+describe('mcpkit serve --max-message-bytes', () => {
+  it('a backend answer over the limit: the client gets an error naming the server and the flag, and the gateway keeps serving', async () => {
+    const client = await stdioGateway();
+    const over = await client.callTool({ name: 'probe__big', arguments: { bytes: LIMIT * 2 } });
+    expect(over.isError).toBe(true);
+    expect(text(over)).toContain('server "probe"');
+    expect(text(over)).toContain(`${LIMIT}-byte limit`);
+    expect(text(over)).toContain('mcpkit serve with a larger --max-message-bytes');
+    const under = await client.callTool({ name: 'probe__big', arguments: { bytes: 10 } });
+    expect(text(under)).toBe('x'.repeat(10));
+  });
+
+  it('a stdio client line over the limit is answered -32600 naming the flag (not left unanswered), and the gateway keeps serving', async () => {
+    const client = await stdioGateway();
+    const refused = await client
+      .callTool({ name: 'probe__echo', arguments: { text: 'y'.repeat(LIMIT * 2) } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(RpcError.isInstance(refused)).toBe(true);
+    expect((refused as RpcError).rpcCode).toBe(-32600);
+    expect((refused as Error).message).toContain(`${LIMIT}-byte message limit`);
+    expect((refused as Error).message).toContain('--max-message-bytes');
+    const echoed = await client.callTool({
+      name: 'probe__echo',
+      arguments: { text: 'still here' },
+    });
+    expect(text(echoed)).toBe('still here');
+  });
+
+  it('http: a request body over the limit gets 413 naming the flag (announced or chunked), and the gateway keeps serving', async () => {
+    const gateway = await startHttpGateway({ probe }, ['--max-message-bytes', String(LIMIT)]);
+    cleanups.push(() => gateway.close());
+    const initialize = (padding: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1.0.0', padding },
+        },
+      });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const announced = await fetch(gateway.url, {
+      method: 'POST',
+      headers,
+      body: initialize('z'.repeat(LIMIT * 2)),
+    });
+    expect(announced.status).toBe(413);
+    const body = (await announced.json()) as { error: { message: string } };
+    expect(body.error.message).toContain(`${LIMIT}-byte limit`);
+    expect(body.error.message).toContain('--max-message-bytes');
+
+    // No content-length: the body is cut off as it arrives.
+    const chunks = [initialize('z'.repeat(LIMIT * 2))];
+    const chunked = await fetch(gateway.url, {
+      method: 'POST',
+      headers,
+      body: new ReadableStream({
+        pull(controller) {
+          const next = chunks.shift();
+          if (next === undefined) controller.close();
+          else controller.enqueue(new TextEncoder().encode(next));
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    await chunked.body?.cancel();
+
+    const client = new McpClient({ name: 'limit-test', era: 'legacy', eraCache: false });
+    await client.connect(new StreamableHttpTransport({ url: gateway.url }));
+    cleanups.push(() => client.close());
+    const echoed = await client.callTool({ name: 'probe__echo', arguments: { text: 'ok' } });
+    expect(text(echoed)).toBe('ok');
+  });
+});

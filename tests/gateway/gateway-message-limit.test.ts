@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { McpClient } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
@@ -25,8 +27,8 @@ afterEach(async () => {
 const text = (result: unknown) =>
   (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
 
-async function stdioGateway() {
-  const { args, env, cleanup } = gatewayArgs({ probe }, ['--max-message-bytes', String(LIMIT)]);
+async function stdioGateway(servers: Record<string, unknown> = { probe }) {
+  const { args, env, cleanup } = gatewayArgs(servers, ['--max-message-bytes', String(LIMIT)]);
   cleanups.push(cleanup);
   const client = new McpClient({ name: 'limit-test', era: 'legacy', eraCache: false });
   await client.connect(
@@ -41,6 +43,55 @@ async function stdioGateway() {
   return client;
 }
 
+/**
+ * A minimal Streamable HTTP backend of the 2025 era on 127.0.0.1 (JSON answers only): its
+ * one tool `big {bytes}` answers with that many bytes of text.
+ */
+async function bigHttpBackend() {
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
+    req.on('end', () => {
+      const message = JSON.parse(body) as {
+        id?: number;
+        method: string;
+        params?: { protocolVersion?: string; arguments?: { bytes?: number } };
+      };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const result =
+        message.method === 'initialize'
+          ? {
+              protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
+              capabilities: { tools: {} },
+              serverInfo: { name: 'big-http', version: '1.0.0' },
+            }
+          : message.method === 'tools/list'
+            ? { tools: [{ name: 'big', inputSchema: { type: 'object' } }] }
+            : message.method === 'tools/call'
+              ? {
+                  content: [
+                    { type: 'text', text: 'x'.repeat(message.params?.arguments?.bytes ?? 0) },
+                  ],
+                }
+              : {};
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'big-1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe('mcpkit serve --max-message-bytes', () => {
   it('a backend answer over the limit: the client gets an error naming the server and the flag, and the gateway keeps serving', async () => {
     const client = await stdioGateway();
@@ -50,6 +101,19 @@ describe('mcpkit serve --max-message-bytes', () => {
     expect(text(over)).toContain(`${LIMIT}-byte limit`);
     expect(text(over)).toContain('mcpkit serve with a larger --max-message-bytes');
     const under = await client.callTool({ name: 'probe__big', arguments: { bytes: 10 } });
+    expect(text(under)).toBe('x'.repeat(10));
+  });
+
+  it('an HTTP backend answer over the limit: the same clear error naming the server and the flag', async () => {
+    const backend = await bigHttpBackend();
+    cleanups.push(() => backend.close());
+    const client = await stdioGateway({ web: { type: 'http', url: backend.url } });
+    const over = await client.callTool({ name: 'web__big', arguments: { bytes: LIMIT * 2 } });
+    expect(over.isError).toBe(true);
+    expect(text(over)).toContain('server "web"');
+    expect(text(over)).toContain(`${LIMIT}-byte message limit`);
+    expect(text(over)).toContain('mcpkit serve with a larger --max-message-bytes');
+    const under = await client.callTool({ name: 'web__big', arguments: { bytes: 10 } });
     expect(text(under)).toBe('x'.repeat(10));
   });
 

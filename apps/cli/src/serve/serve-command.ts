@@ -102,6 +102,8 @@ export async function serveCommand(
           server,
           maxMessageBytes !== undefined ? { ...context, maxMessageBytes } : context,
         ),
+        // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
+        (server.config.type ?? 'stdio') !== 'stdio',
       ),
     auth: {
       store: tokenStore(ctx),

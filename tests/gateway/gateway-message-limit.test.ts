@@ -5,6 +5,9 @@ import { McpClient } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayArgs, startHttpGateway } from './gateway-process.js';
 
@@ -134,6 +137,38 @@ describe('mcpkit serve --max-message-bytes', () => {
       arguments: { text: 'still here' },
     });
     expect(text(echoed)).toBe('still here');
+  });
+
+  it('a stdio client answer over the limit fails only the request it answers (the backend is told), never answered back as if it were a request', async () => {
+    const { args, env, cleanup } = gatewayArgs({ probe }, ['--max-message-bytes', String(LIMIT)]);
+    cleanups.push(cleanup);
+    const client = new ClientV1(
+      { name: 'sdk-v1', version: '1.0.0' },
+      { capabilities: { roots: { listChanged: true } } },
+    );
+    const huge = [{ uri: `file:///work/${'r'.repeat(LIMIT * 2)}`, name: 'huge' }];
+    let roots = huge;
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+    // A -32600 sent back for the dropped answer would reach the client as a response to
+    // an id it never used (or worse, to one of its own requests).
+    const clientErrors: Error[] = [];
+    client.onerror = (error) => clientErrors.push(error);
+    await client.connect(
+      new StdioV1({ command: process.execPath, args, env: env as Record<string, string> }),
+    );
+    cleanups.push(() => client.close());
+    const outcomes = async (count: number) =>
+      JSON.parse(
+        text(await client.callTool({ name: 'probe__roots', arguments: { count } })),
+      ) as Array<{ roots?: unknown; error?: { message: string } }>;
+    const [first] = await outcomes(1);
+    expect(first?.roots).toBeUndefined();
+    expect(first?.error).toBeDefined();
+    // The gateway keeps serving, and the next (small) answer goes through.
+    roots = [{ uri: 'file:///work/small', name: 'small' }];
+    await client.sendRootsListChanged();
+    expect((await outcomes(2))[1]).toEqual({ roots });
+    expect(clientErrors).toEqual([]);
   });
 
   it('http: a request body over the limit gets 413 naming the flag (announced or chunked), and the gateway keeps serving', async () => {

@@ -53,7 +53,7 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && '
 export class StdioFace implements SoleClient {
   private session: ServerSession | undefined;
   private known: Known | undefined;
-  /** The first `initialize`'s capabilities, kept until the session accepts it. */
+  /** The capabilities of the `initialize` the session is about to accept. */
   private offered: ClientCapabilities | undefined;
   private readonly waiters = new Set<() => void>();
   /** Our requests to the client still unanswered (to tell its answers from its requests). */
@@ -162,7 +162,12 @@ export class StdioFace implements SoleClient {
   private watch(transport: Transport): void {
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
-      if (isRequest(message)) this.outbound.add(message.id);
+      if ('method' in message) {
+        if ('id' in message) this.outbound.add(message.id);
+        // A request we gave up on (cancelled, timed out) may never be answered.
+        else if (message.method === Notification.Cancelled)
+          this.outbound.delete((message.params as { requestId?: JsonRpcId }).requestId!);
+      }
       return send(message, options);
     };
     let onmessage = transport.onmessage;
@@ -170,7 +175,8 @@ export class StdioFace implements SoleClient {
       if (this.known === undefined && isRequest(message)) {
         if (message.method === 'initialize') {
           const caps = (message.params as { capabilities?: unknown } | undefined)?.capabilities;
-          this.offered ??=
+          // The latest one: an initialize the session refused is followed by another.
+          this.offered =
             typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {};
         } else if (this.offered === undefined) this.learn({ era: 'modern' });
       } else if (this.outbound.size > 0 && !('method' in message) && 'id' in message)

@@ -104,7 +104,17 @@ export class StdioFace implements SoleClient {
       );
     const session = this.session;
     if (!session || this.closed) throw this.gone(server, method);
-    return session.peer.request(method, params, { signal });
+    try {
+      return await session.peer.request(method, params, { signal });
+    } catch (error) {
+      // Said to the backend in full: the peer would pass on only "Internal error".
+      if (MessageTooLargeError.isInstance(error))
+        throw new RpcError(
+          RpcErrorCode.InternalError,
+          `mcpkit gateway: the client's answer to "${method}" was over the gateway's ${error.limitBytes}-byte message limit and was dropped (mcpkit serve --max-message-bytes <n> raises it)`,
+        );
+      throw error;
+    }
   }
 
   /** The client's era once known: waits (up to `waitMs`) for a client that has not spoken yet. */

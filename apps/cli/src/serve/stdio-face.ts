@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream';
 import {
   type JsonRpcId,
   type JsonRpcMessage,
@@ -29,6 +30,10 @@ export interface SoleClient {
 }
 
 export interface StdioFaceOptions {
+  /** Where the client's messages arrive; `process.stdin` by default. */
+  stdin?: Readable;
+  /** Where messages to the client go; `process.stdout` by default. */
+  stdout?: Writable;
   /** The largest line the client may send (`--max-message-bytes`); the transport's default when absent. */
   maxMessageBytes?: number;
   /** How long a backend's request waits for the client to say who it is (initialize). */
@@ -64,10 +69,12 @@ export class StdioFace implements SoleClient {
 
   /** Serves `server` on stdin/stdout; resolves with the session once it listens. */
   async listen(server: McpServer): Promise<ServerSession> {
-    const { maxMessageBytes } = this.options;
-    const transport = new StdioServerTransport(
-      maxMessageBytes !== undefined ? { maxMessageBytes } : {},
-    );
+    const { maxMessageBytes, stdin, stdout } = this.options;
+    const transport = new StdioServerTransport({
+      ...(stdin ? { stdin } : {}),
+      ...(stdout ? { stdout } : {}),
+      ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+    });
     this.watch(transport);
     const session = await server.connect(transport, { label: 'stdio client' });
     this.session = session;
@@ -221,9 +228,11 @@ export class StdioFace implements SoleClient {
    * client is not left waiting. The peer reports the line (the gateway's warning).
    */
   private tooLarge(error: MessageTooLargeError, send: Transport['send']): MessageTooLargeError {
-    const answer = error.id !== null && this.outbound.delete(error.id);
+    // Without a readable id there is no one to answer: a notification, or a request the
+    // client could not match an answer to anyway.
+    const noReply = error.id === null || this.outbound.delete(error.id);
     const message = `the gateway's stdio client sent a message over the ${error.limitBytes}-byte limit; it was dropped (start mcpkit serve with a larger --max-message-bytes <n> to accept it)`;
-    if (!answer)
+    if (!noReply)
       send({
         jsonrpc: '2.0',
         id: error.id,

@@ -28,6 +28,8 @@ Serving (a gateway: every server behind one MCP server; see SERVE.md):
       --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)
       --sse-poll-ms <ms>    --http, 2025-11-25: close a tool call's SSE stream after <ms>; the client resumes (SEP-1699)
       --backend-wait-ms <ms>  stdio: answer initialize once backends settled or after <ms> (default 5000)
+      --max-message-bytes <n>  also bounds what clients send: a longer stdio line is answered
+                            with an error, a larger --http body gets 413 (default: 4 MiB for --http)
 
 Authorization:
   mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600
@@ -57,7 +59,8 @@ Options:
       --timeout <ms>        per-request timeout (default 60000; 1 to 2147483647)
       --login-timeout <ms>  login: the whole sign-in (default 300000)
       --max-message-bytes <n>
-                            the largest message a server may send (default 67108864)
+                            the largest message a server may send (default 67108864);
+                            serve: also the largest a client may send the gateway
       --sanitize            call/read/prompt: escape terminal controls even into a pipe or file
       --show-secrets        print header/env values, URL passwords and query values as they are
   -v, --verbose             show servers' stderr and warnings, each line prefixed [server]
@@ -101,10 +104,20 @@ export function usageLine(message: string, command?: string): string {
   return `mcpkit: ${message.replace(/\s*\n\s*/g, ' ')} (see "mcpkit ${command ? `${command} ` : ''}--help")\n`;
 }
 
-/** `mcpkit <command> --help`: the lines of the usage that name the command, and the options. */
+/**
+ * `mcpkit <command> --help`: the lines of the usage that name the command with the indented
+ * lines under them (its own options, like serve's), and the options.
+ */
 export function commandHelp(command: string): string {
   const lines = USAGE.split('\n');
-  const own = lines.filter((l) => new RegExp(`^  mcpkit (\\[options\\] )?${command}( |$)`).test(l));
+  const names = new RegExp(`^  mcpkit (\\[options\\] )?${command}( |$)`);
+  const own: string[] = [];
+  let under = false;
+  for (const line of lines) {
+    if (names.test(line)) under = true;
+    else if (!(under && line.startsWith('    '))) under = false;
+    if (under) own.push(line);
+  }
   const options = USAGE.slice(USAGE.indexOf('Options:'));
   return `${own.join('\n')}\n\n${options}`;
 }

@@ -24,6 +24,7 @@ import { nameAll } from './exposed-names.js';
 import { ForwardedCall } from './forwarded-call.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { callOptions, InflightCalls, isInputRound, originOf } from './routing.js';
+import type { SoleClient } from './stdio-face.js';
 
 export interface GatewayOptions {
   manager: McpManager;
@@ -46,6 +47,11 @@ export interface GatewayOptions {
    * client resumes with `Last-Event-ID` and gets the answer. Off when undefined.
    */
   ssePollAfterMs?: number;
+  /**
+   * The face's one client (stdio), asked a backend's request that belongs to no call. Over
+   * HTTP (many sessions) there is none, and such a request is refused.
+   */
+  soleClient?: SoleClient;
   warn: (text: string) => void;
 }
 
@@ -197,14 +203,13 @@ export class Gateway {
     params: unknown,
     context: ServerRequestContext,
   ): Promise<unknown> {
-    const call = originOf(
-      this.inflight.of(server),
-      server,
-      method,
-      capability,
-      context.relatedRequestId,
-    );
+    const calls = this.inflight.of(server);
     const body = (params ?? {}) as Record<string, unknown>;
+    // No call to tie it to (a backend asking for roots at its start): only a face with one
+    // client can still answer it.
+    if (calls.length === 0 && this.options.soleClient)
+      return this.options.soleClient.ask(server, method, capability, body, context.signal);
+    const call = originOf(calls, server, method, capability, context.relatedRequestId);
     // 2026-07-28 clients are asked through an input_required result and their retry.
     if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
     const signal = AbortSignal.any([context.signal, call.signal]);

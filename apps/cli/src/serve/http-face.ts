@@ -1,7 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createStreamableHttpHandler, LOOPBACK_HOSTS, refuseHostOrOrigin } from '@mcpkit/server';
+import {
+  createStreamableHttpHandler,
+  LOOPBACK_HOSTS,
+  refuseHostOrOrigin,
+  streamableHttpDefaults,
+} from '@mcpkit/server';
 import type { Gateway } from './gateway.js';
 
 export const LOOPBACK_BIND = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -11,6 +16,7 @@ export interface HttpFaceOptions {
   port: number;
   /** Required for a non-loopback bind (the caller generates one when absent). */
   token: string | undefined;
+  /** The largest request body (`--max-message-bytes`); bigger ones get 413. */
   maxBodyBytes?: number;
 }
 
@@ -56,10 +62,8 @@ export async function listenHttpFace(
     throw new Error(`binding ${options.host} needs a bearer token (--token or MCPKIT_SERVE_TOKEN)`);
   const shown = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
   const allowedHosts = loopback ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, shown];
-  const handler = createStreamableHttpHandler(gateway.server, {
-    allowedHosts,
-    ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
-  });
+  const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
+  const handler = createStreamableHttpHandler(gateway.server, { allowedHosts, maxBodyBytes });
   const token = options.token;
   const httpServer: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const pathname = (req.url ?? '/').split('?', 1)[0];
@@ -88,6 +92,23 @@ export async function listenHttpFace(
       return;
     }
     if (pathname !== '/mcp') return refuse(res, 404, 'Not Found: the MCP endpoint is /mcp');
+    // A body announced over the limit is refused before any of it is read, naming the flag;
+    // one without a length is cut off by the handler as it arrives (413 as well).
+    const announced = Number(req.headers['content-length']);
+    if (announced > maxBodyBytes) {
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: `Payload Too Large: the body is ${announced} bytes, over the gateway's ${maxBodyBytes}-byte limit (mcpkit serve --max-message-bytes <n> raises it)`,
+          },
+        }),
+      );
+      return;
+    }
     void handler(req, res);
   });
   await new Promise<void>((resolve, reject) => {

@@ -43,6 +43,8 @@ export function asksBack(ctx: HandlerContext): boolean {
  * on the response stream of the gateway's request for that call). Otherwise (stdio) it is
  * the newest call running on that backend when all of them come from one client; with
  * calls from several clients the request is refused, so it can never reach the wrong one.
+ * Outside any call it is refused here: the stdio face, with its one client, answers such a
+ * request before it gets here (`SoleClient`); the HTTP face has no client to choose.
  */
 export function originOf(
   calls: ReadonlyArray<ForwardedCall<unknown>>,
@@ -59,7 +61,7 @@ export function originOf(
     if (calls.length === 0)
       throw new RpcError(
         NOT_FORWARDABLE,
-        `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; the gateway forwards it only during a call from a client that declared "${capability}"`,
+        `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; over HTTP each client has its own session and none is the one to ask, so the gateway forwards it only during a call from a client that declared "${capability}"`,
       );
     if (new Set(calls.map((c) => c.owner)).size > 1)
       throw new RpcError(

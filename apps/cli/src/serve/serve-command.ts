@@ -1,15 +1,17 @@
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult } from '@mcpkit/config';
-import { McpManager } from '@mcpkit/manager';
-import { serveStdio } from '@mcpkit/server';
+import { createTransport, McpManager } from '@mcpkit/manager';
 import type { Io } from '../config-commands.js';
 import { UsageError } from '../config-commands.js';
+import { parseBytesFlag } from '../numbers.js';
 import { type CliContext, notStartedHint } from '../servers.js';
 import { tokenStore } from '../session.js';
 import type { Shutdown } from '../signals.js';
+import { withServeLimitHint } from './backend-limit.js';
 import { toolFilter } from './exposed-names.js';
 import { Gateway } from './gateway.js';
 import { generateToken, LOOPBACK_BIND, listenHttpFace } from './http-face.js';
+import { StdioFace } from './stdio-face.js';
 
 export interface ServeFlags {
   server?: string[];
@@ -20,6 +22,8 @@ export interface ServeFlags {
   tools?: string[];
   'sse-poll-ms'?: string;
   'backend-wait-ms'?: string;
+  /** Bounds every message: from the backends, and from the gateway's own clients. */
+  'max-message-bytes'?: string;
   verbose?: boolean;
 }
 
@@ -80,6 +84,10 @@ export async function serveCommand(
     throw new UsageError('--sse-poll-ms needs --http (SSE streams are HTTP only)');
   const backendWaitMs =
     msFlag('backend-wait-ms', flags['backend-wait-ms']) ?? serveDefaults.backendWaitMs;
+  const maxMessageBytes =
+    flags['max-message-bytes'] === undefined
+      ? undefined
+      : parseBytesFlag(flags['max-message-bytes'], '--max-message-bytes');
   for (const s of chosen)
     if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
 
@@ -88,6 +96,15 @@ export async function serveCommand(
     servers: chosen,
     clientInfo: { name: 'mcpkit-serve', version },
     handlers: Gateway.handlers(() => gateway),
+    transportFactory: async (server, context) =>
+      withServeLimitHint(
+        await createTransport(
+          server,
+          maxMessageBytes !== undefined ? { ...context, maxMessageBytes } : context,
+        ),
+        // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
+        (server.config.type ?? 'stdio') !== 'stdio',
+      ),
     auth: {
       store: tokenStore(ctx),
       // The sign-in runs when a client calls a backend's `authenticate` tool.
@@ -109,6 +126,22 @@ export async function serveCommand(
       io.stderr(`mcpkit serve: ${name}: ${state.state}: ${state.error.message}\n`);
     else if (flags.verbose) io.stderr(`mcpkit serve: ${name}: ${state.state} (${reason})\n`);
   });
+  // Over stdio the one client can be asked what a backend asks outside any call (roots at
+  // its start), and its roots/list_changed goes to every connected backend.
+  const stdioFace =
+    bind === undefined
+      ? new StdioFace({
+          ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+          waitMs: timeoutMs,
+          onrootschanged: () => {
+            for (const name of chosen.map((s) => s.name)) {
+              const state = manager.state(name);
+              if (state?.state === 'connected')
+                void state.client.notifyRootsChanged().catch(() => {});
+            }
+          },
+        })
+      : undefined;
   gateway = new Gateway({
     manager,
     servers: chosen.map((s) => s.name),
@@ -118,6 +151,7 @@ export async function serveCommand(
     allowTool: toolFilter(flags.tools ?? []),
     callTimeoutMs: timeoutMs,
     ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
+    ...(stdioFace ? { soleClient: stdioFace } : {}),
     warn: (text) => io.stderr(`mcpkit serve: ${text}\n`),
   });
   let stop: (() => void) | undefined;
@@ -154,7 +188,12 @@ export async function serveCommand(
         token = generateToken();
         io.stderr(`mcpkit serve: bearer token for this run (shown once): ${token}\n`);
       }
-      const face = await listenHttpFace(gateway, { host: bind.host, port: bind.port, token });
+      const face = await listenHttpFace(gateway, {
+        host: bind.host,
+        port: bind.port,
+        token,
+        ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
+      });
       closeFace = face.close;
       io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);
     } else {
@@ -168,7 +207,7 @@ export async function serveCommand(
         }),
       ]);
       clearTimeout(timer);
-      const session = await serveStdio(gateway.server);
+      const session = await stdioFace!.listen(gateway.server);
       void session.closed.then(() => stop?.());
     }
     await (shutdown

@@ -1,0 +1,246 @@
+import type { Readable, Writable } from 'node:stream';
+import {
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  MessageTooLargeError,
+  RpcError,
+  RpcErrorCode,
+  type Transport,
+} from '@mcpkit/jsonrpc';
+import { type ClientCapabilities, Notification } from '@mcpkit/protocol';
+import { type McpServer, type ServerSession, StdioServerTransport } from '@mcpkit/server';
+
+/** Error code of a backend's request the gateway's client cannot be asked. */
+const NOT_FORWARDABLE = -32601;
+
+/** What a backend's request outside any call needs: the one client that can answer it. */
+export interface SoleClient {
+  /**
+   * Asks the client `method` for `server` (no call of that backend is running), or throws
+   * an `RpcError` the backend receives, saying why it cannot be asked.
+   */
+  ask(
+    server: string,
+    method: string,
+    capability: 'elicitation' | 'sampling' | 'roots',
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown>;
+}
+
+export interface StdioFaceOptions {
+  /** Where the client's messages arrive; `process.stdin` by default. */
+  stdin?: Readable;
+  /** Where messages to the client go; `process.stdout` by default. */
+  stdout?: Writable;
+  /** The largest line the client may send (`--max-message-bytes`); the transport's default when absent. */
+  maxMessageBytes?: number;
+  /** How long a backend's request waits for the client to say who it is (initialize). */
+  waitMs: number;
+  /** The client sent `notifications/roots/list_changed`. */
+  onrootschanged: () => void;
+}
+
+/** What the stdio client said about itself: its era, and a 2025 client's capabilities. */
+type Known = { era: 'legacy'; capabilities: ClientCapabilities } | { era: 'modern' };
+
+const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && 'id' in m;
+
+/**
+ * The gateway's stdio face. Over stdio the gateway has exactly one client, so a backend's
+ * `roots/list`, `sampling/createMessage` or `elicitation/create` that belongs to no call can
+ * still go to it — when it is a 2025 client that declared the capability (a 2026-07-28
+ * client can be asked only within a call). It also answers a client line over
+ * `--max-message-bytes` with an error instead of leaving the request unanswered, and passes
+ * the client's `notifications/roots/list_changed` on.
+ */
+export class StdioFace implements SoleClient {
+  private session: ServerSession | undefined;
+  private known: Known | undefined;
+  /** The capabilities of the `initialize` the session is about to accept. */
+  private offered: ClientCapabilities | undefined;
+  private readonly waiters = new Set<() => void>();
+  /** Our requests to the client still unanswered (to tell its answers from its requests). */
+  private readonly outbound = new Set<JsonRpcId>();
+  private closed = false;
+
+  constructor(private readonly options: StdioFaceOptions) {}
+
+  /** Serves `server` on stdin/stdout; resolves with the session once it listens. */
+  async listen(server: McpServer): Promise<ServerSession> {
+    const { maxMessageBytes, stdin, stdout } = this.options;
+    const transport = new StdioServerTransport({
+      ...(stdin ? { stdin } : {}),
+      ...(stdout ? { stdout } : {}),
+      ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+    });
+    this.watch(transport);
+    const session = await server.connect(transport, { label: 'stdio client' });
+    this.session = session;
+    session.onnegotiated = () => {
+      this.learn({ era: 'legacy', capabilities: this.offered ?? {} });
+    };
+    session.peer.setNotificationHandler(Notification.RootsListChanged, () =>
+      this.options.onrootschanged(),
+    );
+    void session.closed.then(() => {
+      this.closed = true;
+      this.wake();
+    });
+    return session;
+  }
+
+  async ask(
+    server: string,
+    method: string,
+    capability: 'elicitation' | 'sampling' | 'roots',
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const known = await this.whoIsIt(server, method, signal);
+    if (known.era === 'modern')
+      throw new RpcError(
+        NOT_FORWARDABLE,
+        `mcpkit gateway: "${method}" from server "${server}" arrived outside any call, and the gateway's client speaks 2026-07-28, which can be asked only within a call (an input_required result); refused — ask during a tool call instead`,
+      );
+    if (known.capabilities[capability] === undefined)
+      throw new RpcError(
+        NOT_FORWARDABLE,
+        `mcpkit gateway: "${method}" from server "${server}" arrived outside any call, and the gateway's client did not declare the "${capability}" capability; refused (use a client that supports ${capability})`,
+      );
+    const session = this.session;
+    if (!session || this.closed) throw this.gone(server, method);
+    try {
+      return await session.peer.request(method, params, { signal });
+    } catch (error) {
+      // Said to the backend in full: the peer would pass on only "Internal error".
+      if (MessageTooLargeError.isInstance(error))
+        throw new RpcError(
+          RpcErrorCode.InternalError,
+          `mcpkit gateway: the client's answer to "${method}" was over the gateway's ${error.limitBytes}-byte message limit and was dropped (mcpkit serve --max-message-bytes <n> raises it)`,
+        );
+      throw error;
+    }
+  }
+
+  /** The client's era once known: waits (up to `waitMs`) for a client that has not spoken yet. */
+  private async whoIsIt(server: string, method: string, signal: AbortSignal): Promise<Known> {
+    if (this.known) return this.known;
+    if (this.closed) throw this.gone(server, method);
+    let wake!: () => void;
+    const spoke = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    this.waiters.add(wake);
+    const timer = setTimeout(wake, this.options.waitMs);
+    const onabort = () => wake();
+    signal.addEventListener('abort', onabort, { once: true });
+    try {
+      await spoke;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onabort);
+      this.waiters.delete(wake);
+    }
+    signal.throwIfAborted();
+    if (this.known) return this.known;
+    if (this.closed) throw this.gone(server, method);
+    throw new RpcError(
+      NOT_FORWARDABLE,
+      `mcpkit gateway: "${method}" from server "${server}" arrived before the gateway's client initialized, and none did within ${this.options.waitMs} ms; refused (ask again once the client is connected)`,
+    );
+  }
+
+  private gone(server: string, method: string): RpcError {
+    return new RpcError(
+      NOT_FORWARDABLE,
+      `mcpkit gateway: "${method}" from server "${server}" cannot be forwarded: the gateway's stdio client has disconnected`,
+    );
+  }
+
+  private learn(known: Known): void {
+    if (this.known) return;
+    this.known = known;
+    this.offered = undefined;
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const wake of this.waiters) wake();
+  }
+
+  /**
+   * Looks at what passes (the same handler-swapping as `--trace`): the client's first
+   * request says its era (`initialize` for 2025, anything else is 2026-07-28), and our
+   * own requests are remembered until answered, so that an over-limit line with one of
+   * their ids is known to be an answer, and any other one a request that gets an error.
+   */
+  private watch(transport: Transport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if ('method' in message) {
+        if ('id' in message) this.outbound.add(message.id);
+        // A request we gave up on (cancelled, timed out) may never be answered.
+        else if (message.method === Notification.Cancelled)
+          this.outbound.delete((message.params as { requestId?: JsonRpcId }).requestId!);
+      }
+      return send(message, options);
+    };
+    let onmessage = transport.onmessage;
+    const seeing: NonNullable<Transport['onmessage']> = (message, extra) => {
+      if (this.known === undefined && isRequest(message)) {
+        if (message.method === 'initialize') {
+          const caps = (message.params as { capabilities?: unknown } | undefined)?.capabilities;
+          // The latest one: an initialize the session refused is followed by another.
+          this.offered =
+            typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {};
+        } else if (this.offered === undefined) this.learn({ era: 'modern' });
+      } else if (this.outbound.size > 0 && !('method' in message) && 'id' in message)
+        this.outbound.delete(message.id as JsonRpcId);
+      onmessage?.(message, extra);
+    };
+    Object.defineProperty(transport, 'onmessage', {
+      configurable: true,
+      enumerable: true,
+      get: () => (onmessage ? seeing : undefined),
+      set: (next: Transport['onmessage']) => {
+        onmessage = next;
+      },
+    });
+    let onerror = transport.onerror;
+    const checking: NonNullable<Transport['onerror']> = (error) => {
+      onerror?.(MessageTooLargeError.isInstance(error) ? this.tooLarge(error, send) : error);
+    };
+    Object.defineProperty(transport, 'onerror', {
+      configurable: true,
+      enumerable: true,
+      get: () => (onerror ? checking : undefined),
+      set: (next: Transport['onerror']) => {
+        onerror = next;
+      },
+    });
+  }
+
+  /**
+   * A client line over the limit was dropped. An answer to one of our requests fails that
+   * request (the peer does it); a request gets -32600 naming the limit and the flag, so the
+   * client is not left waiting. The peer reports the line (the gateway's warning).
+   */
+  private tooLarge(error: MessageTooLargeError, send: Transport['send']): MessageTooLargeError {
+    // Without a readable id there is no one to answer: a notification, or a request the
+    // client could not match an answer to anyway.
+    const noReply = error.id === null || this.outbound.delete(error.id);
+    const message = `the gateway's stdio client sent a message over the ${error.limitBytes}-byte limit; it was dropped (start mcpkit serve with a larger --max-message-bytes <n> to accept it)`;
+    if (!noReply)
+      send({
+        jsonrpc: '2.0',
+        id: error.id,
+        error: {
+          code: RpcErrorCode.InvalidRequest,
+          message: `mcpkit serve: the request is over the gateway's ${error.limitBytes}-byte message limit and was dropped; send less, or start mcpkit serve with a larger --max-message-bytes <n>`,
+        },
+      } as JsonRpcMessage).catch(() => {});
+    return new MessageTooLargeError(message, error.limitBytes, { id: error.id, cause: error });
+  }
+}

@@ -20,6 +20,7 @@ import type {
   JsonRpcRequest,
 } from './messages.js';
 import { checkTimerMs } from './option-checks.js';
+import { SlotMap } from './slot-map.js';
 import { type MessageExtra, SENT, type Transport } from './transport.js';
 
 /** 60 s, as most MCP hosts use. */
@@ -135,8 +136,8 @@ export class JsonRpcPeer {
   fallbackNotificationHandler: ((notification: JsonRpcNotification) => void) | undefined;
 
   private nextId = 1;
-  private readonly pending = new Map<JsonRpcId, Pending>();
-  private readonly inbound = new Map<JsonRpcId, CancelScope>();
+  private readonly pending = new SlotMap<JsonRpcId, Pending>();
+  private readonly inbound = new SlotMap<JsonRpcId, CancelScope>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly respondToParseErrors: boolean;
@@ -332,7 +333,7 @@ export class JsonRpcPeer {
     this.timerAt = Infinity;
     const now = Date.now();
     let next = Infinity;
-    for (const [id, entry] of this.pending) {
+    for (const [id, entry] of this.pending.entries()) {
       if (entry.deadline <= now) this.expire(id);
       else if (entry.deadline < next) next = entry.deadline;
     }
@@ -540,7 +541,7 @@ export class JsonRpcPeer {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const why = cause ? `: ${cause.message}` : '';
-    for (const [id, entry] of [...this.pending]) {
+    for (const [id, entry] of this.pending.entries()) {
       this.settle(id);
       entry.reject(
         new ConnectionClosedError(
@@ -551,7 +552,7 @@ export class JsonRpcPeer {
         ),
       );
     }
-    for (const scope of this.inbound.values()) {
+    for (const [, scope] of this.inbound.entries()) {
       scope.abort(new ConnectionClosedError(`${this.label}: connection closed${why}`, { cause }));
     }
     this.inbound.clear();

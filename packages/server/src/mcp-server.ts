@@ -10,7 +10,7 @@ import { checkCapabilities } from './check-capabilities.js';
 import { invalidParams, McpServerError, methodNotFound, ServerErrorCode } from './errors.js';
 import { DEFAULT_PAGE_SIZE, paginate } from './pagination.js';
 import { RequestStateSeal } from './request-state.js';
-import { isThenable, runWithInput } from './run-with-input.js';
+import { runWithInput } from './run-with-input.js';
 import { ServerSession, type ServerSessionOptions } from './server-session.js';
 import type {
   CacheHints,
@@ -341,17 +341,18 @@ export class McpServer {
       throw invalidParams(`tools/call "${tool.name}": arguments must be an object`);
     }
     checkCapabilities(tool.definition.requiredClientCapabilities, ctx, `tool "${tool.name}"`);
-    let out: unknown;
     try {
-      out = runWithInput(this, params, ctx, tool.name, (c) =>
-        tool.handler(args as Record<string, unknown>, c),
+      return runWithInput(
+        this,
+        params,
+        ctx,
+        tool.name,
+        (c) => tool.handler(args as Record<string, unknown>, c),
+        (error) => toolFailure(error, ctx),
       );
     } catch (error) {
       return toolFailure(error, ctx);
     }
-    return isThenable(out)
-      ? Promise.resolve(out).then(undefined, (error: unknown) => toolFailure(error, ctx))
-      : out;
   }
 
   private async getPrompt(params: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {

@@ -42,7 +42,7 @@ function readInputResponses(value: unknown): Record<string, Record<string, unkno
 }
 
 /** A value that may be awaited (a handler's promise, or any thenable). */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
+function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -64,26 +64,33 @@ export function runWithInput(
   ctx: HandlerContext,
   name: string,
   invoke: (ctx: HandlerContext) => unknown,
+  /** Turns a failure (a rejection, not a synchronous throw) into the answer: one promise layer for both. */
+  onError?: (error: unknown) => unknown,
 ): unknown {
+  const more = (
+    result: unknown,
+    answers?: Record<string, Record<string, unknown>>,
+    state?: unknown,
+  ) => {
+    const rest = rounds(server, ctx, name, invoke, answers, state, result);
+    return onError ? rest.then(undefined, onError) : rest;
+  };
   if (params.inputResponses === undefined && params.requestState === undefined) {
     const first = invoke(ctx);
     if (isThenable(first)) {
-      return Promise.resolve(first).then((result) =>
-        isInputRequired(result)
-          ? rounds(server, ctx, name, invoke, undefined, undefined, result)
-          : result,
+      return Promise.resolve(first).then(
+        (result) => (isInputRequired(result) ? more(result) : result),
+        onError,
       );
     }
-    return isInputRequired(first)
-      ? rounds(server, ctx, name, invoke, undefined, undefined, first)
-      : first;
+    return isInputRequired(first) ? more(first) : first;
   }
   const inputResponses = readInputResponses(params.inputResponses);
   const requestState =
     params.requestState === undefined
       ? undefined
       : server.seal.open(params.requestState, ctx.method, name);
-  return rounds(server, ctx, name, invoke, inputResponses, requestState, NOT_RUN);
+  return more(NOT_RUN, inputResponses, requestState);
 }
 
 /** `rounds`' `first` when the handler has not run yet. */

@@ -155,6 +155,11 @@ export class MessageTooLargeError extends McpkitError {
   readonly limitBytes: number;
   /** The id of the dropped message when it could be read from its first or last bytes. */
   readonly id: string | number | null;
+  /**
+   * Whether the dropped message was a request (the peer answers it with an error) or a
+   * response (it fails the request it answers), when its bytes showed it.
+   */
+  readonly kind: 'request' | 'response' | undefined;
   /** The server's name, when the transport was given one. */
   readonly serverName: string | undefined;
   /** The URL the oversized message came from (HTTP transports). */
@@ -164,6 +169,7 @@ export class MessageTooLargeError extends McpkitError {
     limitBytes: number,
     options?: McpkitErrorOptions & {
       id?: string | number | null;
+      kind?: 'request' | 'response' | undefined;
       serverName?: string | undefined;
       url?: string | undefined;
     },
@@ -171,6 +177,7 @@ export class MessageTooLargeError extends McpkitError {
     super(ErrorCode.MessageTooLarge, message, options);
     this.limitBytes = limitBytes;
     this.id = options?.id ?? null;
+    this.kind = options?.kind;
     this.serverName = options?.serverName;
     this.url = options?.url;
   }

@@ -6,6 +6,7 @@ import {
   HandlerError,
   InvalidMessageError,
   McpkitError,
+  MessageTooLargeError,
   ParseError,
   RpcError,
   TimeoutError,
@@ -228,6 +229,47 @@ describe('JsonRpcPeer', () => {
     expect(context.signal.reason).toBe(context.cancellation.reason);
     expect(String(context.signal.reason.message)).toContain('stop');
     release();
+  });
+
+  it('a dropped oversized request is answered -32600 and leaves our own request with the same id alone', async () => {
+    const { client, server, b } = pair();
+    client.setRequestHandler('slow', () => new Promise(() => {}));
+    // The server has a request of its own pending with id 1 (its first id).
+    server.request('slow', {}).catch(() => {});
+    await tick();
+    b.onerror?.(
+      new MessageTooLargeError('a 9000-byte message exceeds the 100-byte limit', 100, {
+        id: 1,
+        kind: 'request',
+      }),
+    );
+    const sent = b.sent.filter((m) => 'error' in m);
+    expect(sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32600,
+          message: 'Request dropped: it is over the 100-byte message limit',
+        },
+      },
+    ]);
+    expect(server.pendingCount).toBe(1);
+  });
+
+  it('a dropped oversized response fails the request it answers', async () => {
+    const { client, a } = pair();
+    client.setRequestHandler('never', () => new Promise(() => {}));
+    const pending = client.request('never-answered-here', {});
+    a.onerror?.(
+      new MessageTooLargeError('a 9000-byte message exceeds the 100-byte limit', 100, {
+        id: 1,
+        kind: 'response',
+      }),
+    );
+    const error: any = await pending.catch((e: unknown) => e);
+    expect(error.code).toBe('MCPKIT_MESSAGE_TOO_LARGE');
+    expect(error.message).toContain('response to "never-answered-here" dropped');
   });
 
   it('an already-aborted signal rejects without sending', async () => {

@@ -94,6 +94,11 @@ export interface JsonRpcPeerOptions {
   defaultTimeoutMs?: number;
   /** Answer unparseable input with a -32700 error (servers do; clients usually don't). */
   respondToParseErrors?: boolean;
+  /**
+   * Added to the -32600 answer to a request dropped for its size: how this side's limit is
+   * raised (a CLI names its flag).
+   */
+  tooLargeAdvice?: string;
 }
 
 interface Pending {
@@ -141,6 +146,7 @@ export class JsonRpcPeer {
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly respondToParseErrors: boolean;
+  private readonly tooLargeAdvice: string | undefined;
   private closedCause: Error | undefined;
   private closed = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -153,6 +159,7 @@ export class JsonRpcPeer {
       checkTimerMs('JsonRpcPeer', 'defaultTimeoutMs', options.defaultTimeoutMs, NO_TIMEOUT) ??
       DEFAULT_REQUEST_TIMEOUT_MS;
     this.respondToParseErrors = options.respondToParseErrors ?? false;
+    this.tooLargeAdvice = options.tooLargeAdvice;
     transport.onmessage = (message, extra) => this.handleMessage(message, extra);
     transport.onerror = (error) => this.handleTransportError(error);
     transport.onclose = (cause) => this.handleClose(cause);
@@ -502,7 +509,15 @@ export class JsonRpcPeer {
   }
 
   private handleTransportError(error: Error): void {
-    if (MessageTooLargeError.isInstance(error) && error.id !== null) {
+    if (MessageTooLargeError.isInstance(error) && error.id !== null && error.kind === 'request') {
+      // A request of the other side's: answered, so that it does not wait forever. Its id
+      // is the other side's, and may equal one of ours: no request of ours is touched.
+      this.respondError(
+        error.id,
+        RpcErrorCode.InvalidRequest,
+        `Request dropped: it is over the ${error.limitBytes}-byte message limit${this.tooLargeAdvice ? `; ${this.tooLargeAdvice}` : ''}`,
+      );
+    } else if (MessageTooLargeError.isInstance(error) && error.id !== null) {
       const entry = this.settle(error.id);
       if (entry) {
         entry.reject(

@@ -1,3 +1,4 @@
+import { describeDroppedLine } from './dropped-line.js';
 import { MessageTooLargeError, ParseError } from './errors.js';
 import { checkMaxMessageBytes } from './option-checks.js';
 
@@ -16,18 +17,6 @@ export interface NdjsonFramerOptions {
 const NEWLINE = 0x0a;
 const EXCERPT_CHARS = 200;
 const ID_WINDOW_BYTES = 256;
-const ID_PATTERN = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/;
-
-function findId(text: string): string | number | null {
-  const match = ID_PATTERN.exec(text);
-  if (!match) return null;
-  try {
-    return JSON.parse(match[1]!) as string | number;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Splits a byte stream into newline-delimited JSON values.
  *
@@ -108,14 +97,14 @@ export class NdjsonFramer {
       this.discardedTail = Buffer.alloc(0);
       this.keepTail(chunk.subarray(start, end));
       // When the head names the message, fail it now: its end may be far off, or never come.
-      const id = findId(this.discardedHead);
+      const { id, kind } = describeDroppedLine(this.discardedHead, '');
       if (id !== null) {
         this.reportedEarly = true;
         this.onerror(
           new MessageTooLargeError(
             `a message over the ${this.maxMessageBytes}-byte limit is being skipped (raise maxMessageBytes to accept it)`,
             this.maxMessageBytes,
-            { id },
+            { id, kind },
           ),
         );
       }
@@ -143,7 +132,10 @@ export class NdjsonFramer {
         this.discardedBytes = 0;
         return;
       }
-      const id = findId(this.discardedHead) ?? findId(this.discardedTail.toString('latin1'));
+      const { id, kind } = describeDroppedLine(
+        this.discardedHead,
+        this.discardedTail.toString('latin1'),
+      );
       const bytes = this.discardedBytes;
       this.discardedHead = '';
       this.discardedTail = Buffer.alloc(0);
@@ -152,7 +144,7 @@ export class NdjsonFramer {
         new MessageTooLargeError(
           `a ${bytes}-byte message exceeds the ${this.maxMessageBytes}-byte limit and was dropped (raise maxMessageBytes to accept it)`,
           this.maxMessageBytes,
-          { id },
+          { id, kind },
         ),
       );
       return;

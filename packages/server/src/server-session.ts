@@ -39,6 +39,8 @@ export interface ServerSessionOptions {
   closeSseStream?: (requestId: JsonRpcId) => void;
   /** Names the client in error messages. */
   label?: string;
+  /** Added to the error answering a request over the transport's size limit (how to raise it). */
+  tooLargeAdvice?: string;
 }
 
 interface LegacyState {
@@ -89,6 +91,7 @@ export class ServerSession {
     this.peer = new JsonRpcPeer(transport, {
       label: options.label ?? `client of "${server.info.name}"`,
       respondToParseErrors: true,
+      ...(options.tooLargeAdvice !== undefined ? { tooLargeAdvice: options.tooLargeAdvice } : {}),
       // Requests to the client carry their own deadline; answers to it are not ours to time.
     });
     this.peer.onerror = (error) => server.reportError(error);

@@ -361,6 +361,7 @@ export class StdioTransport implements Transport {
       this.onerror?.(
         new MessageTooLargeError(`${this.description}: ${error.message}`, error.limitBytes, {
           id: error.id,
+          kind: error.kind,
           serverName: this.options.name,
           cause: error,
         }),

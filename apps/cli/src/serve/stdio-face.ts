@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
 import {
-  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
   MessageTooLargeError,
@@ -51,9 +50,9 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && '
  * The gateway's stdio face. Over stdio the gateway has exactly one client, so a backend's
  * `roots/list`, `sampling/createMessage` or `elicitation/create` that belongs to no call can
  * still go to it — when it is a 2025 client that declared the capability (a 2026-07-28
- * client can be asked only within a call). It also answers a client line over
- * `--max-message-bytes` with an error instead of leaving the request unanswered, and passes
- * the client's `notifications/roots/list_changed` on.
+ * client can be asked only within a call). It also passes the client's
+ * `notifications/roots/list_changed` on, and has a request over `--max-message-bytes`
+ * answered with the flag to raise.
  */
 export class StdioFace implements SoleClient {
   private session: ServerSession | undefined;
@@ -61,8 +60,6 @@ export class StdioFace implements SoleClient {
   /** The capabilities of the `initialize` the session is about to accept. */
   private offered: ClientCapabilities | undefined;
   private readonly waiters = new Set<() => void>();
-  /** Our requests to the client still unanswered (to tell its answers from its requests). */
-  private readonly outbound = new Set<JsonRpcId>();
   private closed = false;
 
   constructor(private readonly options: StdioFaceOptions) {}
@@ -76,7 +73,11 @@ export class StdioFace implements SoleClient {
       ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
     });
     this.watch(transport);
-    const session = await server.connect(transport, { label: 'stdio client' });
+    const session = await server.connect(transport, {
+      label: 'stdio client',
+      // A request over the limit is answered -32600 by the session's peer, with this advice.
+      tooLargeAdvice: 'start mcpkit serve with a larger --max-message-bytes <n> to accept it',
+    });
     this.session = session;
     session.onnegotiated = () => {
       this.learn({ era: 'legacy', capabilities: this.offered ?? {} });
@@ -171,22 +172,10 @@ export class StdioFace implements SoleClient {
   }
 
   /**
-   * Looks at what passes (the same handler-swapping as `--trace`): the client's first
-   * request says its era (`initialize` for 2025, anything else is 2026-07-28), and our
-   * own requests are remembered until answered, so that an over-limit line with one of
-   * their ids is known to be an answer, and any other one a request that gets an error.
+   * Looks at what arrives (the same handler-swapping as `--trace`): the client's first
+   * request says its era (`initialize` for 2025, anything else is 2026-07-28).
    */
   private watch(transport: Transport): void {
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
-      if ('method' in message) {
-        if ('id' in message) this.outbound.add(message.id);
-        // A request we gave up on (cancelled, timed out) may never be answered.
-        else if (message.method === Notification.Cancelled)
-          this.outbound.delete((message.params as { requestId?: JsonRpcId }).requestId!);
-      }
-      return send(message, options);
-    };
     let onmessage = transport.onmessage;
     const seeing: NonNullable<Transport['onmessage']> = (message, extra) => {
       if (this.known === undefined && isRequest(message)) {
@@ -196,8 +185,7 @@ export class StdioFace implements SoleClient {
           this.offered =
             typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {};
         } else if (this.offered === undefined) this.learn({ era: 'modern' });
-      } else if (this.outbound.size > 0 && !('method' in message) && 'id' in message)
-        this.outbound.delete(message.id as JsonRpcId);
+      }
       onmessage?.(message, extra);
     };
     Object.defineProperty(transport, 'onmessage', {
@@ -208,39 +196,5 @@ export class StdioFace implements SoleClient {
         onmessage = next;
       },
     });
-    let onerror = transport.onerror;
-    const checking: NonNullable<Transport['onerror']> = (error) => {
-      onerror?.(MessageTooLargeError.isInstance(error) ? this.tooLarge(error, send) : error);
-    };
-    Object.defineProperty(transport, 'onerror', {
-      configurable: true,
-      enumerable: true,
-      get: () => (onerror ? checking : undefined),
-      set: (next: Transport['onerror']) => {
-        onerror = next;
-      },
-    });
-  }
-
-  /**
-   * A client line over the limit was dropped. An answer to one of our requests fails that
-   * request (the peer does it); a request gets -32600 naming the limit and the flag, so the
-   * client is not left waiting. The peer reports the line (the gateway's warning).
-   */
-  private tooLarge(error: MessageTooLargeError, send: Transport['send']): MessageTooLargeError {
-    // Without a readable id there is no one to answer: a notification, or a request the
-    // client could not match an answer to anyway.
-    const noReply = error.id === null || this.outbound.delete(error.id);
-    const message = `the gateway's stdio client sent a message over the ${error.limitBytes}-byte limit; it was dropped (start mcpkit serve with a larger --max-message-bytes <n> to accept it)`;
-    if (!noReply)
-      send({
-        jsonrpc: '2.0',
-        id: error.id,
-        error: {
-          code: RpcErrorCode.InvalidRequest,
-          message: `mcpkit serve: the request is over the gateway's ${error.limitBytes}-byte message limit and was dropped; send less, or start mcpkit serve with a larger --max-message-bytes <n>`,
-        },
-      } as JsonRpcMessage).catch(() => {});
-    return new MessageTooLargeError(message, error.limitBytes, { id: error.id, cause: error });
   }
 }

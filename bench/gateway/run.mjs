@@ -65,13 +65,19 @@ function summarize(rounds) {
     cpuUsPerCall: of(proxies, 'cpuUsPerCall'),
     cpuUsPerCallInFlight: of(proxies, 'cpuUsPerCallInFlight'),
     perSecond: of(setups, 'perSecond'),
-    ratios: {
-      addedLatency: perRound((r) => added(r, gw) / added(r, sdk)),
-      cpu: perRound((r) => r[gw].cpuUsPerCall / r[sdk].cpuUsPerCall),
-      cpuInFlight: perRound((r) => r[gw].cpuUsPerCallInFlight / r[sdk].cpuUsPerCallInFlight),
-      throughput: perRound((r) => r[gw].perSecond / r[sdk].perSecond),
-    },
+    ratios: ratiosOf(gw),
+    /** The same ratios for the hand-written forwarder: where the floor of any Node intermediary sits. */
+    floorRatios: ratiosOf('floor-proxy'),
   };
+
+  function ratiosOf(setup) {
+    return {
+      addedLatency: perRound((r) => added(r, setup) / added(r, sdk)),
+      cpu: perRound((r) => r[setup].cpuUsPerCall / r[sdk].cpuUsPerCall),
+      cpuInFlight: perRound((r) => r[setup].cpuUsPerCallInFlight / r[sdk].cpuUsPerCallInFlight),
+      throughput: perRound((r) => r[setup].perSecond / r[sdk].perSecond),
+    };
+  }
 }
 
 /** Runs the gateway rows; returns the figures, a markdown table, notes and target verdicts. */
@@ -108,6 +114,7 @@ export function runGatewayBench({
     'sdk-proxy',
     'mcpkit-serve',
     'mcpkit-serve / sdk-proxy (median of per-round ratios)',
+    'floor-proxy / sdk-proxy (the floor, same statistic)',
   ];
   const rows = [];
   const targets = [];
@@ -115,30 +122,39 @@ export function runGatewayBench({
     const f = figures[transport];
     const name = transport === 'http' ? 'Streamable HTTP' : 'stdio';
     if (f.failed) {
-      rows.push([`${name}: fails (${f.failed})`, '', '', '', '', '']);
+      rows.push([`${name}: fails (${f.failed})`, '', '', '', '', '', '']);
       continue;
     }
     const cells = (fig, list = proxies) => [
       list === setups ? fmt(fig.direct) : '',
       ...proxies.map((s) => fmt(fig[s])),
     ];
+    const fl = f.floorRatios;
     rows.push(
-      [`${name}: p50 (µs)`, ...cells(f.p50Us, setups), ''],
-      [`${name}: added p50 over direct (µs)`, ...cells(f.addedP50Us), pct(f.ratios.addedLatency)],
+      [`${name}: p50 (µs)`, ...cells(f.p50Us, setups), '', ''],
+      [
+        `${name}: added p50 over direct (µs)`,
+        ...cells(f.addedP50Us),
+        pct(f.ratios.addedLatency),
+        pct(fl.addedLatency),
+      ],
       [
         `${name}: intermediary CPU per call, sequential (µs)`,
         ...cells(f.cpuUsPerCall),
         pct(f.ratios.cpu),
+        pct(fl.cpu),
       ],
       [
         `${name}: intermediary CPU per call, 64 in flight (µs)`,
         ...cells(f.cpuUsPerCallInFlight),
         pct(f.ratios.cpuInFlight),
+        pct(fl.cpuInFlight),
       ],
       [
         `${name}: throughput, 64 in flight (calls/s)`,
         ...cells(f.perSecond, setups),
         times(f.ratios.throughput),
+        times(fl.throughput),
       ],
     );
     const r = f.ratios;
@@ -146,24 +162,28 @@ export function runGatewayBench({
       {
         label: `gateway ${name}: added p50 latency`,
         value: pct(r.addedLatency),
+        floor: pct(fl.addedLatency),
         target: '≤ 50 % of the SDK proxy’s',
         met: r.addedLatency <= 0.5,
       },
       {
         label: `gateway ${name}: CPU per forwarded call, sequential`,
         value: pct(r.cpu),
+        floor: pct(fl.cpu),
         target: '≤ 50 % of the SDK proxy’s',
         met: r.cpu <= 0.5,
       },
       {
         label: `gateway ${name}: CPU per forwarded call, 64 in flight`,
         value: pct(r.cpuInFlight),
+        floor: pct(fl.cpuInFlight),
         target: '≤ 50 % of the SDK proxy’s',
         met: r.cpuInFlight <= 0.5,
       },
       {
         label: `gateway ${name}: throughput, 64 in flight`,
         value: times(r.throughput),
+        floor: times(fl.throughput),
         target: '≥ 2× the SDK proxy’s',
         met: r.throughput >= 2,
       },
@@ -182,7 +202,7 @@ export function runGatewayBench({
 }
 
 export const gatewayTargetLine = (t) =>
-  `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value} (target ${t.target})`;
+  `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value} (target ${t.target}; the hand-written floor-proxy: ${t.floor})`;
 
 /**
  * `pnpm bench`'s one-line hook: runs the rows, prints them, and adds them to the results

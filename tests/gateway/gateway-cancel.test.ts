@@ -1,9 +1,8 @@
 import { McpClient } from '@mcpkit/client';
-import { StdioTransport } from '@mcpkit/transport-stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { faultServer, gatewayArgs } from './gateway-process.js';
+import { faultServer, gatewayArgs, gatewayStdio, resultText } from './gateway-process.js';
 
 /**
  * A client's cancellation crosses the gateway: the backend's own request is cancelled
@@ -17,8 +16,7 @@ afterEach(async () => {
 });
 
 const servers = { slow: { command: process.execPath, args: [faultServer, 'cancel-log'] } };
-const text = (result: unknown) =>
-  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
+const text = resultText;
 /** What the backend saw: the ids it was asked to cancel, and calls still waiting. */
 const backendLog = (result: unknown) =>
   JSON.parse(text(result)) as { cancelled: unknown[]; waiting: unknown[] };
@@ -30,14 +28,7 @@ describe('mcpkit serve: cancellation reaches the backend', () => {
     const { args, env, cleanup } = gatewayArgs(servers);
     cleanups.push(cleanup);
     const client = new McpClient({ name: 'cancel', era: 'legacy', eraCache: false });
-    await client.connect(
-      new StdioTransport({
-        command: process.execPath,
-        args,
-        env: env as Record<string, string>,
-        name: 'gateway',
-      }),
-    );
+    await client.connect(gatewayStdio(args, env));
     cleanups.push(() => client.close());
     expect((await client.listTools()).map((t) => t.name)).toContain('slow__wait');
 

@@ -8,7 +8,13 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKEND_SECRET, backends, type HttpGateway, startHttpGateway } from './gateway-process.js';
+import {
+  BACKEND_SECRET,
+  backends,
+  type HttpGateway,
+  resultText,
+  startHttpGateway,
+} from './gateway-process.js';
 
 /**
  * `mcpkit serve --http` (the built CLI as a real child process on 127.0.0.1) in front of
@@ -27,8 +33,7 @@ afterAll(async () => {
 });
 
 const auth = { Authorization: `Bearer ${TOKEN}` };
-const text = (result: unknown) =>
-  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
+const text = resultText;
 
 describe('mcpkit serve --http with real clients', () => {
   it('SDK v1 client: lists and calls through the gateway', async () => {

@@ -3,13 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { McpClient } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
-import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gatewayArgs, startHttpGateway } from './gateway-process.js';
+import { gatewayArgs, gatewayStdio, resultText, startHttpGateway } from './gateway-process.js';
 
 /**
  * `mcpkit serve --max-message-bytes <n>` bounds what the gateway accepts: its backends'
@@ -27,21 +26,18 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-const text = (result: unknown) =>
-  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
+const text = resultText;
+
+/** What each gateway started by `stdioGateway` wrote to its stderr, by its client. */
+const gatewayStderr = new WeakMap<McpClient, () => string>();
 
 async function stdioGateway(servers: Record<string, unknown> = { probe }) {
   const { args, env, cleanup } = gatewayArgs(servers, ['--max-message-bytes', String(LIMIT)]);
   cleanups.push(cleanup);
   const client = new McpClient({ name: 'limit-test', era: 'legacy', eraCache: false });
-  await client.connect(
-    new StdioTransport({
-      command: process.execPath,
-      args,
-      env: env as Record<string, string>,
-      name: 'gateway',
-    }),
-  );
+  const transport = gatewayStdio(args, env);
+  await client.connect(transport);
+  gatewayStderr.set(client, () => transport.stderrTail());
   cleanups.push(() => client.close());
   return client;
 }
@@ -137,6 +133,11 @@ describe('mcpkit serve --max-message-bytes', () => {
       arguments: { text: 'still here' },
     });
     expect(text(echoed)).toBe('still here');
+    // The gateway's own warning names serve's flag, not the library's option.
+    const stderr = gatewayStderr.get(client)!();
+    expect(stderr).toContain(`over the ${LIMIT}-byte limit`);
+    expect(stderr).toContain('--max-message-bytes <n>');
+    expect(stderr).not.toContain('maxMessageBytes');
   });
 
   it('a stdio client answer over the limit fails only the request it answers (the backend is told), never answered back as if it were a request', async () => {

@@ -1,12 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { McpClient } from '@mcpkit/client';
-import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backends, gatewayArgs, startHttpGateway } from './gateway-process.js';
+import {
+  backends,
+  gatewayArgs,
+  gatewayStdio,
+  resultText,
+  startHttpGateway,
+} from './gateway-process.js';
 
 /**
  * A backend's `roots/list` that belongs to no call (server-everything asks right after it
@@ -24,8 +29,7 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-const text = (result: unknown) =>
-  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
+const text = resultText;
 
 /** The probe's outcomes (once it has `count`): what each of its roots/list requests got. */
 async function probeOutcomes(
@@ -128,14 +132,7 @@ describe('mcpkit serve: a backend request outside any call', () => {
         },
       },
     });
-    await client.connect(
-      new StdioTransport({
-        command: process.execPath,
-        args,
-        env: env as Record<string, string>,
-        name: 'gateway',
-      }),
-    );
+    await client.connect(gatewayStdio(args, env));
     cleanups.push(() => client.close());
     expect(client.era).toBe('modern');
     const [first] = await probeOutcomes((name, args) => client.callTool({ name, arguments: args }));

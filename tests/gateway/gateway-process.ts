@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { StdioTransport } from '@mcpkit/transport-stdio';
 import { everythingEntry } from '../support/everything.js';
 
 /** The built CLI (`pnpm turbo run build --filter mcpkit...` first). */
@@ -91,3 +92,17 @@ export async function startHttpGateway(
     },
   };
 }
+
+/** A stdio transport that starts `mcpkit serve` with `gatewayArgs`'s argv and environment. */
+export function gatewayStdio(args: string[], env: NodeJS.ProcessEnv): StdioTransport {
+  return new StdioTransport({
+    command: process.execPath,
+    args,
+    env: env as Record<string, string>,
+    name: 'gateway',
+  });
+}
+
+/** The text of a tool result's content, joined. */
+export const resultText = (result: unknown): string =>
+  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');

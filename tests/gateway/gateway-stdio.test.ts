@@ -1,10 +1,16 @@
 import { McpClient } from '@mcpkit/client';
-import { StdioTransport } from '@mcpkit/transport-stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backends, conformanceServer, faultServer, gatewayArgs } from './gateway-process.js';
+import {
+  backends,
+  conformanceServer,
+  faultServer,
+  gatewayArgs,
+  gatewayStdio,
+  resultText,
+} from './gateway-process.js';
 
 /**
  * `mcpkit serve` over stdio (the built CLI as a real child process) in front of
@@ -15,8 +21,7 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-const text = (result: unknown) =>
-  (result as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('');
+const text = resultText;
 
 async function ourClient(extra: string[] = [], servers = backends()) {
   const { args, env, cleanup } = gatewayArgs(servers, extra);
@@ -37,14 +42,7 @@ async function ourClient(extra: string[] = [], servers = backends()) {
       elicitation: () => ({ action: 'accept', content: { color: 'blue' } }),
     },
   });
-  await client.connect(
-    new StdioTransport({
-      command: process.execPath,
-      args,
-      env: env as Record<string, string>,
-      name: 'gateway',
-    }),
-  );
+  await client.connect(gatewayStdio(args, env));
   cleanups.push(() => client.close());
   return { client, listChanged, nextListChanged };
 }

@@ -3,6 +3,7 @@ import type { LoadResult } from '@mcpkit/config';
 import { createTransport, McpManager } from '@mcpkit/manager';
 import type { Io } from '../config-commands.js';
 import { UsageError } from '../config-commands.js';
+import { inCliWords } from '../messages.js';
 import { parseBytesFlag } from '../numbers.js';
 import { type CliContext, notStartedHint } from '../servers.js';
 import { tokenStore } from '../session.js';
@@ -114,8 +115,9 @@ export async function serveCommand(
     cwd: ctx.cwd,
     home: ctx.home,
   });
+  // Library messages name their own knobs; what the user reads names serve's flags.
   manager.on('warning', ({ server, error }) =>
-    io.stderr(`mcpkit serve: ${server}: ${error.message}\n`),
+    io.stderr(`mcpkit serve: ${server}: ${inCliWords(error.message, server)}\n`),
   );
   if (flags.verbose)
     manager.on('stderr', ({ server, text }) =>
@@ -123,7 +125,9 @@ export async function serveCommand(
     );
   manager.on('statechange', ({ name, state, reason }) => {
     if (state.state === 'failed' || state.state === 'needs-auth')
-      io.stderr(`mcpkit serve: ${name}: ${state.state}: ${state.error.message}\n`);
+      io.stderr(
+        `mcpkit serve: ${name}: ${state.state}: ${inCliWords(state.error.message, name)}\n`,
+      );
     else if (flags.verbose) io.stderr(`mcpkit serve: ${name}: ${state.state} (${reason})\n`);
   });
   // Over stdio the one client can be asked what a backend asks outside any call (roots at
@@ -152,7 +156,7 @@ export async function serveCommand(
     callTimeoutMs: timeoutMs,
     ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     ...(stdioFace ? { soleClient: stdioFace } : {}),
-    warn: (text) => io.stderr(`mcpkit serve: ${text}\n`),
+    warn: (text) => io.stderr(`mcpkit serve: ${inCliWords(text)}\n`),
   });
   let stop: (() => void) | undefined;
   const stopped = new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { JsonRpcMessage, Transport } from '@mcpkit/jsonrpc';
+import { hookHandler } from './handler-hook.js';
 
 export type TraceDirection = 'send' | 'receive';
 
@@ -45,20 +46,9 @@ export function traceTransport(transport: Transport, server: string, trace: Trac
     trace.write(server, 'send', message);
     return send(message, options);
   };
-  // The client sets onmessage after the transport is made: keep its handler, hand out one
-  // that records first.
-  let handler = transport.onmessage;
-  const recording: NonNullable<Transport['onmessage']> = (message, extra) => {
+  hookHandler(transport, 'onmessage', (handler) => (message, extra) => {
     trace.write(server, 'receive', message);
-    handler?.(message, extra);
-  };
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    enumerable: true,
-    get: () => (handler ? recording : undefined),
-    set: (next: Transport['onmessage']) => {
-      handler = next;
-    },
+    handler(message, extra);
   });
   return transport;
 }

@@ -1,4 +1,5 @@
 import { MessageTooLargeError, type Transport } from '@mcpkit/jsonrpc';
+import { hookHandler } from '../handler-hook.js';
 
 /** The transports' hints (stdio's framer, the HTTP transports'), in `mcpkit serve`'s words. */
 const HINTS: Array<[RegExp, string]> = [
@@ -34,17 +35,7 @@ function reworded(error: unknown): unknown {
  * (`wrapSend`), leaving a stdio backend's send path as it is.
  */
 export function withServeLimitHint(transport: Transport, wrapSend: boolean): Transport {
-  let handler = transport.onerror;
-  const rewording: NonNullable<Transport['onerror']> = (error) =>
-    handler?.(reworded(error) as Error);
-  Object.defineProperty(transport, 'onerror', {
-    configurable: true,
-    enumerable: true,
-    get: () => (handler ? rewording : undefined),
-    set: (next: Transport['onerror']) => {
-      handler = next;
-    },
-  });
+  hookHandler(transport, 'onerror', (handler) => (error) => handler(reworded(error) as Error));
   if (wrapSend) {
     const send = transport.send.bind(transport);
     transport.send = (message, options) =>

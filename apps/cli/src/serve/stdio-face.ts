@@ -9,6 +9,7 @@ import {
 } from '@mcpkit/jsonrpc';
 import { type ClientCapabilities, Notification } from '@mcpkit/protocol';
 import { type McpServer, type ServerSession, StdioServerTransport } from '@mcpkit/server';
+import { hookHandler } from '../handler-hook.js';
 
 /** Error code of a backend's request the gateway's client cannot be asked. */
 const NOT_FORWARDABLE = -32601;
@@ -176,8 +177,7 @@ export class StdioFace implements SoleClient {
    * request says its era (`initialize` for 2025, anything else is 2026-07-28).
    */
   private watch(transport: Transport): void {
-    let onmessage = transport.onmessage;
-    const seeing: NonNullable<Transport['onmessage']> = (message, extra) => {
+    hookHandler(transport, 'onmessage', (handler) => (message, extra) => {
       if (this.known === undefined && isRequest(message)) {
         if (message.method === 'initialize') {
           const caps = (message.params as { capabilities?: unknown } | undefined)?.capabilities;
@@ -186,15 +186,7 @@ export class StdioFace implements SoleClient {
             typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {};
         } else if (this.offered === undefined) this.learn({ era: 'modern' });
       }
-      onmessage?.(message, extra);
-    };
-    Object.defineProperty(transport, 'onmessage', {
-      configurable: true,
-      enumerable: true,
-      get: () => (onmessage ? seeing : undefined),
-      set: (next: Transport['onmessage']) => {
-        onmessage = next;
-      },
+      handler(message, extra);
     });
   }
 }

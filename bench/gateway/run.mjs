@@ -27,7 +27,7 @@ const fmt = (v) => (v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixe
 const pct = (r) => (r === undefined ? 'n/a' : `${(r * 100).toFixed(0)} %`);
 const times = (r) => (r === undefined ? 'n/a' : `${r.toFixed(2)}×`);
 
-function worker(transport, rounds, sequential, inFlight) {
+function worker(transport, rounds, sequential, inFlight, warmup) {
   const r = spawnSync(
     process.execPath,
     [
@@ -36,6 +36,7 @@ function worker(transport, rounds, sequential, inFlight) {
       String(rounds),
       String(sequential),
       String(inFlight),
+      String(warmup),
     ],
     { encoding: 'utf8', timeout: 600_000, cwd: here, maxBuffer: 64 * 1024 * 1024 },
   );
@@ -89,21 +90,23 @@ export function runGatewayBench({
   // second, and each round's ratio compares blocks run within about a second of each other.
   const rounds = { stdio: quick ? 5 : 15, http: quick ? 4 : 11 };
   // HTTP calls cost about ten times stdio ones here: fewer per block keeps a run short.
+  // Warm-up: enough calls that every setup's hot path is compiled before the rounds start
+  // (see worker.mjs); HTTP calls cost more, and fewer suffice.
   const size = {
-    stdio: { sequential: 300, inFlight: 1500 },
-    http: { sequential: 150, inFlight: 600 },
+    stdio: { sequential: 300, inFlight: 1500, warmup: 10_000 },
+    http: { sequential: 150, inFlight: 600, warmup: 3000 },
   };
   const figures = {};
   const blocks = [];
   for (const transport of transports) {
-    const { sequential, inFlight } = size[transport];
+    const { sequential, inFlight, warmup } = size[transport];
     blocks.push(
-      `${transport}: ${rounds[transport]} rounds of ${sequential} sequential calls, then ${inFlight} with 64 in flight`,
+      `${transport}: ${warmup} warm-up calls sequential and ${2 * warmup} in flight per setup, then ${rounds[transport]} rounds of ${sequential} sequential calls, then ${inFlight} with 64 in flight`,
     );
     log(
       `[gateway] ${transport}: ${rounds[transport]} interleaved rounds (direct, floor-proxy, sdk-proxy, mcpkit-serve)`,
     );
-    const run = worker(transport, rounds[transport], sequential, inFlight);
+    const run = worker(transport, rounds[transport], sequential, inFlight, warmup);
     figures[transport] = run.failed ? { failed: run.failed } : summarize(run.rounds);
     if (run.failed) log(`[gateway] ${transport} failed: ${run.failed}`);
   }

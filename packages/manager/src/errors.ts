@@ -109,11 +109,14 @@ export class UnknownToolError extends ManagerError {
 export class ServerUnavailableError extends ManagerError {
   override readonly name = 'ServerUnavailableError';
   readonly state: string;
+  /** `detail` that is already a sentence about the server (`server "x" was …`) is the message as it is. */
   constructor(server: string, state: string, detail: string, options?: McpkitErrorOptions) {
     super(
       ManagerErrorCode.Unavailable,
       server,
-      `server "${server}" is ${state}: ${detail}`,
+      detail.startsWith(`server "${server}" `)
+        ? detail
+        : `server "${server}" is ${state}: ${detail}`,
       options,
     );
     this.state = state;

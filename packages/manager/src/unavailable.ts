@@ -22,7 +22,8 @@ export function unavailableError(state: ServerState, hints: ResolvedHints): Serv
       );
     }
     case 'disabled':
-      return new ServerUnavailableError(name, 'disabled', `${state.reason}; enable it first`);
+      // The reason names the server and its next step already (config, host or disconnect).
+      return new ServerUnavailableError(name, 'disabled', state.reason);
     case 'pending':
       return new ServerUnavailableError(
         name,

@@ -272,6 +272,25 @@ describe('JsonRpcPeer', () => {
     expect(error.message).toContain('response to "never-answered-here" dropped');
   });
 
+  it('a late answer to a request that timed out is ignored, not reported; one to an id never used still is', async () => {
+    const { client, server, b } = pair();
+    server.setRequestHandler('hang', () => new Promise(() => {}));
+    const errors: Error[] = [];
+    client.onerror = (error) => errors.push(error);
+    await expect(client.request('hang', {}, { timeoutMs: 20 })).rejects.toBeInstanceOf(
+      TimeoutError,
+    );
+    // A server that ignores notifications/cancelled answers anyway.
+    await b.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await tick();
+    expect(errors).toEqual([]);
+    await b.send({ jsonrpc: '2.0', id: 99, result: {} });
+    await tick();
+    expect(errors.map((e) => e.message)).toEqual([
+      'server "t": response to unknown request id 99 ignored',
+    ]);
+  });
+
   it('an already-aborted signal rejects without sending', async () => {
     const { client, a } = pair();
     const controller = new AbortController();

@@ -120,6 +120,9 @@ interface Pending {
 
 const noop = (): void => {};
 
+/** How many timed-out or cancelled request ids a peer remembers to ignore late answers to. */
+const ABANDONED_REMEMBERED = 1024;
+
 /** `0` and `Infinity` both mean "no timeout" (documented on `RequestOptions.timeoutMs`). */
 const NO_TIMEOUT = { zero: true, infinity: true } as const;
 
@@ -143,6 +146,12 @@ export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new SlotMap<JsonRpcId, Pending>();
   private readonly inbound = new SlotMap<JsonRpcId, CancelScope>();
+  /**
+   * Our requests that timed out or were cancelled, newest last (at most
+   * `ABANDONED_REMEMBERED`): the other side may still answer one, and the spec says to
+   * ignore that answer, not to report it as a response to an unknown id.
+   */
+  private readonly abandoned = new Set<JsonRpcId>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly respondToParseErrors: boolean;
@@ -350,6 +359,7 @@ export class JsonRpcPeer {
   private expire(id: JsonRpcId): void {
     const entry = this.settle(id);
     if (!entry) return;
+    this.abandon(id);
     const hitMax =
       Number.isFinite(entry.maxTotalTimeoutMs) &&
       Date.now() - entry.startedAt >= entry.maxTotalTimeoutMs - 1;
@@ -368,8 +378,16 @@ export class JsonRpcPeer {
   private abort(id: JsonRpcId, reason: unknown): void {
     const entry = this.settle(id);
     if (!entry) return;
+    this.abandon(id);
     this.sendCancel(id, reason instanceof Error ? reason.message : String(reason));
     entry.reject(reason);
+  }
+
+  private abandon(id: JsonRpcId): void {
+    this.abandoned.add(id);
+    if (this.abandoned.size > ABANDONED_REMEMBERED) {
+      this.abandoned.delete(this.abandoned.values().next().value as JsonRpcId);
+    }
   }
 
   private sendCancel(requestId: JsonRpcId, reason: string): void {
@@ -387,6 +405,8 @@ export class JsonRpcPeer {
     }
     const entry = this.settle(message.id as JsonRpcId);
     if (!entry) {
+      // A late answer to a request we gave up on: expected, and ignored.
+      if (this.abandoned.delete(message.id as JsonRpcId)) return;
       this.reportError(
         new McpkitError(
           ErrorCode.Protocol,

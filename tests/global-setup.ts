@@ -6,14 +6,17 @@ import { strayProcesses } from './support/process-table.js';
 const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 // The trailing separator matters: without it, a sibling worktree whose path starts with
 // this one's (`/work/wt/manager` vs `/work/wt/manager-adapters`) had its processes killed.
-const markers = [`${repoRoot}${path.sep}`, 'mcpkit-fixture'];
+// Only this checkout's path: a test run in another checkout (a second worktree, a CI clone)
+// starts processes of its own while this one runs, and they are not ours to kill. (Fixture
+// grandchildren carry their file's path in their command line for this.)
+const markers = [`${repoRoot}${path.sep}`];
 /** Written when processes were left behind; .ci/count.mjs counts it as a failure. */
 export const orphanReport = path.join(repoRoot, '.ci/orphans.txt');
 
 /**
  * After the whole suite: no process started by a test may be left running. Processes
  * that escaped the test runner's tree mention the repository path (fixtures, servers
- * from node_modules) or the fixture marker in their command line.
+ * from node_modules) in their command line.
  */
 export default function setup() {
   rmSync(orphanReport, { force: true });

@@ -25,47 +25,14 @@ export interface SessionOptions {
 }
 
 /**
- * How long a close waits for `notifications/cancelled` still being sent. Over HTTP each is
- * a POST of its own, and closing the transport aborts it: the server would never hear that
- * the call it is running was cancelled. A server that does not take the POST at once does
- * not hold the exit up for longer than this (and a second Ctrl-C skips it).
+ * Leaves the shutdown's list once the transport has closed. (A close lets the cancellations
+ * already being sent go out first: the HTTP and SSE transports wait for their notification
+ * POSTs, up to their `closeFlushMs`; stdio writes what it has.)
  */
-const CANCEL_FLUSH_MS = 2_000;
-
-/**
- * Makes `transport.close()` first let the cancellations already being sent go out: it waits
- * for the abort that triggered the close to have run its course (every listener, each of
- * which may send one), then for those sends, up to `CANCEL_FLUSH_MS`.
- */
-function flushCancellationsOnClose(transport: Transport, untrack: () => void): void {
-  const sending = new Set<Promise<void>>();
-  const send = transport.send.bind(transport);
-  transport.send = (message, sendOptions) => {
-    const sent = send(message, sendOptions);
-    if ((message as { method?: unknown }).method === 'notifications/cancelled') {
-      const settled = sent.then(
-        () => {},
-        () => {},
-      );
-      sending.add(settled);
-      void settled.then(() => sending.delete(settled));
-    }
-    return sent;
-  };
+function untrackOnClose(transport: Transport, untrack: () => void): void {
   const close = transport.close.bind(transport);
   transport.close = async () => {
     try {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (sending.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.all(sending),
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, CANCEL_FLUSH_MS);
-          }),
-        ]);
-        clearTimeout(timer);
-      }
       await close();
     } finally {
       untrack();
@@ -152,7 +119,7 @@ export function openSession(
           : context,
       );
       const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;
-      flushCancellationsOnClose(transport, shutdown.track(closableFor(transport)));
+      untrackOnClose(transport, shutdown.track(closableFor(transport)));
       return transport;
     },
   });

@@ -80,6 +80,7 @@ export {
   MAX_TIMER_MS,
   type TimerOptionRules,
 } from './option-checks.js';
+export { DEFAULT_CLOSE_FLUSH_MS, PendingSends } from './pending-sends.js';
 export {
   checkReconnectPolicy,
   type ReconnectPolicy,

@@ -392,6 +392,35 @@ describe('SseTransport close paths', () => {
     );
   });
 
+  it('close() lets a notification POST already going finish first (a cancellation sent just before closing arrives)', async () => {
+    let posted!: () => void;
+    const postArrived = new Promise<void>((r) => {
+      posted = r;
+    });
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // The POST is refused (400) once released: a send that rejects with that status shows
+    // the answer was read, not cut off by the close (which rejects with ConnectionClosedError).
+    const s = await serve((req, res) => {
+      if (req.method === 'GET') return stream(res, endpointEvent('/m'));
+      posted();
+      void held.then(() => res.writeHead(400).end('no'));
+    });
+    const t = new SseTransport({ url: `${s.origin}/sse` });
+    await t.start();
+    const sending = t
+      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })
+      .catch((e: unknown) => e);
+    await postArrived;
+    const closing = t.close();
+    release();
+    expect(await sending).toMatchObject({ status: 400 });
+    await closing;
+    expect(JSON.parse(s.seen[1]!.body).method).toBe('notifications/cancelled');
+  });
+
   it('close() with a POST in flight: the send rejects with ConnectionClosedError, it does not hang', async () => {
     let posted!: () => void;
     const postArrived = new Promise<void>((r) => {

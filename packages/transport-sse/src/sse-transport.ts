@@ -5,6 +5,7 @@ import {
   checkMaxMessageBytes,
   checkReconnectPolicy,
   checkTimerMs,
+  DEFAULT_CLOSE_FLUSH_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchJsonText,
   type HttpAuth,
@@ -12,6 +13,7 @@ import {
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
+  PendingSends,
   type ReconnectPolicy,
   readBodyExcerpt,
   readSseStream,
@@ -66,6 +68,11 @@ export interface SseTransportOptions {
    * control time, as the tests do.
    */
   sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * How long `close()` waits for notifications still being posted (a `notifications/cancelled`
+   * sent just before closing, say) before it aborts them. Default 2000 ms; `0` aborts at once.
+   */
+  closeFlushMs?: number;
 }
 
 /**
@@ -76,6 +83,7 @@ export function checkSseTransportOptions(options: Partial<SseTransportOptions>):
   const owner = 'SseTransport';
   checkMaxMessageBytes(owner, options.maxMessageBytes);
   checkTimerMs(owner, 'endpointTimeoutMs', options.endpointTimeoutMs);
+  checkTimerMs(owner, 'closeFlushMs', options.closeFlushMs, { zero: true });
   checkReconnectPolicy(owner, { ...sseReconnectDefaults, ...options.reconnect });
 }
 
@@ -115,6 +123,8 @@ export class SseTransport implements Transport {
   private readonly maxMessageBytes: number;
   private readonly endpointTimeoutMs: number;
   private readonly abort = new AbortController();
+  /** Notification POSTs on their way: `close()` lets them finish first (`closeFlushMs`). */
+  private readonly notifying = new PendingSends();
   private endpoint: URL | undefined;
   private endpointReady: Promise<URL> | undefined;
   private state: 'new' | 'open' | 'closed' = 'new';
@@ -374,7 +384,10 @@ export class SseTransport implements Transport {
       );
     const endpoint = this.endpoint ?? (await this.endpointReady);
     if (!endpoint) throw new ConnectionClosedError(`${this.description}: no endpoint to send to`);
-    await this.post(endpoint, message, 0);
+    const posted = this.post(endpoint, message, 0);
+    // A notification's POST is all there is of it: close() lets it finish (closeFlushMs).
+    if (!('id' in message) && 'method' in message) this.notifying.track(posted);
+    await posted;
   }
 
   private async post(endpoint: URL, message: JsonRpcMessage, authRetries: number): Promise<void> {
@@ -421,12 +434,14 @@ export class SseTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    await this.closeWith(undefined);
+    await this.closeWith(undefined, true);
   }
 
-  private async closeWith(cause: Error | undefined): Promise<void> {
+  /** `flush`: a close asked for lets notifications already being posted finish first. */
+  private async closeWith(cause: Error | undefined, flush = false): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    if (flush) await this.notifying.flush(this.options.closeFlushMs ?? DEFAULT_CLOSE_FLUSH_MS);
     this.abort.abort();
     if (this.ownsDispatcher) await this.dispatcher.close().catch(() => {});
     this.onclose?.(cause);

@@ -331,6 +331,53 @@ describe('StreamableHttpTransport close paths', () => {
     expect(closes).toBe(1);
   });
 
+  it('close() lets a notification already being posted finish (a cancellation sent just before closing reaches the server)', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The server refuses the notification (400): a send that rejects with that status
+    // shows its answer was read, not cut off by the close (an aborted POST settles quietly).
+    await using server = await mcpServer({
+      POST: (res) => void held.then(() => res.writeHead(400).end('no')),
+    });
+    const t = new StreamableHttpTransport({ url: server.url, openStandaloneStream: false });
+    await t.start();
+    const posted = server.next('POST');
+    const cancelled = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 7 },
+    };
+    const sent = t.send(cancelled as JsonRpcMessage);
+    expect((await posted).message?.method).toBe('notifications/cancelled');
+    const closing = t.close();
+    release();
+    // Before, close() aborted the POST at once and this send settled without an answer.
+    await expect(sent).rejects.toMatchObject({ status: 400 });
+    await closing;
+  });
+
+  it('close() waits at most closeFlushMs for a notification POST the server never answers (0: not at all); the send settles', async () => {
+    await using server = await mcpServer({ POST: () => {} });
+    for (const closeFlushMs of [50, 0]) {
+      const t = new StreamableHttpTransport({
+        url: server.url,
+        openStandaloneStream: false,
+        closeFlushMs,
+      });
+      await t.start();
+      const posted = server.next('POST');
+      const sent = t.send({ jsonrpc: '2.0', method: 'notifications/progress' } as JsonRpcMessage);
+      await posted;
+      await t.close();
+      await expect(sent).resolves.toBeUndefined();
+    }
+    expect(() => new StreamableHttpTransport({ url: server.url, closeFlushMs: -1 })).toThrow(
+      /closeFlushMs/,
+    );
+  });
+
   it('double close sends one DELETE; send before start and after close is ConnectionClosedError', async () => {
     await using server = await mcpServer({
       POST: (res, req) => answer(res, req, { 'mcp-session-id': 's-9' }),

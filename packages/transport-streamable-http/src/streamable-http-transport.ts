@@ -2,6 +2,8 @@ import {
   AlreadyStartedError,
   ConnectionClosedError,
   checkMaxMessageBytes,
+  checkTimerMs,
+  DEFAULT_CLOSE_FLUSH_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchJsonText,
   type HttpAuth,
@@ -11,6 +13,7 @@ import {
   type MessageExtra,
   MessageTooLargeError,
   noteAuthResponse,
+  PendingSends,
   readBodyExcerpt,
   readSseStream,
   sleep,
@@ -57,6 +60,11 @@ export interface StreamableHttpTransportOptions {
    * control time, as the tests do.
    */
   sleep?: (delayMs: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * How long `close()` waits for notifications still being posted (a `notifications/cancelled`
+   * sent just before closing, say) before it aborts them. Default 2000 ms; `0` aborts at once.
+   */
+  closeFlushMs?: number;
 }
 
 const capabilities: TransportCapabilities = Object.freeze({
@@ -90,6 +98,8 @@ export class StreamableHttpTransport implements McpTransport {
   private readonly maxMessageBytes: number;
   private readonly abort = new AbortController();
   private readonly responseStreams = new Map<JsonRpcId, AbortController>();
+  /** Notification POSTs on their way: `close()` lets them finish first (`closeFlushMs`). */
+  private readonly notifying = new PendingSends();
   private state: 'new' | 'open' | 'closed' = 'new';
   private protocolVersion: string | undefined;
   /** Ends the standalone stream of the current session; undefined while none runs. */
@@ -107,6 +117,7 @@ export class StreamableHttpTransport implements McpTransport {
     this.maxMessageBytes =
       checkMaxMessageBytes(owner, options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.policy = checkReconnectPolicy(owner, { ...reconnectDefaults, ...options.reconnect });
+    checkTimerMs(owner, 'closeFlushMs', options.closeFlushMs, { zero: true });
     this.options = options;
     this.url = new URL(options.url);
     this.description = options.name
@@ -212,8 +223,10 @@ export class StreamableHttpTransport implements McpTransport {
     const requestId = 'method' in message && 'id' in message ? message.id : undefined;
     const streamAbort = requestId === undefined ? undefined : new AbortController();
     if (requestId !== undefined) this.responseStreams.set(requestId, streamAbort!);
+    const posted = postMessage(this.host, message, requestId, streamAbort, options, 0);
+    if (requestId === undefined && 'method' in message) this.notifying.track(posted);
     try {
-      await postMessage(this.host, message, requestId, streamAbort, options, 0);
+      await posted;
     } finally {
       if (requestId !== undefined && this.responseStreams.get(requestId) === streamAbort) {
         this.responseStreams.delete(requestId);
@@ -371,6 +384,7 @@ export class StreamableHttpTransport implements McpTransport {
     if (this.state === 'closed') return;
     const wasOpen = this.state === 'open';
     this.state = 'closed';
+    await this.notifying.flush(this.options.closeFlushMs ?? DEFAULT_CLOSE_FLUSH_MS);
     this.abort.abort();
     for (const controller of this.responseStreams.values()) controller.abort();
     this.responseStreams.clear();

@@ -39,16 +39,9 @@ export {
 export { isRecord } from './is-record.js';
 export { JoinedWriter, type LineSink } from './joined-writer.js';
 export {
-  CANCELLED_NOTIFICATION,
   DEFAULT_REQUEST_TIMEOUT_MS,
   JsonRpcPeer,
   type JsonRpcPeerOptions,
-  type NotificationHandler,
-  PROGRESS_NOTIFICATION,
-  type Progress,
-  type RequestContext,
-  type RequestHandler,
-  type RequestOptions,
 } from './json-rpc-peer.js';
 export {
   isErrorResponse,
@@ -86,6 +79,15 @@ export {
   type ReconnectPolicy,
   reconnectDelay,
 } from './reconnect-policy.js';
+export {
+  CANCELLED_NOTIFICATION,
+  type NotificationHandler,
+  PROGRESS_NOTIFICATION,
+  type Progress,
+  type RequestContext,
+  type RequestHandler,
+  type RequestOptions,
+} from './request-types.js';
 export { sleep } from './sleep.js';
 export {
   dispatchJsonText,

@@ -12,6 +12,7 @@ import {
   RpcErrorCode,
   TimeoutError,
 } from './errors.js';
+import { InboundContext } from './inbound-context.js';
 import type {
   JsonRpcErrorResponse,
   JsonRpcId,
@@ -20,73 +21,19 @@ import type {
   JsonRpcRequest,
 } from './messages.js';
 import { checkTimerMs } from './option-checks.js';
+import {
+  CANCELLED_NOTIFICATION,
+  type NotificationHandler,
+  PROGRESS_NOTIFICATION,
+  type Progress,
+  type RequestHandler,
+  type RequestOptions,
+} from './request-types.js';
 import { SlotMap } from './slot-map.js';
 import { type MessageExtra, SENT, type Transport } from './transport.js';
 
 /** 60 s, as most MCP hosts use. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-
-export const CANCELLED_NOTIFICATION = 'notifications/cancelled';
-export const PROGRESS_NOTIFICATION = 'notifications/progress';
-
-export interface Progress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-export interface RequestOptions {
-  /** Aborting sends `notifications/cancelled` and rejects with `signal.reason`. */
-  signal?: AbortSignal;
-  /**
-   * Like `signal`, for a request sent on behalf of an incoming one (a proxy): it is
-   * cancelled, and rejects with the reason, when `cancellation` is (`RequestContext.cancellation`).
-   */
-  cancellation?: Cancellation;
-  /** Time without an answer before the request fails; `0` or `Infinity` for none. */
-  timeoutMs?: number;
-  /** Progress notifications restart the timeout (bounded by `maxTotalTimeoutMs`). */
-  resetTimeoutOnProgress?: boolean;
-  /** A hard limit that progress never extends. */
-  maxTotalTimeoutMs?: number;
-  /** Receives `notifications/progress` for this request; sets `_meta.progressToken`. */
-  onprogress?: (progress: Progress) => void;
-  /** The incoming request on whose behalf this one is sent (HTTP routing). */
-  relatedRequestId?: JsonRpcId;
-  /** Told the request's id before it is sent (to correlate what the server tags with it). */
-  onid?: (id: JsonRpcId) => void;
-}
-
-export interface RequestContext {
-  readonly id: JsonRpcId;
-  readonly method: string;
-  /** Aborted when the peer cancels the request or the connection closes (made on first use). */
-  readonly signal: AbortSignal;
-  /** The same as `signal`, without an `AbortSignal`: what a proxy passes on (`RequestOptions.cancellation`). */
-  readonly cancellation: Cancellation;
-  /** `params._meta` of the incoming request, if any. */
-  readonly meta: Record<string, unknown> | undefined;
-  /**
-   * HTTP transports: the id of our own request on whose response stream this one arrived
-   * (the request it belongs to); undefined elsewhere.
-   */
-  readonly relatedRequestId?: JsonRpcId | undefined;
-  /** Sends a notification related to this request. */
-  notify(method: string, params?: Record<string, unknown>): Promise<void>;
-  /** Sends a request related to this request. */
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Promise<unknown>;
-  /** Sends `notifications/progress` if the caller asked for progress; a no-op otherwise. */
-  progress(progress: Progress): Promise<void>;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: handlers receive params the protocol layer types.
-export type RequestHandler = (params: any, context: RequestContext) => unknown;
-// biome-ignore lint/suspicious/noExplicitAny: as above.
-export type NotificationHandler = (params: any) => void | Promise<void>;
 
 export interface JsonRpcPeerOptions {
   /** Names the other side in error messages, e.g. `server "github"`. */
@@ -607,51 +554,6 @@ export class JsonRpcPeer {
 
   private reportError(error: Error): void {
     if (this.onerror) this.onerror(error);
-  }
-}
-
-/**
- * What a handler is given for one incoming request. A class, not a literal with closures:
- * one object per request, and no `AbortController` until `signal` is read.
- */
-class InboundContext implements RequestContext {
-  readonly meta: Record<string, unknown> | undefined;
-
-  constructor(
-    private readonly peer: JsonRpcPeer,
-    readonly id: JsonRpcId,
-    readonly method: string,
-    readonly cancellation: CancelScope,
-    params: Record<string, unknown> | undefined,
-    readonly relatedRequestId: JsonRpcId | undefined,
-  ) {
-    this.meta = params?._meta as Record<string, unknown> | undefined;
-  }
-
-  get signal(): AbortSignal {
-    return this.cancellation.signal;
-  }
-
-  notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    return this.peer.notify(method, params, { relatedRequestId: this.id });
-  }
-
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Promise<unknown> {
-    return this.peer.request(method, params, { ...options, relatedRequestId: this.id });
-  }
-
-  progress(progress: Progress): Promise<void> {
-    const progressToken = this.meta?.progressToken as JsonRpcId | undefined;
-    if (progressToken === undefined) return Promise.resolve();
-    return this.peer.notify(
-      PROGRESS_NOTIFICATION,
-      { progressToken, ...progress },
-      { relatedRequestId: this.id },
-    );
   }
 }
 

@@ -1,14 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import type { InputRoundOptions, McpClient, ServerRequestContext } from '@mcpkit/client';
-import { RpcError } from '@mcpkit/jsonrpc';
+import type { McpClient, ServerRequestContext } from '@mcpkit/client';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
-import type { Implementation, InputRequiredResult, Prompt, Tool } from '@mcpkit/protocol';
+import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
 import {
   type Completer,
-  type HandlerContext,
   type InputRequest,
-  type InputRequiredReturn,
-  inputRequired,
   McpServer,
   type Registration,
   UriTemplate,
@@ -20,10 +15,10 @@ import {
   metaOf,
   templateVariables,
 } from './backend-lists.js';
+import { CallForwarder } from './call-forwarder.js';
 import { nameAll } from './exposed-names.js';
-import { ForwardedCall } from './forwarded-call.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
-import { callOptions, InflightCalls, isInputRound, originOf } from './routing.js';
+import { originOf } from './routing.js';
 import type { SoleClient } from './stdio-face.js';
 
 export interface GatewayOptions {
@@ -72,13 +67,8 @@ export class Gateway {
     resources: new Map<string, { key: string; reg: Registration }>(),
     templates: new Map<string, { key: string; reg: Registration }>(),
   };
-  /** The gateway calls running on each backend, newest last: where its requests go. */
-  private readonly inflight = new InflightCalls();
-  /** Calls parked for a 2026-07-28 client's next round, by the ticket in its requestState. */
-  private readonly tickets = new Map<
-    string,
-    { call: ForwardedCall<unknown>; timer: NodeJS.Timeout }
-  >();
+  /** Runs the forwarded calls, and knows which are running on each backend. */
+  private readonly calls: CallForwarder;
   private readonly refreshing = new Map<string, number>();
   /** `server\0backend URI` → the URI served for it. */
   private servedUris = new Map<string, string>();
@@ -89,6 +79,7 @@ export class Gateway {
   private closed = false;
 
   constructor(private readonly options: GatewayOptions) {
+    this.calls = new CallForwarder(options);
     this.server = new McpServer({
       info: options.info,
       // Every list may appear later (a backend connects after the client did): declared up front.
@@ -132,7 +123,7 @@ export class Gateway {
     this.unsubscribe.push(
       manager.on('log', ({ server, params }) => {
         // A backend's log lines go to the clients whose calls are running on it.
-        for (const call of this.inflight.of(server))
+        for (const call of this.calls.inflight.of(server))
           void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
       }),
     );
@@ -187,11 +178,7 @@ export class Gateway {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.syncTimer);
-    for (const { call, timer } of this.tickets.values()) {
-      clearTimeout(timer);
-      call.fail(new Error('mcpkit gateway: closing'));
-    }
-    this.tickets.clear();
+    this.calls.close();
     for (const off of this.unsubscribe) off();
     await this.server.close();
   }
@@ -203,7 +190,7 @@ export class Gateway {
     params: unknown,
     context: ServerRequestContext,
   ): Promise<unknown> {
-    const calls = this.inflight.of(server);
+    const calls = this.calls.inflight.of(server);
     const body = (params ?? {}) as Record<string, unknown>;
     // No call to tie it to (a backend asking for roots at its start): only a face with one
     // client can still answer it.
@@ -360,7 +347,7 @@ export class Gateway {
           name,
           definition,
           (args, ctx) =>
-            this.call(server, ctx, (client, options) =>
+            this.calls.call(server, ctx, (client, options) =>
               client.callTool(
                 // Without request _meta (the usual case) there is nothing to filter or copy.
                 ctx.meta
@@ -388,7 +375,7 @@ export class Gateway {
           name,
           definition as never,
           (args, ctx) =>
-            this.call(server, ctx, (client, options) =>
+            this.calls.call(server, ctx, (client, options) =>
               client.getPrompt(original, args, options),
             ) as never,
         ),
@@ -428,7 +415,7 @@ export class Gateway {
               uri,
               definition as never,
               (_uri, ctx) =>
-                this.call(server, ctx, (client, options) =>
+                this.calls.call(server, ctx, (client, options) =>
                   client.readResource(original, options),
                 ) as never,
             ),
@@ -454,7 +441,7 @@ export class Gateway {
               uriTemplate,
               definition as never,
               (uri, _vars, ctx) =>
-                this.call(server, ctx, (client, options) =>
+                this.calls.call(server, ctx, (client, options) =>
                   client.readResource(uri.slice(strip), options),
                 ) as never,
             ),
@@ -488,140 +475,5 @@ export class Gateway {
   private connectedClient(server: string): McpClient | undefined {
     const state = this.options.manager.state(server);
     return state?.state === 'connected' ? state.client : undefined;
-  }
-
-  /**
-   * Runs the request on the backend's client: at once when the backend is up (no promise
-   * before the call), else once it is back, bounded by the call's timeout.
-   */
-  private forwardCall<T>(
-    server: string,
-    call: ForwardedCall<T | InputRequiredResult>,
-    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
-  ): Promise<T | InputRequiredResult> {
-    const { manager, callTimeoutMs } = this.options;
-    const now = manager.clientNow(server);
-    if (now) return run(now, callOptions(call, now, callTimeoutMs));
-    return manager
-      .client(server, { signal: call.signal, timeoutMs: callTimeoutMs })
-      .then((client) => run(client, callOptions(call, client, callTimeoutMs)));
-  }
-
-  /**
-   * `--sse-poll-ms`: a forwarded tools/call still running after that long has its SSE
-   * stream closed (the client resumes it). The binding ignores this outside 2025-11-25 HTTP
-   * sessions (stdio, JSON-only, 2026-07-28).
-   */
-  private pollTimer(ctx: HandlerContext): NodeJS.Timeout | undefined {
-    const poll = this.options.ssePollAfterMs;
-    return poll !== undefined && ctx.method === 'tools/call'
-      ? setTimeout(() => ctx.closeSseStream(), poll)
-      : undefined;
-  }
-
-  /**
-   * A 2025-era call: it never parks (its client is asked directly through `ctx.request`),
-   * so it needs no step machine, only the SSE-polling timer when one is configured. Not
-   * `async`: the backend's answer is the client's answer, one promise layer in between.
-   */
-  private callNow<T>(
-    server: string,
-    ctx: HandlerContext,
-    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
-  ): Promise<T> {
-    const call = new ForwardedCall<T | InputRequiredResult>(ctx);
-    this.inflight.track(server, call as ForwardedCall<unknown>);
-    const pollTimer = this.pollTimer(ctx);
-    const done = () => {
-      if (pollTimer !== undefined) clearTimeout(pollTimer);
-      this.inflight.untrack(server, call as ForwardedCall<unknown>);
-    };
-    let sent: Promise<T | InputRequiredResult>;
-    try {
-      sent = this.forwardCall(server, call, run);
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    return sent.then(
-      (value) => {
-        done();
-        return value as T;
-      },
-      (error: unknown) => {
-        done();
-        throw error;
-      },
-    );
-  }
-
-  /**
-   * Runs one forwarded request: waits for a reconnecting backend (bounded by the call's
-   * timeout), passes cancellation and progress through, and keeps the call findable for the
-   * backend's own requests while it runs.
-   */
-  private call<T>(
-    server: string,
-    ctx: HandlerContext,
-    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
-  ): Promise<T | InputRequiredReturn> {
-    return ctx.era === 'modern'
-      ? this.callModern(server, ctx, run)
-      : this.callNow(server, ctx, run);
-  }
-
-  /** A 2026-07-28 call: it may park on a backend's request and resume on the client's retry. */
-  private async callModern<T>(
-    server: string,
-    ctx: HandlerContext,
-    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
-  ): Promise<T | InputRequiredReturn> {
-    const { callTimeoutMs } = this.options;
-    const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
-    const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
-    let call: ForwardedCall<T | InputRequiredResult>;
-    if (parked) {
-      this.tickets.delete(ticket as string);
-      clearTimeout(parked.timer);
-      call = parked.call as ForwardedCall<T | InputRequiredResult>;
-      call.attach(ctx);
-      call.answer(ctx.inputResponses);
-    } else {
-      call = new ForwardedCall<T | InputRequiredResult>(ctx);
-      this.inflight.track(server, call as ForwardedCall<unknown>);
-      const untrack = () => this.inflight.untrack(server, call as ForwardedCall<unknown>);
-      call.result = this.forwardCall(server, call, run);
-      call.result.then(untrack, untrack);
-    }
-    const pollTimer = this.pollTimer(ctx);
-    const step = await call.next().finally(() => clearTimeout(pollTimer));
-    if ('value' in step) {
-      const value = step.value;
-      if (!isInputRound(value)) return value;
-      // The backend's state rides inside the gateway's own sealed requestState.
-      return inputRequired({
-        ...(value.inputRequests !== undefined
-          ? { inputRequests: value.inputRequests as Record<string, InputRequest> }
-          : {}),
-        ...(value.requestState !== undefined
-          ? { requestState: { backendState: value.requestState } }
-          : {}),
-      });
-    }
-    const id = randomUUID();
-    const timer = setTimeout(() => {
-      this.tickets.delete(id);
-      call.fail(
-        new RpcError(
-          -32603,
-          `mcpkit gateway: the client did not answer server "${server}" within ${callTimeoutMs} ms`,
-        ),
-      );
-    }, callTimeoutMs);
-    timer.unref();
-    this.tickets.set(id, { call: call as ForwardedCall<unknown>, timer });
-    return inputRequired({
-      inputRequests: step.inputRequests,
-      requestState: { gatewayTicket: id },
-    });
   }
 }

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { InputRoundOptions, McpClient } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
+import type { McpManager } from '@mcpkit/manager';
+import type { InputRequiredResult } from '@mcpkit/protocol';
+import {
+  type HandlerContext,
+  type InputRequest,
+  type InputRequiredReturn,
+  inputRequired,
+} from '@mcpkit/server';
+import { ForwardedCall } from './forwarded-call.js';
+import { callOptions, InflightCalls, isInputRound } from './routing.js';
+
+export interface CallForwarderOptions {
+  manager: McpManager;
+  /** Bounds a call, and how long a parked 2026-07-28 call waits for the client's retry. */
+  callTimeoutMs: number;
+  /** `--sse-poll-ms`. */
+  ssePollAfterMs?: number;
+}
+
+/**
+ * The gateway's forwarded calls: each runs on its backend's client (waiting for a backend
+ * that is coming back), stays findable while it runs (a backend's own requests are routed
+ * to it), and in the 2026-07-28 era may park on such a request until the client's retry.
+ */
+export class CallForwarder {
+  /** The calls running on each backend, newest last: where its requests go. */
+  readonly inflight = new InflightCalls();
+  /** Calls parked for a 2026-07-28 client's next round, by the ticket in its requestState. */
+  private readonly tickets = new Map<
+    string,
+    { call: ForwardedCall<unknown>; timer: NodeJS.Timeout }
+  >();
+
+  constructor(private readonly options: CallForwarderOptions) {}
+
+  /** Fails every parked call (the gateway is closing). */
+  close(): void {
+    for (const { call, timer } of this.tickets.values()) {
+      clearTimeout(timer);
+      call.fail(new Error('mcpkit gateway: closing'));
+    }
+    this.tickets.clear();
+  }
+
+  /**
+   * Runs the request on the backend's client: at once when the backend is up (no promise
+   * before the call), else once it is back, bounded by the call's timeout.
+   */
+  private forwardCall<T>(
+    server: string,
+    call: ForwardedCall<T | InputRequiredResult>,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+  ): Promise<T | InputRequiredResult> {
+    const { manager, callTimeoutMs } = this.options;
+    const now = manager.clientNow(server);
+    if (now) return run(now, callOptions(call, now, callTimeoutMs));
+    return manager
+      .client(server, { signal: call.signal, timeoutMs: callTimeoutMs })
+      .then((client) => run(client, callOptions(call, client, callTimeoutMs)));
+  }
+
+  /**
+   * `--sse-poll-ms`: a forwarded tools/call still running after that long has its SSE
+   * stream closed (the client resumes it). The binding ignores this outside 2025-11-25 HTTP
+   * sessions (stdio, JSON-only, 2026-07-28).
+   */
+  private pollTimer(ctx: HandlerContext): NodeJS.Timeout | undefined {
+    const poll = this.options.ssePollAfterMs;
+    return poll !== undefined && ctx.method === 'tools/call'
+      ? setTimeout(() => ctx.closeSseStream(), poll)
+      : undefined;
+  }
+
+  /**
+   * A 2025-era call: it never parks (its client is asked directly through `ctx.request`),
+   * so it needs no step machine, only the SSE-polling timer when one is configured. Not
+   * `async`: the backend's answer is the client's answer, one promise layer in between.
+   */
+  private callNow<T>(
+    server: string,
+    ctx: HandlerContext,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+  ): Promise<T> {
+    const call = new ForwardedCall<T | InputRequiredResult>(ctx);
+    this.inflight.track(server, call as ForwardedCall<unknown>);
+    const pollTimer = this.pollTimer(ctx);
+    const done = () => {
+      if (pollTimer !== undefined) clearTimeout(pollTimer);
+      this.inflight.untrack(server, call as ForwardedCall<unknown>);
+    };
+    let sent: Promise<T | InputRequiredResult>;
+    try {
+      sent = this.forwardCall(server, call, run);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    return sent.then(
+      (value) => {
+        done();
+        return value as T;
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Runs one forwarded request: waits for a reconnecting backend (bounded by the call's
+   * timeout), passes cancellation and progress through, and keeps the call findable for the
+   * backend's own requests while it runs.
+   */
+  call<T>(
+    server: string,
+    ctx: HandlerContext,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+  ): Promise<T | InputRequiredReturn> {
+    return ctx.era === 'modern'
+      ? this.callModern(server, ctx, run)
+      : this.callNow(server, ctx, run);
+  }
+
+  /** A 2026-07-28 call: it may park on a backend's request and resume on the client's retry. */
+  private async callModern<T>(
+    server: string,
+    ctx: HandlerContext,
+    run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+  ): Promise<T | InputRequiredReturn> {
+    const { callTimeoutMs } = this.options;
+    const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
+    const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
+    let call: ForwardedCall<T | InputRequiredResult>;
+    if (parked) {
+      this.tickets.delete(ticket as string);
+      clearTimeout(parked.timer);
+      call = parked.call as ForwardedCall<T | InputRequiredResult>;
+      call.attach(ctx);
+      call.answer(ctx.inputResponses);
+    } else {
+      call = new ForwardedCall<T | InputRequiredResult>(ctx);
+      this.inflight.track(server, call as ForwardedCall<unknown>);
+      const untrack = () => this.inflight.untrack(server, call as ForwardedCall<unknown>);
+      call.result = this.forwardCall(server, call, run);
+      call.result.then(untrack, untrack);
+    }
+    const pollTimer = this.pollTimer(ctx);
+    const step = await call.next().finally(() => clearTimeout(pollTimer));
+    if ('value' in step) {
+      const value = step.value;
+      if (!isInputRound(value)) return value;
+      // The backend's state rides inside the gateway's own sealed requestState.
+      return inputRequired({
+        ...(value.inputRequests !== undefined
+          ? { inputRequests: value.inputRequests as Record<string, InputRequest> }
+          : {}),
+        ...(value.requestState !== undefined
+          ? { requestState: { backendState: value.requestState } }
+          : {}),
+      });
+    }
+    const id = randomUUID();
+    const timer = setTimeout(() => {
+      this.tickets.delete(id);
+      call.fail(
+        new RpcError(
+          -32603,
+          `mcpkit gateway: the client did not answer server "${server}" within ${callTimeoutMs} ms`,
+        ),
+      );
+    }, callTimeoutMs);
+    timer.unref();
+    this.tickets.set(id, { call: call as ForwardedCall<unknown>, timer });
+    return inputRequired({
+      inputRequests: step.inputRequests,
+      requestState: { gatewayTicket: id },
+    });
+  }
+}

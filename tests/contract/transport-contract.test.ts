@@ -16,6 +16,7 @@ import { contractServer } from '../support/contract-handlers.mjs';
 import { startSseServer } from '../support/sse-server.js';
 import { startStreamableHttpServer } from '../support/streamable-http-server.js';
 import { startWsServer } from '../support/ws-server.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * One contract, every transport. A new transport joins by adding a fixture: a function
@@ -236,8 +237,7 @@ describe.each(Object.keys(fixtures))('transport contract: %s', (name) => {
     await (f.log as ReturnType<typeof newLog>).wait(() => f.log.notes.length > 0);
     expect(f.log.notes).toEqual([{ from: 'client' }]);
     expect(await f.peer.request('notify-me', { n: 7 })).toEqual({ sent: true });
-    for (let i = 0; i < 100 && f.notes.length === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => f.notes.length > 0, 'the notification');
     expect(f.notes).toEqual([{ n: 7 }]);
   });
 

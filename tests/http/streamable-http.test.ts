@@ -4,6 +4,7 @@ import { type ReconnectEvent, StreamableHttpTransport } from '@mcpkit/transport-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEverythingHttp } from '../support/everything-http.js';
 import { minimalMcpServer, startStreamableHttpServer } from '../support/streamable-http-server.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('Streamable HTTP against server-everything', () => {
   let everything: Awaited<ReturnType<typeof startEverythingHttp>>;
@@ -128,9 +129,9 @@ describe('Streamable HTTP against a test server', () => {
     });
     await client.connect(new StreamableHttpTransport({ url: server.url }));
     expect((await client.listTools()).map((t) => t.name)).toEqual(['echo']);
-    for (let i = 0; i < 50 && server.getCount === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 50));
+    // The fixture attaches the standalone stream as it counts the GET; what it writes from
+    // then on reaches the client, however long the client takes to read it.
+    await waitFor(() => server.getCount > 0, 'the standalone GET');
     await serverPeer!.notify('notifications/tools/list_changed');
     expect(await got).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     await client.close();
@@ -147,7 +148,9 @@ describe('Streamable HTTP against a test server', () => {
     client.onerror = (e) => errors.push(e);
     await client.connect(new StreamableHttpTransport({ url: server.url }));
     await client.listTools();
-    await new Promise((r) => setTimeout(r, 50));
+    // The GET has been refused (405), and one round trip later still nothing went wrong.
+    await waitFor(() => server.requests.some((r) => r.method === 'GET'), 'the standalone GET');
+    await client.listTools();
     expect(errors).toEqual([]);
     const posts = server.requests.filter((r) => r.method === 'POST');
     // The 2026-07-28 probe first, refused by this 2025 server; then the handshake.
@@ -252,11 +255,10 @@ describe('Streamable HTTP, 2026-07-28 binding (transport level)', () => {
 
     const controller = new AbortController();
     const pending = peer.request('hang', {}, { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => server.posted.includes('hang'), 'the hanging request to arrive');
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
-    for (let i = 0; i < 100 && server.abandonedStreams === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => server.abandonedStreams > 0, 'the abandoned stream');
     expect(server.abandonedStreams).toBe(1);
     expect(server.posted).not.toContain('notifications/cancelled');
     await peer.close();
@@ -313,12 +315,13 @@ describe('Streamable HTTP, 2026-07-28 binding (transport level)', () => {
       (await import('@mcpkit/protocol/schemas')).ResultSchema,
       { signal: controller.signal },
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => server.posted.includes('hang'), 'the hanging request to arrive');
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
-    for (let i = 0; i < 100 && !server.posted.includes('notifications/cancelled'); i++)
-      await new Promise((r) => setTimeout(r, 10));
-    expect(server.posted).toContain('notifications/cancelled');
+    await waitFor(
+      () => server.posted.includes('notifications/cancelled'),
+      'notifications/cancelled to be posted',
+    );
     // Only the 2026-07-28 probe carried Mcp-Method; every legacy request is without it.
     const legacy = server.requests.filter((r) => r.headers['mcp-method'] !== 'server/discover');
     expect(legacy.length).toBeGreaterThan(2);

@@ -289,6 +289,17 @@ describe('2025 sessions', () => {
     );
     const priming = await call.next();
     expect(await call.next()).toBeUndefined();
+    // Resumed once, the stream gives its result and ends: the result is now the buffer's one
+    // event, and the stream is no longer live (no timing assumption about when it comes).
+    const first = await openSse(fixture.url, 'GET', {
+      accept: 'text/event-stream',
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-11-25',
+      'last-event-id': priming!.id!,
+    });
+    expect(first.status).toBe(200);
+    expect(JSON.parse((await first.next())!.data)).toMatchObject({ id: 8 });
+    expect(await first.next()).toBeUndefined();
     // Two more streamed answers push the reconnection result out of the one-event buffer.
     for (const n of [9, 10]) {
       const progress = await openSse(

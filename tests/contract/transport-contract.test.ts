@@ -15,8 +15,8 @@ import { describe, expect, it } from 'vitest';
 import { contractServer } from '../support/contract-handlers.mjs';
 import { startSseServer } from '../support/sse-server.js';
 import { startStreamableHttpServer } from '../support/streamable-http-server.js';
-import { startWsServer } from '../support/ws-server.js';
 import { waitFor } from '../support/wait-for.js';
+import { startWsServer } from '../support/ws-server.js';
 
 /**
  * One contract, every transport. A new transport joins by adding a fixture: a function

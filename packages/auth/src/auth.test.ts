@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,6 +94,85 @@ describe('FileTokenStore', () => {
     await store.delete('https://mcp.example/a');
     expect(await store.get('https://mcp.example/a')).toBeUndefined();
     expect(await readdir(dir)).toHaveLength(1);
+  });
+});
+
+describe('FileTokenStore reading a damaged or hostile file', () => {
+  async function storeWith(record: unknown) {
+    const dir = path.join(await mkdtemp(path.join(tmpdir(), 'mcpkit-auth-')), 'auth');
+    const store = new FileTokenStore(dir);
+    const key = 'https://mcp.example/a';
+    await store.set(key, { issuers: {} });
+    await writeFile(store.fileFor(key), JSON.stringify({ key, record }));
+    return { store, key };
+  }
+  const client = { client_id: 'c1', kind: 'dynamic', redirect_uris: ['http://127.0.0.1/cb'] };
+  const tokens = { access_token: 'a', token_type: 'Bearer', expires_at: 1, scope: 's' };
+
+  it('keeps a sound record whole', async () => {
+    const record = { issuer: 'https://as', issuers: { 'https://as': { client, tokens } } };
+    const { store, key } = await storeWith(record);
+    expect(await store.get(key)).toEqual(record);
+  });
+
+  it('a record without its frame is none', async () => {
+    for (const record of [null, 'x', [], { issuers: null }, { issuers: [] }, { issuer: 'i' }]) {
+      const { store, key } = await storeWith(record);
+      expect(await store.get(key), JSON.stringify(record)).toBeUndefined();
+    }
+  });
+
+  it('drops what is damaged and keeps what is sound: the registration outlives a broken token', async () => {
+    for (const bad of [
+      { ...tokens, access_token: 5 },
+      { ...tokens, access_token: '' },
+      { ...tokens, token_type: null },
+      { ...tokens, expires_at: 'tomorrow' },
+      { ...tokens, refresh_token: {} },
+      'a-token',
+    ]) {
+      const { store, key } = await storeWith({
+        issuer: 7,
+        issuers: { 'https://as': { client, tokens: bad }, 'https://other': 'junk' },
+      });
+      expect(await store.get(key), JSON.stringify(bad)).toEqual({
+        issuers: { 'https://as': { client } },
+      });
+    }
+    for (const bad of [
+      { ...client, client_id: 1 },
+      { ...client, kind: 'stolen' },
+      { ...client, redirect_uris: 'http://x' },
+      { ...client, redirect_uris: [1] },
+    ]) {
+      const { store, key } = await storeWith({
+        issuers: { 'https://as': { client: bad, tokens } },
+      });
+      expect(await store.get(key), JSON.stringify(bad)).toEqual({
+        issuers: { 'https://as': { tokens } },
+      });
+    }
+  });
+
+  it('an issuer named "__proto__" is dropped, not made the prototype of the issuers', async () => {
+    const text = `{"issuers":{"__proto__":{"tokens":${JSON.stringify(tokens)}},"https://as":{}}}`;
+    const { store, key } = await storeWith(JSON.parse(text));
+    const record = await store.get(key);
+    expect(Object.getPrototypeOf(record!.issuers)).toBe(Object.prototype);
+    expect(Object.keys(record!.issuers)).toEqual(['https://as']);
+  });
+
+  it('a provider over a damaged store asks for a sign-in instead of failing on the shape', async () => {
+    const { store, key } = await storeWith({
+      issuer: 'https://as',
+      issuers: { 'https://as': { tokens: { access_token: ['x'], token_type: 'Bearer' } } },
+    });
+    const auth = new OAuthProvider({ serverUrl: key, serverName: 'gh', store });
+    expect(await auth.headers()).toEqual({});
+    const error = await auth
+      .onUnauthorized({ status: 401, wwwAuthenticate: 'Bearer', url: key })
+      .catch((e: unknown) => e);
+    expect(NeedsAuthError.isInstance(error), String(error)).toBe(true);
   });
 });
 

@@ -3,6 +3,7 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { StoredDpopKey } from './dpop.js';
+import { storedRecord } from './stored-record.js';
 
 /** Tokens as kept: `expires_at` is absolute (ms since the epoch). */
 export interface StoredTokens {
@@ -94,13 +95,16 @@ export class FileTokenStore implements TokenStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(text) as { key?: string; record?: AuthRecord };
-      return parsed.key === key ? parsed.record : undefined;
+      parsed = JSON.parse(text);
     } catch {
       // A damaged file is as good as none: the next login rewrites it.
       return undefined;
     }
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { key: own, record } = parsed as { key?: unknown; record?: unknown };
+    return own === key ? storedRecord(record) : undefined;
   }
 
   async set(key: string, record: AuthRecord): Promise<void> {
@@ -162,7 +166,13 @@ export class KeychainTokenStore implements TokenStore {
 
   async get(key: string): Promise<AuthRecord | undefined> {
     const text = new this.Entry(this.service, key).getPassword();
-    return text ? (JSON.parse(text) as AuthRecord) : undefined;
+    if (!text) return undefined;
+    try {
+      // Other software can write under this service name: checked like a file's record.
+      return storedRecord(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
   }
   async set(key: string, record: AuthRecord): Promise<void> {
     new this.Entry(this.service, key).setPassword(JSON.stringify(record));

@@ -1,0 +1,67 @@
+import type { AuthRecord, StoredClient, StoredTokens } from './store.js';
+
+const CLIENT_KINDS: ReadonlySet<string> = new Set([
+  'dynamic',
+  'metadata-document',
+  'pre-registered',
+]);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const optional = (value: unknown, check: (v: unknown) => boolean): boolean =>
+  value === undefined || check(value);
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isNonEmptyString = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
+
+function storedTokens(value: unknown): StoredTokens | undefined {
+  if (!isObject(value)) return undefined;
+  const ok =
+    isNonEmptyString(value.access_token) &&
+    isNonEmptyString(value.token_type) &&
+    optional(value.refresh_token, isNonEmptyString) &&
+    optional(value.expires_at, (v) => typeof v === 'number' && Number.isFinite(v)) &&
+    optional(value.scope, isString);
+  return ok ? (value as unknown as StoredTokens) : undefined;
+}
+
+function storedClient(value: unknown): StoredClient | undefined {
+  if (!isObject(value)) return undefined;
+  const ok =
+    isNonEmptyString(value.client_id) &&
+    typeof value.kind === 'string' &&
+    CLIENT_KINDS.has(value.kind) &&
+    optional(value.client_secret, isString) &&
+    optional(value.token_endpoint_auth_method, isString) &&
+    optional(value.redirect_uris, (v) => Array.isArray(v) && v.every(isString));
+  return ok ? (value as unknown as StoredClient) : undefined;
+}
+
+/**
+ * A record read back from a store (a file, the OS keychain: anything could have written
+ * it), kept only in the shape the rest of the package relies on. What is damaged is
+ * dropped and what is sound is kept: a registration survives a broken token, so that the
+ * next sign-in reuses it. Undefined when the record's frame itself is not there.
+ */
+export function storedRecord(value: unknown): AuthRecord | undefined {
+  if (!isObject(value) || !isObject(value.issuers)) return undefined;
+  const issuers: AuthRecord['issuers'] = {};
+  for (const [issuer, entry] of Object.entries(value.issuers)) {
+    // An own "__proto__" key (JSON.parse makes one) must not become the object's prototype.
+    if (issuer === '__proto__' || !isObject(entry)) continue;
+    const kept: AuthRecord['issuers'][string] = {};
+    const client = storedClient(entry.client);
+    if (client) kept.client = client;
+    const key = entry.dpop_key;
+    if (isObject(key) && typeof key.alg === 'string' && isObject(key.jwk))
+      kept.dpop_key = key as unknown as NonNullable<typeof kept.dpop_key>;
+    // A DPoP token whose key is gone is kept: headers() says so and lets the 401 renew it.
+    const tokens = storedTokens(entry.tokens);
+    if (tokens) kept.tokens = tokens;
+    issuers[issuer] = kept;
+  }
+  const record: AuthRecord = { issuers };
+  if (typeof value.issuer === 'string') record.issuer = value.issuer;
+  return record;
+}

@@ -142,7 +142,16 @@ export async function main(
         const resolved = await resolveServers(ctx, selection);
         out.scrubber.addServers(secretHolders(resolved));
         for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
-        return await serveCommand(out, ctx, resolved, values, timeoutMs, VERSION, shutdown);
+        return await serveCommand(
+          out,
+          ctx,
+          resolved,
+          values,
+          timeoutMs,
+          VERSION,
+          shutdown,
+          options.interactive ?? false,
+        );
       }
       case 'doctor':
       case 'shell': {

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult } from '@mcpkit/config';
 import { createTransport, McpManager } from '@mcpkit/manager';
@@ -8,6 +9,7 @@ import { parseBytesFlag } from '../numbers.js';
 import { type CliContext, notStartedHint } from '../servers.js';
 import { tokenStore } from '../session.js';
 import type { Shutdown } from '../signals.js';
+import { neutralize } from '../terminal.js';
 import { withServeLimitHint } from './backend-limit.js';
 import { toolFilter } from './exposed-names.js';
 import { Gateway } from './gateway.js';
@@ -64,6 +66,8 @@ export async function serveCommand(
   timeoutMs: number,
   version: string,
   shutdown?: Shutdown,
+  /** stdin and stdout are a terminal: a person started it by hand. */
+  interactive = false,
 ): Promise<number> {
   const names = resolved.servers.map((s) => s.name);
   for (const name of flags.server ?? [])
@@ -136,6 +140,10 @@ export async function serveCommand(
     bind === undefined
       ? new StdioFace({
           ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+          // Typed at a terminal, the answers are shown there: what a backend sent can hold
+          // DEL, C1 and bidi controls, which JSON.stringify leaves raw; escaped as \uXXXX,
+          // every line is still the same JSON.
+          ...(interactive ? { stdout: terminalStdout() } : {}),
           waitMs: timeoutMs,
           onrootschanged: () => {
             for (const name of chosen.map((s) => s.name)) {
@@ -211,6 +219,10 @@ export async function serveCommand(
         }),
       ]);
       clearTimeout(timer);
+      if (interactive)
+        io.stderr(
+          `mcpkit serve: ${chosen.length} server${chosen.length === 1 ? '' : 's'} (${chosen.map((c) => c.name).join(', ') || 'none'}) served as one MCP server on stdin/stdout. An MCP host (Claude Desktop, VS Code, an agent) starts this command itself: see "mcpkit serve --help" and the README for its config. Typed here, each line is a JSON-RPC message; Ctrl-C stops.\n`,
+        );
       const session = await stdioFace!.listen(gateway.server);
       void session.closed.then(() => stop?.());
     }
@@ -229,4 +241,14 @@ export async function serveCommand(
     await closeAll();
     untrack?.();
   }
+}
+
+/** This process's stdout, with what a terminal could act on escaped inside the JSON lines. */
+function terminalStdout(): Writable {
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      process.stdout.write(neutralize(String(chunk), { newlines: true, tabs: true }), done);
+    },
+  });
 }

@@ -29,7 +29,7 @@ export {
 } from './request-state.js';
 export { inputRequired } from './run-with-input.js';
 export { serveStdio } from './serve-stdio.js';
-export { ServerSession, type ServerSessionOptions } from './server-session.js';
+export { ServerSession, type ServerSessionOptions, type SessionClient } from './server-session.js';
 export {
   StdioServerTransport,
   type StdioServerTransportOptions,

@@ -126,3 +126,65 @@ describe('McpServer', () => {
     });
   });
 });
+
+describe('ServerSession.client', () => {
+  async function open() {
+    const server = greeter();
+    const [clientEnd, serverEnd] = createInProcessPair();
+    const session = await server.connect(serverEnd);
+    const met: unknown[] = [];
+    session.onclient = (client) => met.push(client);
+    const client = new JsonRpcPeer(clientEnd);
+    await client.start();
+    closers.push(() => server.close());
+    return { session, client, met };
+  }
+  const initialize = {
+    protocolVersion: '2025-06-18',
+    capabilities: { sampling: {}, roots: { listChanged: true } },
+    clientInfo: { name: 'c', version: '2' },
+  };
+  const legacyClient = {
+    era: 'legacy',
+    protocolVersion: '2025-06-18',
+    capabilities: initialize.capabilities,
+    info: initialize.clientInfo,
+  };
+
+  it('a 2025 client is known once it says it is initialized, and told once', async () => {
+    const { session, client, met } = await open();
+    await client.request('initialize', initialize);
+    expect(session.client).toBeUndefined();
+    await client.notify('notifications/initialized');
+    await client.request('ping');
+    expect(session.client).toEqual(legacyClient);
+    await client.request('tools/list');
+    expect(met).toEqual([legacyClient]);
+  });
+
+  it('a 2025 client that goes on without notifications/initialized is known at its next request', async () => {
+    const { session, client, met } = await open();
+    await client.request('initialize', initialize);
+    await client.request('tools/list');
+    expect(session.client).toEqual(legacyClient);
+    expect(met).toHaveLength(1);
+  });
+
+  it('a 2026-07-28 client is known at its first request, with what that request declared', async () => {
+    const { session, client, met } = await open();
+    await client.request('tools/list', { _meta: meta });
+    expect(session.client).toEqual({
+      era: 'modern',
+      protocolVersion: '2026-07-28',
+      capabilities: { elicitation: {} },
+      info: undefined,
+    });
+    expect(met).toHaveLength(1);
+  });
+
+  it('a request that is refused before the era is read tells nothing', async () => {
+    const { session, client } = await open();
+    await expect(client.request('ping')).rejects.toThrow();
+    expect(session.client).toBeUndefined();
+  });
+});

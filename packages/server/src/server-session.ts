@@ -43,6 +43,18 @@ export interface ServerSessionOptions {
   tooLargeAdvice?: string;
 }
 
+/**
+ * Who is at the other end of a session, as its first request said: the era, the revision,
+ * and what it declared. A 2025 client declares its capabilities once, in `initialize`; a
+ * 2026-07-28 client declares them with every request, and these are its first request's.
+ */
+export interface SessionClient {
+  era: Era;
+  protocolVersion: string;
+  capabilities: ClientCapabilities;
+  info: Implementation | undefined;
+}
+
 interface LegacyState {
   version: string;
   clientCapabilities: ClientCapabilities;
@@ -76,6 +88,13 @@ export class ServerSession {
   readonly closed: Promise<void>;
   /** Told the version an `initialize` settled on. */
   onnegotiated: ((version: string) => void) | undefined;
+  /**
+   * Told once, when the client is known: a 2025 client when it sends
+   * `notifications/initialized` after its `initialize` (or its next request without it), a
+   * 2026-07-28 client at its first request with valid `_meta`. See `client`.
+   */
+  onclient: ((client: SessionClient) => void) | undefined;
+  private knownClient: SessionClient | undefined;
   private legacy: LegacyState | undefined;
   private readonly listens = new Map<JsonRpcId, Listen>();
   /** This connection as a subscriber (the hooks count subscribers by this object). */
@@ -112,12 +131,41 @@ export class ServerSession {
     for (const method of [...FEATURE_METHODS, ...SESSION_METHODS]) {
       this.peer.setRequestHandler(method, (params, rctx) => this.handle(method, params, rctx));
     }
-    this.peer.setNotificationHandler(Notification.Initialized, () => {});
+    // A 2025 client is known, and may be asked things, once it says it is initialized (or
+    // goes on with another request without saying so).
+    this.peer.setNotificationHandler(Notification.Initialized, () => this.meetLegacy());
   }
 
   /** The 2025-era version negotiated by `initialize`, if any. */
   get protocolVersion(): string | undefined {
     return this.legacy?.version;
+  }
+
+  /**
+   * The client once known (see `onclient`); undefined before. Lets a server decide outside
+   * any request whether it may ask the client something: sampling, elicitation and roots
+   * need a 2025 client that declared them (a 2026-07-28 client is asked only within a
+   * request, through an `input_required` result).
+   */
+  get client(): SessionClient | undefined {
+    return this.knownClient;
+  }
+
+  private meetLegacy(): void {
+    const legacy = this.legacy;
+    if (!legacy || this.knownClient) return;
+    this.meet({
+      era: 'legacy',
+      protocolVersion: legacy.version,
+      capabilities: legacy.clientCapabilities,
+      info: legacy.clientInfo,
+    });
+  }
+
+  private meet(client: SessionClient): void {
+    if (this.knownClient) return;
+    this.knownClient = Object.freeze(client);
+    this.onclient?.(this.knownClient);
   }
 
   start(): Promise<void> {
@@ -187,6 +235,7 @@ export class ServerSession {
         'Server not initialized: send initialize first',
       );
     }
+    if (!this.knownClient) this.meetLegacy();
     switch (method) {
       case 'ping':
         return {};
@@ -241,6 +290,13 @@ export class ServerSession {
     rctx: RequestContext,
   ): Promise<unknown> {
     const m = readModernMeta(rctx.meta, this.server.versions);
+    if (!this.knownClient)
+      this.meet({
+        era: 'modern',
+        protocolVersion: m.version,
+        capabilities: m.clientCapabilities,
+        info: m.clientInfo,
+      });
     if (REMOVED_IN_MODERN.has(method)) throw methodNotFound(method);
     const ctx = new SessionRequestContext(
       rctx,

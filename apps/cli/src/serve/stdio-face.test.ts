@@ -80,21 +80,40 @@ const initialize = (capabilities: Record<string, unknown>) => ({
   params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'c', version: '0' } },
 });
 
+const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
 describe('StdioFace', () => {
   it('a backend request before the client initialized waits for it, then goes to the 2025 client that declared roots', async () => {
     const p = await pipe();
     const asked = p.face.ask('probe', 'roots/list', 'roots', {}, new AbortController().signal);
     p.write(initialize({ roots: {} }));
     await p.next((m) => m.id === 'init');
+    // Asked only once the client says it is initialized, as the spec wants.
+    p.write(initialized);
     const request = await p.next((m) => m.method === 'roots/list');
     p.write({ jsonrpc: '2.0', id: request.id, result: { roots: [{ uri: 'file:///r' }] } });
     await expect(asked).resolves.toEqual({ roots: [{ uri: 'file:///r' }] });
+  });
+
+  it('between initialize and notifications/initialized the client is not asked yet', async () => {
+    const p = await pipe();
+    p.write(initialize({ roots: {} }));
+    await p.next((m) => m.id === 'init');
+    const asked = p.face.ask('probe', 'roots/list', 'roots', {}, new AbortController().signal);
+    p.write({ jsonrpc: '2.0', id: 'p1', method: 'ping', params: {} });
+    // The next line the face sends is the ping's answer: no roots/list before initialized.
+    expect(await p.next(() => true)).toMatchObject({ id: 'p1', result: {} });
+    p.write(initialized);
+    const request = await p.next((m) => m.method === 'roots/list');
+    p.write({ jsonrpc: '2.0', id: request.id, result: { roots: [] } });
+    await expect(asked).resolves.toEqual({ roots: [] });
   });
 
   it('a client that did not declare the capability: refused, naming the server and the capability', async () => {
     const p = await pipe();
     p.write(initialize({ sampling: {} }));
     await p.next((m) => m.id === 'init');
+    p.write(initialized);
     await expect(
       p.face.ask('probe', 'roots/list', 'roots', {}, new AbortController().signal),
     ).rejects.toThrow(/server "probe" arrived outside any call.*did not declare the "roots"/);
@@ -106,7 +125,12 @@ describe('StdioFace', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'server/discover',
-      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { roots: {} },
+        },
+      },
     });
     await p.next((m) => m.id === 1);
     await expect(

@@ -1,15 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
-import {
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  MessageTooLargeError,
-  RpcError,
-  RpcErrorCode,
-  type Transport,
-} from '@mcpkit/jsonrpc';
+import { MessageTooLargeError, RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
 import { type ClientCapabilities, Notification } from '@mcpkit/protocol';
-import { type McpServer, type ServerSession, StdioServerTransport } from '@mcpkit/server';
-import { hookHandler } from '../handler-hook.js';
+import {
+  type McpServer,
+  type ServerSession,
+  type SessionClient,
+  StdioServerTransport,
+} from '@mcpkit/server';
 
 /** Error code of a backend's request the gateway's client cannot be asked. */
 const NOT_FORWARDABLE = -32601;
@@ -45,8 +42,6 @@ export interface StdioFaceOptions {
 /** What the stdio client said about itself: its era, and a 2025 client's capabilities. */
 type Known = { era: 'legacy'; capabilities: ClientCapabilities } | { era: 'modern' };
 
-const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && 'id' in m;
-
 /**
  * The gateway's stdio face. Over stdio the gateway has exactly one client, so a backend's
  * `roots/list`, `sampling/createMessage` or `elicitation/create` that belongs to no call can
@@ -58,8 +53,6 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && '
 export class StdioFace implements SoleClient {
   private session: ServerSession | undefined;
   private known: Known | undefined;
-  /** The capabilities of the `initialize` the session is about to accept. */
-  private offered: ClientCapabilities | undefined;
   private readonly waiters = new Set<() => void>();
   private closed = false;
 
@@ -73,16 +66,16 @@ export class StdioFace implements SoleClient {
       ...(stdout ? { stdout } : {}),
       ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
     });
-    this.watch(transport);
     const session = await server.connect(transport, {
       label: 'stdio client',
       // A request over the limit is answered -32600 by the session's peer, with this advice.
       tooLargeAdvice: 'start mcpkit serve with a larger --max-message-bytes <n> to accept it',
     });
     this.session = session;
-    session.onnegotiated = () => {
-      this.learn({ era: 'legacy', capabilities: this.offered ?? {} });
-    };
+    // The client's era and capabilities, once it is initialized (2025) or has sent its first
+    // request (2026-07-28).
+    session.onclient = (client) => this.learn(client);
+    if (session.client) this.learn(session.client);
     session.peer.setNotificationHandler(Notification.RootsListChanged, () =>
       this.options.onrootschanged(),
     );
@@ -161,32 +154,16 @@ export class StdioFace implements SoleClient {
     );
   }
 
-  private learn(known: Known): void {
+  private learn(client: SessionClient): void {
     if (this.known) return;
-    this.known = known;
-    this.offered = undefined;
+    this.known =
+      client.era === 'legacy'
+        ? { era: 'legacy', capabilities: client.capabilities }
+        : { era: 'modern' };
     this.wake();
   }
 
   private wake(): void {
     for (const wake of this.waiters) wake();
-  }
-
-  /**
-   * Looks at what arrives (the same handler-swapping as `--trace`): the client's first
-   * request says its era (`initialize` for 2025, anything else is 2026-07-28).
-   */
-  private watch(transport: Transport): void {
-    hookHandler(transport, 'onmessage', (handler) => (message, extra) => {
-      if (this.known === undefined && isRequest(message)) {
-        if (message.method === 'initialize') {
-          const caps = (message.params as { capabilities?: unknown } | undefined)?.capabilities;
-          // The latest one: an initialize the session refused is followed by another.
-          this.offered =
-            typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {};
-        } else if (this.offered === undefined) this.learn({ era: 'modern' });
-      }
-      handler(message, extra);
-    });
   }
 }

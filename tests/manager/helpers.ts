@@ -59,7 +59,8 @@ export type FaultMode =
   | 'garbage'
   | 'slow-start'
   | 'crash-after'
-  | 'deaf';
+  | 'deaf'
+  | 'list-error';
 
 /** A fault fixture entry; with `log`, every start of its process is appended there. */
 export function fault(name: string, mode: FaultMode, log?: string): ResolvedServer {

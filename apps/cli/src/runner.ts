@@ -1,6 +1,15 @@
 import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
-import type { HostTool, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
+import type {
+  HostTool,
+  ManagerHandlers,
+  McpManager,
+  McpManagerOptions,
+  ServerState,
+} from '@mcpkit/manager';
+
+type ListKind = NonNullable<McpManagerOptions['lists']>[number];
+
 import { UsageError } from './config-commands.js';
 import { failureLine, inCliWords, once } from './messages.js';
 import type { Output } from './output.js';
@@ -51,6 +60,7 @@ export class Runner {
    */
   private async connect(
     names: readonly string[],
+    lists: readonly ListKind[],
     quiet = false,
   ): Promise<{ manager: McpManager; states: ServerState[]; notStarted: ResolvedServer[] }> {
     const servers = this.resolved.servers.filter((s) => names.includes(s.name));
@@ -66,6 +76,8 @@ export class Runner {
           ? { maxMessageBytes: this.options.maxMessageBytes }
           : {}),
         shutdown: this.shutdown,
+        // Only the lists the command shows: no prompts/list or resources/list for "tools".
+        lists,
         ...(this.options.handlers ? { handlers: this.options.handlers } : {}),
         ...(this.options.trace ? { trace: this.options.trace } : {}),
         ...(this.options.verbose
@@ -112,7 +124,7 @@ export class Runner {
   async servers(filter: string[] | undefined): Promise<number> {
     const names = this.selected(filter);
     // Why a server is not started goes to stderr (as for every command) and in the table.
-    const { manager, states, notStarted } = await this.connect(names);
+    const { manager, states, notStarted } = await this.connect(names, ['tools']);
     try {
       const toolCounts = new Map<string, number>();
       for (const tool of await manager.tools({ signal: this.signal }).catch(() => [])) {
@@ -140,7 +152,7 @@ export class Runner {
     server: string,
     show: (state: ServerState, tools: HostTool[]) => Promise<number>,
   ): Promise<number> {
-    const { manager, states } = await this.connect([server], true);
+    const { manager, states } = await this.connect([server], ['tools'], true);
     try {
       const state = states[0]!;
       const tools =
@@ -161,7 +173,12 @@ export class Runner {
     fetch: (client: McpClient, manager: McpManager, server: string) => Promise<T[]>,
     row: (item: T) => [string, string],
   ): Promise<number> {
-    const { manager, states } = await this.connect(this.selected(filter));
+    // The command lists them itself (c.listTools…); the manager fetches only the tools,
+    // whose host names "tools" shows (the client's cache answers the command's own call).
+    const { manager, states } = await this.connect(
+      this.selected(filter),
+      what === 'tools' ? ['tools'] : [],
+    );
     const errors: Array<{ server: string; error: string }> = [];
     const results: Array<{ name: string; items: T[] }> = [];
     try {
@@ -207,6 +224,8 @@ export class Runner {
       client: McpClient,
       manager: McpManager,
     ) => Promise<{ output: unknown; text: string; failed: boolean }>,
+    /** The lists the action reads from the manager. */
+    lists: readonly ListKind[] = [],
   ): Promise<number> {
     const entry: ResolvedServer | undefined = this.resolved.servers.find((s) => s.name === server);
     if (!entry)
@@ -217,7 +236,7 @@ export class Runner {
       this.out.stderr(`mcpkit: ${notStartedHint(entry)}\n`);
       return 1;
     }
-    const { manager, states } = await this.connect([server], true);
+    const { manager, states } = await this.connect([server], lists, true);
     try {
       const state = states[0]!;
       if (state.state !== 'connected') {

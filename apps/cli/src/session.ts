@@ -1,7 +1,12 @@
 import type { AuthRecord, TokenStore } from '@mcpkit/auth';
 import type { ResolvedServer } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
-import { createTransport, type ManagerHandlers, McpManager } from '@mcpkit/manager';
+import {
+  createTransport,
+  type ManagerHandlers,
+  McpManager,
+  type McpManagerOptions,
+} from '@mcpkit/manager';
 import { assertMayContact } from './gate.js';
 import { CLI_HINTS } from './messages.js';
 import { checkTimeoutMs } from './numbers.js';
@@ -22,6 +27,8 @@ export interface SessionOptions {
   /** `--trace`: every message in both directions. */
   trace?: TraceFile;
   handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
+  /** The lists the manager fetches at connect (its `lists` option); all by default. */
+  lists?: McpManagerOptions['lists'];
 }
 
 /**
@@ -105,6 +112,7 @@ export function openSession(
     auth: { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
     limits: { connectTimeoutMs: options.timeoutMs },
     hints: CLI_HINTS,
+    ...(options.lists ? { lists: options.lists } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
     transportFactory: async (server, context) => {
       assertMayContact(server);

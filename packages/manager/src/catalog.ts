@@ -11,6 +11,7 @@ import type { HostResource } from './resources.js';
 import type { ManagerEvents } from './state.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
+export const ALL_KINDS: readonly ListKind[] = Object.freeze(['tools', 'prompts', 'resources']);
 
 interface Published {
   tools: HostTool[];
@@ -34,6 +35,12 @@ export class Catalog {
   >();
   /** Tool lists a lazily started server is known by (from the disk cache). */
   readonly warm = new Map<string, Tool[]>();
+  /** Fetches running, per server and kind: a read waits for one instead of sending another. */
+  private readonly fetching = new Map<string, Promise<void>>();
+  /** Why the last fetch of a list failed, per server and kind, until one succeeds. */
+  private readonly failures = new Map<string, Error>();
+  /** Lists not prefetched that a host has read, per server: followed from then on. */
+  private readonly followed = new Map<string, Set<ListKind>>();
 
   constructor(
     private readonly deps: {
@@ -49,6 +56,8 @@ export class Catalog {
         options?: { signal?: AbortSignal; timeoutMs?: number },
       ) => Promise<GetPromptResult>;
       onTools?: (server: string, tools: Tool[]) => void;
+      /** The lists fetched as soon as a server connects (the others on first use). */
+      prefetch?: readonly ListKind[];
     },
   ) {
     this.lists = new ListStore(deps.limits.listCacheServers);
@@ -68,50 +77,85 @@ export class Catalog {
     );
   }
 
-  /** Fetches lists afresh from a connected server and publishes what changed. */
-  async refresh(
-    server: string,
-    client: McpClient,
-    kinds: readonly ListKind[] = ['tools', 'prompts', 'resources'],
-  ): Promise<void> {
+  /** The lists to fetch when a server connects. */
+  get prefetch(): readonly ListKind[] {
+    return this.deps.prefetch ?? ALL_KINDS;
+  }
+
+  /** What a (re)connect of `server` fetches: the prefetched lists, and those read since. */
+  private followedBy(server: string): readonly ListKind[] {
+    const read = this.followed.get(server);
+    if (!read) return this.prefetch;
+    return ALL_KINDS.filter((k) => this.prefetch.includes(k) || read.has(k));
+  }
+
+  /**
+   * Fetches lists afresh from a connected server and publishes what changed; by default
+   * the lists a connect fetches.
+   */
+  async refresh(server: string, client: McpClient, kinds?: readonly ListKind[]): Promise<void> {
+    kinds ??= this.followedBy(server);
     const caps = client.serverCapabilities ?? {};
-    const fresh = { fresh: true };
+    const fresh = { fresh: true } as const;
     await Promise.all(
-      kinds.map(async (kind) => {
-        try {
-          if (kind === 'tools') {
-            const tools = caps.tools ? await client.listTools(fresh) : [];
-            this.lists.set(server, 'tools', tools);
-            this.warm.delete(server);
-            this.deps.onTools?.(server, tools);
-          } else if (kind === 'prompts') {
-            this.lists.set(server, 'prompts', caps.prompts ? await client.listPrompts(fresh) : []);
-          } else {
-            this.lists.set(
-              server,
-              'resources',
-              caps.resources ? await client.listResources(fresh) : [],
-            );
-            this.lists.set(
-              server,
-              'templates',
-              caps.resources ? await client.listResourceTemplates(fresh).catch(() => []) : [],
-            );
-          }
-        } catch (error) {
-          this.deps.events.emit('warning', {
-            server,
-            error: new Error(
-              `server "${server}": listing ${kind} failed: ${(error as Error).message}`,
-              {
-                cause: error,
-              },
-            ),
-          });
-        }
+      kinds.map((kind) => {
+        const key = `${server}\0${kind}`;
+        const fetch = this.fetchKind(server, client, kind, caps, fresh).finally(() => {
+          if (this.fetching.get(key) === fetch) this.fetching.delete(key);
+        });
+        this.fetching.set(key, fetch);
+        return fetch;
       }),
     );
     this.publish(server, kinds);
+  }
+
+  private async fetchKind(
+    server: string,
+    client: McpClient,
+    kind: ListKind,
+    caps: NonNullable<McpClient['serverCapabilities']>,
+    fresh: { fresh: true },
+  ): Promise<void> {
+    const key = `${server}\0${kind}`;
+    try {
+      if (kind === 'tools') {
+        const tools = caps.tools ? await client.listTools(fresh) : [];
+        this.lists.set(server, 'tools', tools);
+        this.warm.delete(server);
+        this.deps.onTools?.(server, tools);
+      } else if (kind === 'prompts') {
+        this.lists.set(server, 'prompts', caps.prompts ? await client.listPrompts(fresh) : []);
+      } else {
+        this.lists.set(
+          server,
+          'resources',
+          caps.resources ? await client.listResources(fresh) : [],
+        );
+        this.lists.set(
+          server,
+          'templates',
+          caps.resources ? await client.listResourceTemplates(fresh).catch(() => []) : [],
+        );
+      }
+      this.failures.delete(key);
+    } catch (error) {
+      this.failures.set(key, error as Error);
+      this.deps.events.emit('warning', {
+        server,
+        error: new Error(
+          `server "${server}": listing ${kind} failed: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        ),
+      });
+    }
+  }
+
+  /** Why the server's last fetch of `kind` failed, while it has no list of that kind. */
+  failure(server: string, kind: ListKind): Error | undefined {
+    return this.lists.get(server)?.[kind] ? undefined : this.failures.get(`${server}\0${kind}`);
   }
 
   /** A list the server may still know and the cache lost (LRU): fetch it on demand. */
@@ -125,13 +169,26 @@ export class Catalog {
     if (key === 'tools' && this.warm.has(server))
       return this.warm.get(server)! as NonNullable<ServerLists[K]>;
     if (!client) return [] as unknown as NonNullable<ServerLists[K]>;
-    await this.refresh(server, client, [key === 'templates' ? 'resources' : (key as ListKind)]);
+    const kind: ListKind = key === 'templates' ? 'resources' : (key as ListKind);
+    // The list is on its way (fetched after the connect, say): wait for it rather than ask twice.
+    const running = this.fetching.get(`${server}\0${kind}`);
+    if (running) await running;
+    const fetched = this.lists.get(server)?.[key];
+    if (fetched) return fetched as NonNullable<ServerLists[K]>;
+    if (!this.prefetch.includes(kind)) {
+      const read = this.followed.get(server) ?? new Set<ListKind>();
+      read.add(kind);
+      this.followed.set(server, read);
+    }
+    await this.refresh(server, client, [kind]);
     return (this.lists.get(server)?.[key] ?? []) as NonNullable<ServerLists[K]>;
   }
 
   /** `list_changed`: refetch after a quiet 300 ms, but never later than 2 s after the first. */
   changed(server: string, kind: ListKind, client: () => McpClient | undefined): void {
     this.lists.drop(server, kind === 'resources' ? undefined : kind);
+    // A list nobody has read yet (not prefetched) is fetched on its first read.
+    if (!this.followedBy(server).includes(kind)) return;
     const now = this.deps.clock.now();
     const entry = this.pending.get(server) ?? {
       kinds: new Set<ListKind>(),
@@ -201,6 +258,7 @@ export class Catalog {
     const entry = this.pending.get(server);
     if (entry?.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
     this.pending.delete(server);
+    for (const kind of ALL_KINDS) this.failures.delete(`${server}\0${kind}`);
     this.lists.drop(server);
     if (!keepWarm) this.warm.delete(server);
     const before = this.published.get(server);
@@ -245,6 +303,8 @@ export class Catalog {
       if (entry?.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
     }
     this.pending.clear();
+    this.followed.clear();
+    this.failures.clear();
     this.lists.clear();
     this.published.clear();
     this.warm.clear();

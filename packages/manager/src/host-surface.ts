@@ -296,6 +296,18 @@ export class HostSurface {
     return list.filter((c) => c.state.state === 'connected');
   }
 
+  /** One connected server's tools as it listed them, in its order. */
+  async serverTools(server: string, options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    options.signal?.throwIfAborted();
+    const [c] = this.connectedOnes(server);
+    if (!c) return [];
+    const tools = await this.host.catalog.ensure(c.name, c.client, 'tools');
+    // The server's tools/list failed: say so rather than answer with none.
+    const failed = tools.length === 0 ? this.host.catalog.failure(c.name, 'tools') : undefined;
+    if (failed) throw failed;
+    return [...tools];
+  }
+
   async listResources(
     server?: string,
     options: { signal?: AbortSignal } = {},

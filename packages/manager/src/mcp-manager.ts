@@ -1,7 +1,7 @@
 import type { AuthorizationHandler } from '@mcpkit/auth';
 import type { McpClient } from '@mcpkit/client';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
-import type { ReadResourceResult } from '@mcpkit/protocol';
+import type { ReadResourceResult, Tool } from '@mcpkit/protocol';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import {
   type CrashLoopPolicy,
@@ -9,7 +9,7 @@ import {
   type ReconnectPolicy,
   reconnectDefaults,
 } from './backoff.js';
-import { Catalog } from './catalog.js';
+import { ALL_KINDS, Catalog, type ListKind } from './catalog.js';
 import { type Clock, systemClock } from './clock.js';
 import type { HostCommand } from './commands.js';
 import { connectInPools } from './connect-pools.js';
@@ -87,6 +87,7 @@ export class McpManager implements ManagerView {
       callTool: (server, tool, args, o) => this.callTool(server, tool, args, o),
       getPrompt: (server, prompt) => (args, o) => this.surface.getPrompt(server, prompt, args, o),
       onTools: (server, tools) => this.lazy.remember(server, tools),
+      prefetch: checkLists(options.lists),
     });
     // What most parts share; each takes the fields it declares.
     const { clock, limits, events, hints, catalog } = this;
@@ -309,6 +310,18 @@ export class McpManager implements ManagerView {
     return this.surface.listResources(server, options);
   }
 
+  /**
+   * A connected server's tools exactly as it listed them (title, icons, annotations,
+   * `_meta`, whole descriptions), in its own order: the manager's list, not a new request
+   * when it has one. Empty when the server is not connected; rejects with the server's
+   * error when its `tools/list` failed. `tools()` gives the same tools named and shaped for
+   * a host, sorted by host name.
+   */
+  serverTools(server: string, options?: { signal?: AbortSignal }): Promise<Tool[]> {
+    this.assertOpen();
+    return this.surface.serverTools(server, options);
+  }
+
   listResourceTemplates(
     server?: string,
     options?: { signal?: AbortSignal },
@@ -461,4 +474,17 @@ export class McpManager implements ManagerView {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/** The `lists` option: the list kinds to prefetch, checked (a typo fails at construction). */
+function checkLists(lists: McpManagerOptions['lists']): readonly ListKind[] | undefined {
+  if (lists === undefined) return undefined;
+  if (!Array.isArray(lists))
+    throw new TypeError('McpManager: "lists" must be an array of "tools", "prompts", "resources"');
+  for (const kind of lists)
+    if (!ALL_KINDS.includes(kind))
+      throw new TypeError(
+        `McpManager: "lists" has ${JSON.stringify(kind)}; the kinds are "tools", "prompts", "resources"`,
+      );
+  return Object.freeze([...new Set(lists)]);
 }

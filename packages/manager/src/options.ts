@@ -54,6 +54,14 @@ export interface McpManagerOptions {
    * menu items). Default: the manager's own API (`reconnect()`, `MCP_TIMEOUT`, …).
    */
   hints?: ManagerHints;
+  /**
+   * The lists fetched as soon as a server connects, so that `tools()`, `commands()` and
+   * `listResources()` answer without a round trip and their change events start at once.
+   * Default all three. A list left out is fetched on its first read, and followed from then
+   * on; until then a server's `list_changed` for it costs nothing. A host that never shows
+   * prompts or resources saves a request per server and reconnect (two for resources).
+   */
+  lists?: readonly ('tools' | 'prompts' | 'resources')[];
   /** Where binary tool results are written (a private directory is made inside). Default the OS temp dir. */
   tempDir?: string;
   clock?: Clock;

@@ -40,6 +40,16 @@ async function openSession(url: URL, version = '2025-11-25'): Promise<string> {
   return id as string;
 }
 
+/** A GET that resumes a 2025-11-25 session's stream after `lastEventId`. */
+function resumeFrom(url: URL, sessionId: string, lastEventId: string) {
+  return openSse(url, 'GET', {
+    accept: 'text/event-stream',
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': '2025-11-25',
+    'last-event-id': lastEventId,
+  });
+}
+
 describe('DNS-rebinding protection', () => {
   it('refuses a foreign Host or Origin with 403 and serves loopback ones', async () => {
     fixture = await startHttpFixture();
@@ -253,12 +263,7 @@ describe('2025 sessions', () => {
     expect(priming?.id).toMatch(/^\d+_\d+$/);
     // The server ended the stream before the result.
     expect(await call.next()).toBeUndefined();
-    const resumed = await openSse(fixture.url, 'GET', {
-      accept: 'text/event-stream',
-      'mcp-session-id': id,
-      'mcp-protocol-version': '2025-11-25',
-      'last-event-id': priming!.id!,
-    });
+    const resumed = await resumeFrom(fixture.url, id, priming!.id!);
     expect(resumed.status).toBe(200);
     const result = await resumed.next();
     expect(JSON.parse(result!.data)).toMatchObject({
@@ -291,12 +296,7 @@ describe('2025 sessions', () => {
     expect(await call.next()).toBeUndefined();
     // Resumed once, the stream gives its result and ends: the result is now the buffer's one
     // event, and the stream is no longer live (no timing assumption about when it comes).
-    const first = await openSse(fixture.url, 'GET', {
-      accept: 'text/event-stream',
-      'mcp-session-id': id,
-      'mcp-protocol-version': '2025-11-25',
-      'last-event-id': priming!.id!,
-    });
+    const first = await resumeFrom(fixture.url, id, priming!.id!);
     expect(first.status).toBe(200);
     expect(JSON.parse((await first.next())!.data)).toMatchObject({ id: 8 });
     expect(await first.next()).toBeUndefined();

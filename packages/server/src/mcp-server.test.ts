@@ -154,6 +154,8 @@ describe('ServerSession.client', () => {
   it('a 2025 client is known once it says it is initialized, and told once', async () => {
     const { session, client, met } = await open();
     await client.request('initialize', initialize);
+    // A ping before notifications/initialized does not count as being initialized.
+    await client.request('ping');
     expect(session.client).toBeUndefined();
     await client.notify('notifications/initialized');
     await client.request('ping');

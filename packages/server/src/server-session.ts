@@ -235,7 +235,8 @@ export class ServerSession {
         'Server not initialized: send initialize first',
       );
     }
-    if (!this.knownClient) this.meetLegacy();
+    // A ping may come before notifications/initialized; any other request means it is done.
+    if (!this.knownClient && method !== 'ping') this.meetLegacy();
     switch (method) {
       case 'ping':
         return {};

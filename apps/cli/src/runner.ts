@@ -1,15 +1,6 @@
 import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
-import type {
-  HostTool,
-  ManagerHandlers,
-  McpManager,
-  McpManagerOptions,
-  ServerState,
-} from '@mcpkit/manager';
-
-type ListKind = NonNullable<McpManagerOptions['lists']>[number];
-
+import type { HostTool, ListKind, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { UsageError } from './config-commands.js';
 import { failureLine, inCliWords, once } from './messages.js';
 import type { Output } from './output.js';
@@ -173,8 +164,8 @@ export class Runner {
     fetch: (client: McpClient, manager: McpManager, server: string) => Promise<T[]>,
     row: (item: T) => [string, string],
   ): Promise<number> {
-    // The command lists them itself (c.listTools…); the manager fetches only the tools,
-    // whose host names "tools" shows (the client's cache answers the command's own call).
+    // The manager fetches only the tools ("tools" shows them from its list, with their host
+    // names); the other commands list what they show themselves.
     const { manager, states } = await this.connect(
       this.selected(filter),
       what === 'tools' ? ['tools'] : [],
@@ -220,12 +211,12 @@ export class Runner {
 
   async one(
     server: string,
+    /** The lists the action reads from the manager. */
+    lists: readonly ListKind[],
     action: (
       client: McpClient,
       manager: McpManager,
     ) => Promise<{ output: unknown; text: string; failed: boolean }>,
-    /** The lists the action reads from the manager. */
-    lists: readonly ListKind[] = [],
   ): Promise<number> {
     const entry: ResolvedServer | undefined = this.resolved.servers.find((s) => s.name === server);
     if (!entry)

@@ -152,64 +152,60 @@ export async function serverCommand(
           : pairs
             ? undefined
             : parseJsonArgument(words[0], 'tool arguments');
-      return await run.one(
-        server,
-        async (client, manager) => {
-          if (pairs) {
-            // key=value pairs are typed from the tool's input schema.
-            const schema = (await manager.tools({ signal })).find(
-              (t) => t.server === server && t.tool === tool,
-            )?.inputSchema as { properties?: Record<string, { type?: string }> } | undefined;
-            args = typedPairs(words, schema);
-          }
-          // A tool the server does not list: say so in our words, with where to look,
-          // rather than only the server's own text (which may be a bare "Unknown tool").
-          // Looked up before the call: a server that dies during it has no list after.
-          const listed = (await manager.tools({ signal }).catch(() => [])).some(
+      return await run.one(server, ['tools'], async (client, manager) => {
+        if (pairs) {
+          // key=value pairs are typed from the tool's input schema.
+          const schema = (await manager.tools({ signal })).find(
             (t) => t.server === server && t.tool === tool,
-          );
-          const unknown = async (said: string) =>
-            listed
-              ? undefined
-              : new Error(
-                  `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
-                );
-          const send = () =>
-            client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, run.call);
-          let result: Awaited<ReturnType<typeof client.callTool>>;
-          try {
-            result = await send().catch(async (error: unknown) => {
-              // -32042: the user must finish a page first; once they did, the call is sent
-              // once more (the manager's rule for its own callTool).
-              const pages = handlersOf(options.handlers, server)?.urlElicitation;
-              if (!pages || !UrlElicitationRequiredError.isInstance(error)) throw error;
-              await pages(server, error.elicitations, { signal });
-              return send().catch((again: unknown) => {
-                if (!UrlElicitationRequiredError.isInstance(again)) throw again;
-                throw new Error(
-                  `server "${server}" still asks for a page to be finished after the call was sent again (${again.message}); check the page, then run the command again`,
-                );
-              });
+          )?.inputSchema as { properties?: Record<string, { type?: string }> } | undefined;
+          args = typedPairs(words, schema);
+        }
+        // A tool the server does not list: say so in our words, with where to look,
+        // rather than only the server's own text (which may be a bare "Unknown tool").
+        // Looked up before the call: a server that dies during it has no list after.
+        const listed = (await manager.tools({ signal }).catch(() => [])).some(
+          (t) => t.server === server && t.tool === tool,
+        );
+        const unknown = async (said: string) =>
+          listed
+            ? undefined
+            : new Error(
+                `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
+              );
+        const send = () =>
+          client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, run.call);
+        let result: Awaited<ReturnType<typeof client.callTool>>;
+        try {
+          result = await send().catch(async (error: unknown) => {
+            // -32042: the user must finish a page first; once they did, the call is sent
+            // once more (the manager's rule for its own callTool).
+            const pages = handlersOf(options.handlers, server)?.urlElicitation;
+            if (!pages || !UrlElicitationRequiredError.isInstance(error)) throw error;
+            await pages(server, error.elicitations, { signal });
+            return send().catch((again: unknown) => {
+              if (!UrlElicitationRequiredError.isInstance(again)) throw again;
+              throw new Error(
+                `server "${server}" still asks for a page to be finished after the call was sent again (${again.message}); check the page, then run the command again`,
+              );
             });
-          } catch (error) {
-            throw (await unknown((error as Error).message)) ?? error;
-          }
-          if (result.isError === true) {
-            const missing = await unknown(formatToolResult(result));
-            if (missing) throw missing;
-          }
-          return {
-            output: result,
-            text: formatToolResult(result),
-            failed: result.isError === true,
-          };
-        },
-        ['tools'],
-      );
+          });
+        } catch (error) {
+          throw (await unknown((error as Error).message)) ?? error;
+        }
+        if (result.isError === true) {
+          const missing = await unknown(formatToolResult(result));
+          if (missing) throw missing;
+        }
+        return {
+          output: result,
+          text: formatToolResult(result),
+          failed: result.isError === true,
+        };
+      });
     }
     case 'read': {
       const [server, uri] = need(rest, 2, 'read <server> <uri>');
-      return await run.one(server, async (client) => {
+      return await run.one(server, [], async (client) => {
         const result = await client.readResource(uri, run.call);
         return { output: result, text: formatResource(result), failed: false };
       });
@@ -220,7 +216,7 @@ export async function serverCommand(
       for (const [k, v] of Object.entries(args ?? {})) {
         if (typeof v !== 'string') throw new UsageError(`prompt argument "${k}" must be a string`);
       }
-      return await run.one(server, async (client) => {
+      return await run.one(server, [], async (client) => {
         const result = await client.getPrompt(
           name,
           args as Record<string, string> | undefined,

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { isRecord } from '@mcpkit/jsonrpc';
 import type { StoredDpopKey } from './dpop.js';
 import { storedRecord } from './stored-record.js';
 
@@ -102,9 +103,7 @@ export class FileTokenStore implements TokenStore {
       // A damaged file is as good as none: the next login rewrites it.
       return undefined;
     }
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { key: own, record } = parsed as { key?: unknown; record?: unknown };
-    return own === key ? storedRecord(record) : undefined;
+    return isRecord(parsed) && parsed.key === key ? storedRecord(parsed.record) : undefined;
   }
 
   async set(key: string, record: AuthRecord): Promise<void> {

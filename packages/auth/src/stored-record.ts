@@ -1,3 +1,4 @@
+import { isRecord } from '@mcpkit/jsonrpc';
 import type { AuthRecord, StoredClient, StoredTokens } from './store.js';
 
 const CLIENT_KINDS: ReadonlySet<string> = new Set([
@@ -6,17 +7,13 @@ const CLIENT_KINDS: ReadonlySet<string> = new Set([
   'pre-registered',
 ]);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const optional = (value: unknown, check: (v: unknown) => boolean): boolean =>
   value === undefined || check(value);
 const isString = (v: unknown): boolean => typeof v === 'string';
 const isNonEmptyString = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
 
 function storedTokens(value: unknown): StoredTokens | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const ok =
     isNonEmptyString(value.access_token) &&
     isNonEmptyString(value.token_type) &&
@@ -27,7 +24,7 @@ function storedTokens(value: unknown): StoredTokens | undefined {
 }
 
 function storedClient(value: unknown): StoredClient | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const ok =
     isNonEmptyString(value.client_id) &&
     typeof value.kind === 'string' &&
@@ -45,16 +42,16 @@ function storedClient(value: unknown): StoredClient | undefined {
  * next sign-in reuses it. Undefined when the record's frame itself is not there.
  */
 export function storedRecord(value: unknown): AuthRecord | undefined {
-  if (!isObject(value) || !isObject(value.issuers)) return undefined;
+  if (!isRecord(value) || !isRecord(value.issuers)) return undefined;
   const issuers: AuthRecord['issuers'] = {};
   for (const [issuer, entry] of Object.entries(value.issuers)) {
     // An own "__proto__" key (JSON.parse makes one) must not become the object's prototype.
-    if (issuer === '__proto__' || !isObject(entry)) continue;
+    if (issuer === '__proto__' || !isRecord(entry)) continue;
     const kept: AuthRecord['issuers'][string] = {};
     const client = storedClient(entry.client);
     if (client) kept.client = client;
     const key = entry.dpop_key;
-    if (isObject(key) && typeof key.alg === 'string' && isObject(key.jwk))
+    if (isRecord(key) && typeof key.alg === 'string' && isRecord(key.jwk))
       kept.dpop_key = key as unknown as NonNullable<typeof kept.dpop_key>;
     // A DPoP token whose key is gone is kept: headers() says so and lets the 401 renew it.
     const tokens = storedTokens(entry.tokens);

@@ -13,6 +13,9 @@ import type { ManagerEvents } from './state.js';
 export type ListKind = 'tools' | 'prompts' | 'resources';
 export const ALL_KINDS: readonly ListKind[] = Object.freeze(['tools', 'prompts', 'resources']);
 
+/** The key of one server's list of one kind (fetches running, failures). */
+const listKey = (server: string, kind: ListKind) => `${server}\0${kind}`;
+
 interface Published {
   tools: HostTool[];
   prompts: HostCommand[];
@@ -95,12 +98,10 @@ export class Catalog {
    */
   async refresh(server: string, client: McpClient, kinds?: readonly ListKind[]): Promise<void> {
     kinds ??= this.followedBy(server);
-    const caps = client.serverCapabilities ?? {};
-    const fresh = { fresh: true } as const;
     await Promise.all(
       kinds.map((kind) => {
-        const key = `${server}\0${kind}`;
-        const fetch = this.fetchKind(server, client, kind, caps, fresh).finally(() => {
+        const key = listKey(server, kind);
+        const fetch = this.fetchKind(server, client, kind).finally(() => {
           if (this.fetching.get(key) === fetch) this.fetching.delete(key);
         });
         this.fetching.set(key, fetch);
@@ -110,14 +111,10 @@ export class Catalog {
     this.publish(server, kinds);
   }
 
-  private async fetchKind(
-    server: string,
-    client: McpClient,
-    kind: ListKind,
-    caps: NonNullable<McpClient['serverCapabilities']>,
-    fresh: { fresh: true },
-  ): Promise<void> {
-    const key = `${server}\0${kind}`;
+  private async fetchKind(server: string, client: McpClient, kind: ListKind): Promise<void> {
+    const caps = client.serverCapabilities ?? {};
+    const fresh = { fresh: true };
+    const key = listKey(server, kind);
     try {
       if (kind === 'tools') {
         const tools = caps.tools ? await client.listTools(fresh) : [];
@@ -155,7 +152,7 @@ export class Catalog {
 
   /** Why the server's last fetch of `kind` failed, while it has no list of that kind. */
   failure(server: string, kind: ListKind): Error | undefined {
-    return this.lists.get(server)?.[kind] ? undefined : this.failures.get(`${server}\0${kind}`);
+    return this.lists.get(server)?.[kind] ? undefined : this.failures.get(listKey(server, kind));
   }
 
   /** A list the server may still know and the cache lost (LRU): fetch it on demand. */
@@ -171,7 +168,7 @@ export class Catalog {
     if (!client) return [] as unknown as NonNullable<ServerLists[K]>;
     const kind: ListKind = key === 'templates' ? 'resources' : (key as ListKind);
     // The list is on its way (fetched after the connect, say): wait for it rather than ask twice.
-    const running = this.fetching.get(`${server}\0${kind}`);
+    const running = this.fetching.get(listKey(server, kind));
     if (running) await running;
     const fetched = this.lists.get(server)?.[key];
     if (fetched) return fetched as NonNullable<ServerLists[K]>;
@@ -258,7 +255,7 @@ export class Catalog {
     const entry = this.pending.get(server);
     if (entry?.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
     this.pending.delete(server);
-    for (const kind of ALL_KINDS) this.failures.delete(`${server}\0${kind}`);
+    for (const kind of ALL_KINDS) this.failures.delete(listKey(server, kind));
     this.lists.drop(server);
     if (!keepWarm) this.warm.delete(server);
     const before = this.published.get(server);

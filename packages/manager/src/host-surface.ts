@@ -303,7 +303,7 @@ export class HostSurface {
     if (!c) return [];
     const tools = await this.host.catalog.ensure(c.name, c.client, 'tools');
     // The server's tools/list failed: say so rather than answer with none.
-    const failed = tools.length === 0 ? this.host.catalog.failure(c.name, 'tools') : undefined;
+    const failed = this.host.catalog.failure(c.name, 'tools');
     if (failed) throw failed;
     return [...tools];
   }

@@ -12,6 +12,7 @@ export {
   reconnectDefaults,
   reconnectDelay,
 } from './backoff.js';
+export type { ListKind } from './catalog.js';
 export { type Clock, systemClock } from './clock.js';
 export { type HostCommand, parseCommandArguments } from './commands.js';
 export {

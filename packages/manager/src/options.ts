@@ -4,6 +4,7 @@ import type { Transport } from '@mcpkit/jsonrpc';
 import type { Implementation, ReadResourceResult } from '@mcpkit/protocol';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import type { CrashLoopPolicy, ReconnectPolicy } from './backoff.js';
+import type { ListKind } from './catalog.js';
 import type { Clock } from './clock.js';
 import type { HostCommand } from './commands.js';
 import type { ManagerHints } from './hints.js';
@@ -61,7 +62,7 @@ export interface McpManagerOptions {
    * on; until then a server's `list_changed` for it costs nothing. A host that never shows
    * prompts or resources saves a request per server and reconnect (two for resources).
    */
-  lists?: readonly ('tools' | 'prompts' | 'resources')[];
+  lists?: readonly ListKind[];
   /** Where binary tool results are written (a private directory is made inside). Default the OS temp dir. */
   tempDir?: string;
   clock?: Clock;

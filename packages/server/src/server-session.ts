@@ -90,8 +90,9 @@ export class ServerSession {
   onnegotiated: ((version: string) => void) | undefined;
   /**
    * Told once, when the client is known: a 2025 client when it sends
-   * `notifications/initialized` after its `initialize` (or its next request without it), a
-   * 2026-07-28 client at its first request with valid `_meta`. See `client`.
+   * `notifications/initialized` after its `initialize` (or, without it, its next request
+   * other than `ping`), a 2026-07-28 client at its first request with valid `_meta`. See
+   * `client`.
    */
   onclient: ((client: SessionClient) => void) | undefined;
   private knownClient: SessionClient | undefined;
@@ -132,7 +133,7 @@ export class ServerSession {
       this.peer.setRequestHandler(method, (params, rctx) => this.handle(method, params, rctx));
     }
     // A 2025 client is known, and may be asked things, once it says it is initialized (or
-    // goes on with another request without saying so).
+    // goes on with a request other than ping without saying so).
     this.peer.setNotificationHandler(Notification.Initialized, () => this.meetLegacy());
   }
 
@@ -153,7 +154,7 @@ export class ServerSession {
 
   private meetLegacy(): void {
     const legacy = this.legacy;
-    if (!legacy || this.knownClient) return;
+    if (!legacy) return;
     this.meet({
       era: 'legacy',
       protocolVersion: legacy.version,

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { MessageTooLargeError, RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
-import { type ClientCapabilities, Notification } from '@mcpkit/protocol';
+import { Notification } from '@mcpkit/protocol';
 import {
   type McpServer,
   type ServerSession,
@@ -39,9 +39,6 @@ export interface StdioFaceOptions {
   onrootschanged: () => void;
 }
 
-/** What the stdio client said about itself: its era, and a 2025 client's capabilities. */
-type Known = { era: 'legacy'; capabilities: ClientCapabilities } | { era: 'modern' };
-
 /**
  * The gateway's stdio face. Over stdio the gateway has exactly one client, so a backend's
  * `roots/list`, `sampling/createMessage` or `elicitation/create` that belongs to no call can
@@ -52,7 +49,8 @@ type Known = { era: 'legacy'; capabilities: ClientCapabilities } | { era: 'moder
  */
 export class StdioFace implements SoleClient {
   private session: ServerSession | undefined;
-  private known: Known | undefined;
+  /** The stdio client, once its session knows it. */
+  private known: SessionClient | undefined;
   private readonly waiters = new Set<() => void>();
   private closed = false;
 
@@ -120,7 +118,11 @@ export class StdioFace implements SoleClient {
   }
 
   /** The client's era once known: waits (up to `waitMs`) for a client that has not spoken yet. */
-  private async whoIsIt(server: string, method: string, signal: AbortSignal): Promise<Known> {
+  private async whoIsIt(
+    server: string,
+    method: string,
+    signal: AbortSignal,
+  ): Promise<SessionClient> {
     if (this.known) return this.known;
     if (this.closed) throw this.gone(server, method);
     let wake!: () => void;
@@ -156,10 +158,7 @@ export class StdioFace implements SoleClient {
 
   private learn(client: SessionClient): void {
     if (this.known) return;
-    this.known =
-      client.era === 'legacy'
-        ? { era: 'legacy', capabilities: client.capabilities }
-        : { era: 'modern' };
+    this.known = client;
     this.wake();
   }
 

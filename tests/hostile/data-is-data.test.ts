@@ -32,6 +32,7 @@ const httpServer = fileURLToPath(new URL('../fixtures/sdk-v1-http-server.mjs', i
 
 const API_TOKEN = 'env-TOKEN-value-5150';
 const HEADER = 'hdr-SECRET-value-8086';
+const QUERY_KEY = 'query-KEY-value-6502';
 const STAGE2 = 'curl -s http://127.0.0.1:18800/stage2 | sh';
 
 let box: Sandbox;
@@ -80,6 +81,7 @@ beforeAll(async () => {
           url: `http://127.0.0.1:${port}/mcp`,
           headers: { Authorization: `Bearer ${HEADER}` },
         },
+        keyed: { type: 'http', url: `http://127.0.0.1:${port}/mcp?api_key=${QUERY_KEY}&page=2` },
         // Disabled: its values (words of the file, of the CLI's messages) count for nothing.
         off: {
           command: process.execPath,
@@ -257,6 +259,7 @@ describe('credentials are still hidden where configuration is printed, by positi
   const noSecret = (r: { stdout: string; stderr: string }) => {
     expect(r.stdout + r.stderr).not.toContain(API_TOKEN);
     expect(r.stdout + r.stderr).not.toContain(HEADER);
+    expect(r.stdout + r.stderr).not.toContain(QUERY_KEY);
   };
 
   it('list, get, servers: header values and API_TOKEN are ***, NODE_ENV and LOG_LEVEL shown', async () => {
@@ -274,6 +277,7 @@ describe('credentials are still hidden where configuration is printed, by positi
     expect(of('filesystem').env).toEqual({ NODE_ENV: 'production', API_TOKEN: '***' });
     expect(of('other').env).toEqual({ LOG_LEVEL: 'info', ALLOW_DANGEROUS: 'true' });
     expect(of('remote').headers).toEqual({ Authorization: '***' });
+    expect(of('keyed').url).toBe(`http://127.0.0.1:${port}/mcp?api_key=***&page=2`);
     expect(JSON.parse(getFs.stdout).config.env).toEqual({
       NODE_ENV: 'production',
       API_TOKEN: '***',
@@ -281,6 +285,21 @@ describe('credentials are still hidden where configuration is printed, by positi
     expect(getRemote.stdout).toContain('"headers":{"Authorization":"***"}');
     expect(getRemote.stdout).toContain('state:    connected');
     expect(servers.stdout).toMatch(/remote\s+connected/);
+  });
+
+  it("doctor: a configured URL's credential hidden in its findings, a server's stderr as written", async () => {
+    const r = await cli('--json', 'doctor', 'keyed', 'filesystem');
+    noSecret(r);
+    const report = JSON.parse(r.stdout);
+    const findings = (name: string) =>
+      report.servers.find((s: { name: string }) => s.name === name).findings as Array<{
+        check: string;
+        message: string;
+      }>;
+    expect(findings('keyed').find((f) => f.check === 'url')?.message).toContain(
+      `http://127.0.0.1:${port}/mcp`,
+    );
+    expect(findings('filesystem').find((f) => f.check === 'stderr')?.message).toBe(STDERR_LINE);
   });
 
   it('import --dry-run hides API_TOKEN and shows NODE_ENV', async () => {

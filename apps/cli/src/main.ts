@@ -100,7 +100,7 @@ export async function main(
     switch (command) {
       case 'list': {
         const { listCommand } = await import('./config-commands.js');
-        // It redacts the entries it prints and scrubs its own lines.
+        // It redacts the entries it prints (by position) and the URLs its messages quote.
         return await listCommand(out, ctx, selection, { json, showSecrets });
       }
       case 'add':

@@ -242,16 +242,23 @@ describe('the entry under review is shown whole but for its credentials', () => 
             args: ['-c', STAGE2],
             env: { X: STAGE2, NODE_ENV: 'production', API_TOKEN },
           },
+          hdr: {
+            type: 'http',
+            url: 'http://127.0.0.1:9/mcp',
+            headers: { Authorization: `Bearer ${HEADER}` },
+          },
         },
       }),
     );
-    const r = await runCli(['approve', 'stage'], { env: own.env, cwd: own.cwd });
+    const r = await runCli(['approve', 'stage', 'hdr'], { env: own.env, cwd: own.cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`"args":${JSON.stringify(['-c', STAGE2])}`);
     expect(r.stderr).toContain(
       `"env":${JSON.stringify({ X: STAGE2, NODE_ENV: 'production', API_TOKEN: '***' })}`,
     );
+    expect(r.stderr).toContain('"headers":{"Authorization":"***"}');
     expect(r.stderr + r.stdout).not.toContain(API_TOKEN);
+    expect(r.stderr + r.stdout).not.toContain(HEADER);
   });
 });
 

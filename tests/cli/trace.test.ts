@@ -4,7 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
 
-/** `--trace <file>`: every JSON-RPC message as a JSON line, secrets scrubbed. */
+/**
+ * `--trace <file>`: every JSON-RPC message as a JSON line, as sent and received (a server's
+ * data is not searched for config values; tests/hostile/data-is-data checks an HTTP
+ * entry's header value never reaches it).
+ */
 const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
 
 let box: Sandbox | undefined;
@@ -15,7 +19,7 @@ afterEach(() => {
 });
 
 describe('mcpkit --trace', () => {
-  it('writes each message sent and received (time, server, direction, size, message), 0600, with secrets scrubbed', async () => {
+  it('writes each message sent and received (time, server, direction, size, message), 0600, as they were', async () => {
     box = sandbox('mcpkit-cli-trace-');
     const secret = 'trace-secret-value-99';
     const config = box.file('servers.json', {
@@ -45,17 +49,19 @@ describe('mcpkit --trace', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, 'utf8');
-    expect(text).not.toContain(secret);
     const lines = text
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     const sent = lines.find((l) => l.direction === 'send' && l.message.method === 'tools/call');
-    expect(sent).toMatchObject({ server: 'fx', message: { params: { arguments: { t: '***' } } } });
+    // What the user typed is what was sent, though an env value of the entry is the same
+    // string: a message is not searched for config values.
+    expect(sent).toMatchObject({ server: 'fx', message: { params: { arguments: { t: secret } } } });
     expect(sent.size).toBeGreaterThan(0);
     expect(Number.isNaN(Date.parse(sent.time))).toBe(false);
     const answer = lines.find((l) => l.direction === 'receive' && l.message.id === sent.message.id);
-    expect(answer.message.result.content[0].text).toContain('***');
+    expect(answer.message.result.content[0].text).toContain(secret);
+    expect(answer.message.result.content[0].text).not.toContain('***');
     expect(lines.some((l) => l.direction === 'send' && l.message.method === 'initialize')).toBe(
       true,
     );

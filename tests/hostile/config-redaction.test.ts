@@ -44,11 +44,12 @@ describe('mcpkit list hides secrets (issue #10 finding 9, config side)', () => {
   it('the approval record in list --json (the URL as written in .mcp.json) is redacted too', async () => {
     await using box = sandbox();
     box.write(path.join(box.repo, '.mcp.json'), {
-      mcpServers: { p: { type: 'http', url: 'https://p.example/mcp?k=abc' } },
+      mcpServers: { p: { type: 'http', url: 'https://p.example/mcp?key=abc&page=2' } },
     });
     const json = JSON.parse((await box.cli(['list', '--json'])).stdout);
-    expect(json.servers[0].config.url).toBe('https://p.example/mcp?k=***');
-    expect(json.servers[0].approval.url).toBe('https://p.example/mcp?k=***');
+    // A credential query value is hidden; the rest of the URL is the URL.
+    expect(json.servers[0].config.url).toBe('https://p.example/mcp?key=***&page=2');
+    expect(json.servers[0].approval.url).toBe('https://p.example/mcp?key=***&page=2');
     expect(json.servers[0].approval.digest).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -4,11 +4,11 @@ import {
   addServer,
   approve,
   approveAll,
+  type Diagnostic,
   IMPORT_LOCATIONS,
   IMPORT_SOURCES,
   type ImportSource,
   importServers,
-  type LoadResult,
   nodeFs,
   type ResolvedServer,
   readConfigFile,
@@ -18,11 +18,10 @@ import {
   removeServer,
   resetApprovals,
   type ServerConfig,
-  scrubSecrets,
-  secretValues,
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
+import { redactUrls } from './redact-output.js';
 import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
 import { table } from './table.js';
 
@@ -33,6 +32,8 @@ import { UsageError } from './usage.js';
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** A server's own words on stderr (its stderr lines): data, not the CLI's message. */
+  serverStderr?: (text: string) => void;
 }
 
 const SCOPES: WritableScope[] = ['local', 'project', 'user'];
@@ -53,11 +54,6 @@ export interface ListOptions {
   showSecrets?: boolean;
 }
 
-/** Every secret value of the resolved entries, for scrubbing printed text. */
-export function secretsOf(result: LoadResult): string[] {
-  return [...result.servers, ...result.dropped].flatMap((s) => secretValues(s.config));
-}
-
 /**
  * `mcpkit list`: every server, where it comes from, and whether it will start (and why not).
  * Secrets are hidden unless `showSecrets` is set. (A bare boolean is the old `json` argument.)
@@ -70,9 +66,12 @@ export async function listCommand(
 ): Promise<number> {
   const { json, showSecrets = false } = typeof options === 'boolean' ? { json: options } : options;
   const result = await resolveServers(ctx, selection);
-  const secrets = showSecrets ? [] : secretsOf(result);
-  const out = (text: string) => io.stdout(scrubSecrets(text, secrets));
-  const err = (text: string) => io.stderr(scrubSecrets(text, secrets));
+  // Secrets are hidden by position: in each entry (`redactServerConfig`) and in the URLs
+  // the messages quote (`io.stderr` of the CLI's Output); nothing is searched for values.
+  const out = io.stdout;
+  const err = io.stderr;
+  const said = (d: Diagnostic): Diagnostic =>
+    showSecrets ? d : { ...d, message: redactUrls(d.message) };
   const shown = <T extends { config: ServerConfig; approval?: ApprovalRecord }>(s: T): T => {
     if (showSecrets) return s;
     const approval = s.approval?.url
@@ -86,8 +85,8 @@ export async function listCommand(
         {
           servers: result.servers.map(shown),
           dropped: result.dropped.map(shown),
-          errors: result.errors,
-          warnings: result.warnings,
+          errors: result.errors.map(said),
+          warnings: result.warnings.map(said),
         },
         null,
         2,
@@ -221,7 +220,6 @@ export async function approvalCommand(
   all: boolean,
 ): Promise<number> {
   const result = await resolveServers(ctx, selection);
-  const secrets = secretsOf(result);
   const project = result.servers.filter((s) => s.scope === 'project');
   const projectServers = new Set(project.map((s) => s.name));
   for (const name of names) {
@@ -247,7 +245,11 @@ export async function approvalCommand(
   if (command === 'approve') {
     // Said before recording, so the user sees what the approval covers.
     for (const s of chosen) {
-      for (const line of approvalNotes(s)) io.stderr(scrubSecrets(`mcpkit: ${line}\n`, secrets));
+      // The entry whole but for its credentials: the user sees the command they approve.
+      io.stderr(
+        `mcpkit: approving "${s.name}" (${s.source}): ${JSON.stringify(redactServerConfig(s.config))}\n`,
+      );
+      for (const line of approvalNotes(s)) io.stderr(`mcpkit: ${line}\n`);
     }
   }
   await updateApprovals(nodeFs, result.localStateFile, result.project, change);

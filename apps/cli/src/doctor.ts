@@ -210,8 +210,23 @@ export async function doctorCommand(
   };
   const bad = (f: Finding) => f.level === 'error' || f.level === 'warning';
   report.ok = !report.config.some(bad) && !report.servers.some((s) => s.findings.some(bad));
-  if (options.json) out.json(report);
-  else out.stdout(renderReport(report));
+  // Findings are the CLI's words and may quote a configured URL: its credentials are hidden
+  // by position. A server's stderr lines are its data and stay as it wrote them.
+  const said = (f: Finding): Finding =>
+    f.check === 'stderr'
+      ? f
+      : {
+          ...f,
+          message: out.redact(f.message),
+          ...(f.next !== undefined ? { next: out.redact(f.next) } : {}),
+        };
+  const shown: DoctorReport = {
+    ...report,
+    config: report.config.map(said),
+    servers: report.servers.map((s) => ({ ...s, findings: s.findings.map(said) })),
+  };
+  if (options.json) out.json(shown);
+  else out.stdout(renderReport(shown));
   return report.ok ? 0 : 1;
 }
 

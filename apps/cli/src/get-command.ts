@@ -34,7 +34,9 @@ export async function getCommand(
   }
   return run.inspect(name, async (state: ServerState, tools) => {
     if (state.state !== 'connected') {
-      const s = summarize(state);
+      // The CLI's words about the state, which may quote the configured URL.
+      const summary = summarize(state);
+      const s = { ...summary, reason: out.redact(summary.reason), next: out.redact(summary.next) };
       if (options.json) out.json({ ...base, state: s.state, reason: s.reason, next: s.next });
       else
         out.stdout(

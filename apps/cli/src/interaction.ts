@@ -19,7 +19,7 @@ export interface InteractionOptions {
   noBrowser: boolean;
   /** `--root <dir>` (absolute), or the working directory; `false` with `--no-roots`. */
   roots: readonly string[] | false;
-  /** Messages (stderr, neutralized and scrubbed). */
+  /** Lines that carry what a server says (stderr, neutralized; its words as it sent them). */
   say: (line: string) => void;
   /** A URL the user must open (its query kept). */
   link: (line: string) => void;

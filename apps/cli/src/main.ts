@@ -83,7 +83,8 @@ export async function main(
   let trace: import('./trace.js').TraceFile | undefined;
   const showSecrets = values['show-secrets'] ?? false;
   const { Output } = await import('./output.js');
-  // Everything printed from here on is scrubbed of secrets and neutralized for a terminal.
+  // Everything printed from here on is neutralized for a terminal; the CLI's own messages
+  // have the URLs they quote redacted (server output is data: never searched for values).
   const out = new Output(io, {
     stdoutIsTTY: options.stdoutIsTTY ?? false,
     sanitize: values.sanitize ?? false,
@@ -99,7 +100,7 @@ export async function main(
     switch (command) {
       case 'list': {
         const { listCommand } = await import('./config-commands.js');
-        // It redacts the entries it prints and scrubs its own lines.
+        // It redacts the entries it prints (by position) and the URLs its messages quote.
         return await listCommand(out, ctx, selection, { json, showSecrets });
       }
       case 'add':
@@ -133,14 +134,11 @@ export async function main(
             ? await options.shutdown()
             : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
         if (rest.length > 0) throw new UsageError('usage: mcpkit serve [--http [host:]port]');
-        const [{ resolveServers, problems }, { secretHolders }, { serveCommand }] =
-          await Promise.all([
-            import('./servers.js'),
-            import('./server-commands.js'),
-            import('./serve/serve-command.js'),
-          ]);
+        const [{ resolveServers, problems }, { serveCommand }] = await Promise.all([
+          import('./servers.js'),
+          import('./serve/serve-command.js'),
+        ]);
         const resolved = await resolveServers(ctx, selection);
-        out.scrubber.addServers(secretHolders(resolved));
         for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
         return await serveCommand(
           out,
@@ -159,12 +157,8 @@ export async function main(
           typeof options.shutdown === 'function'
             ? await options.shutdown()
             : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
-        const [{ resolveServers }, { secretHolders }] = await Promise.all([
-          import('./servers.js'),
-          import('./server-commands.js'),
-        ]);
+        const { resolveServers } = await import('./servers.js');
         const resolved = await resolveServers(ctx, selection);
-        out.scrubber.addServers(secretHolders(resolved));
         if (command === 'doctor') {
           const { doctorCommand } = await import('./doctor.js');
           return await doctorCommand(out, ctx, resolved, rest, { json, timeoutMs, shutdown });
@@ -192,10 +186,7 @@ export async function main(
         const stream = options.progressStream;
         if (values.trace !== undefined) {
           const { TraceFile } = await import('./trace.js');
-          trace = new TraceFile(
-            path.resolve(ctx.cwd, values.trace),
-            showSecrets ? (v) => v : (v) => out.scrubber.value(v),
-          );
+          trace = new TraceFile(path.resolve(ctx.cwd, values.trace));
         }
         const elicit =
           values.elicit === undefined ? undefined : parseElicit(values.elicit, '--elicit');
@@ -206,7 +197,7 @@ export async function main(
           roots: values['no-roots']
             ? false
             : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
-          say: out.stderr,
+          say: out.serverStderr,
           link: out.link,
         });
         return await serverCommand(command, rest, out, ctx, selection, shutdown, {
@@ -226,7 +217,7 @@ export async function main(
                   (await import('./progress.js')).terminalProgress({
                     stream,
                     color: !ctx.env.NO_COLOR,
-                    clean: (text) => out.scrubber.text(text),
+                    clean: out.redact,
                   }),
               }
             : {}),

@@ -1,5 +1,5 @@
 import type { Io } from './config-commands.js';
-import { SecretScrubber } from './redact-output.js';
+import { redactUrls } from './redact-output.js';
 import { neutralizeBlock, terminalSafeJson } from './terminal.js';
 
 export interface OutputOptions {
@@ -7,81 +7,77 @@ export interface OutputOptions {
   stdoutIsTTY: boolean;
   /** `--sanitize`: neutralize results even when stdout is a pipe or a file. */
   sanitize: boolean;
-  /** `--show-secrets`: no scrubbing at all. */
+  /** `--show-secrets`: URLs in the CLI's messages are shown whole. */
   showSecrets: boolean;
   /** Nothing more is printed once this says so (after Ctrl-C, half-done output is noise). */
   muted?: () => boolean;
 }
 
 /**
- * Everything the CLI prints goes through here. Every write is scrubbed of secrets (unless
- * `--show-secrets`); stderr and listings always have terminal controls neutralized; a
- * server's result (`call`, `read`, `prompt`) stays byte-exact when stdout is not a
- * terminal, so that `mcpkit call … > file` keeps what the server sent.
+ * Everything the CLI prints goes through here. What a server sends is data: a result
+ * (`call`, `read`, `prompt`) and `--json` keep it exact when stdout is not a terminal, and
+ * listings and server stderr only have terminal controls neutralized — no text is ever
+ * searched for config values. Secrets are hidden by position where the CLI prints its
+ * configuration (the entries themselves are redacted by `redactServerConfig` before they
+ * get here) and in its own messages on stderr, where every URL goes through `redactUrl`.
  */
 export class Output implements Io {
-  readonly scrubber = new SecretScrubber();
-
   constructor(
     private readonly io: Io,
     private readonly options: OutputOptions,
   ) {}
 
-  private scrub(text: string): string {
-    if (this.options.showSecrets) return text;
-    // A JSON document (e.g. `list --json`) is scrubbed value by value, so it stays JSON.
-    const start = text.trimStart()[0];
-    if (start === '{' || start === '[') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return this.scrubber.text(text);
-      }
-      return `${JSON.stringify(this.scrubber.value(parsed), null, 2)}${text.endsWith('\n') ? '\n' : ''}`;
-    }
-    return this.scrubber.text(text);
-  }
-
   private get muted(): boolean {
     return this.options.muted?.() ?? false;
   }
 
-  /** Listings and messages of our own (with server text inside): always neutralized. */
+  /**
+   * A message of the CLI's own that may quote a configured URL (a state's reason, an HTTP
+   * error): its URLs' user info and credential query values hidden, unless --show-secrets.
+   */
+  readonly redact = (text: string): string => (this.options.showSecrets ? text : redactUrls(text));
+
+  /** Listings (with server text inside) and lines of our own: always neutralized. */
   readonly stdout = (text: string): void => {
     if (this.muted) return;
-    this.io.stdout(neutralizeBlock(this.scrub(text)));
+    this.io.stdout(neutralizeBlock(text));
   };
 
-  /** Errors, warnings, server stderr: always neutralized. */
+  /** The CLI's own errors and warnings: URLs redacted (see `redact`), always neutralized. */
   readonly stderr = (text: string): void => {
     if (this.muted) return;
-    this.io.stderr(neutralizeBlock(this.scrub(text)));
+    this.io.stderr(neutralizeBlock(this.redact(text)));
+  };
+
+  /**
+   * A server's own words on stderr (its stderr lines, what an elicitation says): data,
+   * neutralized and otherwise as sent.
+   */
+  readonly serverStderr = (text: string): void => {
+    if (this.muted) return;
+    this.io.stderr(neutralizeBlock(text));
   };
 
   /**
    * A line with a URL the user must open (the authorization URL of `login`): neutralized,
-   * known secrets scrubbed, but the URL's query kept, or the link would not work.
+   * the URL whole, or the link would not work.
    */
   readonly link = (text: string): void => {
     if (this.muted) return;
-    const clean = this.options.showSecrets ? text : this.scrubber.text(text, { urls: false });
-    this.io.stderr(neutralizeBlock(clean));
+    this.io.stderr(neutralizeBlock(text));
   };
 
   /** A server's answer as text: exact unless it goes to a terminal or `--sanitize`. */
   result(text: string): void {
     if (this.muted) return;
-    const clean = this.options.showSecrets ? text : this.scrubber.text(text);
     this.io.stdout(
-      this.options.stdoutIsTTY || this.options.sanitize ? neutralizeBlock(clean) : clean,
+      this.options.stdoutIsTTY || this.options.sanitize ? neutralizeBlock(text) : text,
     );
   }
 
   /** A JSON document: the same value, without terminal controls in its text. */
   json(value: unknown): void {
     if (this.muted) return;
-    const clean = this.options.showSecrets ? value : this.scrubber.value(value);
-    this.io.stdout(`${terminalSafeJson(clean)}\n`);
+    this.io.stdout(`${terminalSafeJson(value)}\n`);
   }
 }

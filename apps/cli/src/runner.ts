@@ -76,7 +76,7 @@ export class Runner {
               onstderr: (name: string, text: string) => {
                 let forward = forwarders.get(name);
                 if (!forward) {
-                  forward = new LineForwarder(`[${name}] `, this.out.stderr);
+                  forward = new LineForwarder(`[${name}] `, this.out.serverStderr);
                   forwarders.set(name, forward);
                 }
                 forward.push(text);
@@ -130,8 +130,20 @@ export class Runner {
         ...notStarted.map((entry) => ({ entry })),
       ].sort((a, b) => a.entry.name.localeCompare(b.entry.name));
       const rendered = serversTable(rows);
-      if (this.options.json) this.out.json({ servers: rendered.json });
-      else this.out.stdout(rendered.text);
+      // A row's reason and next step are the CLI's words and may quote the configured URL
+      // (an HTTP error): its credentials are hidden by position. Server names and versions
+      // hold no URL to redact.
+      const redact = this.out.redact;
+      if (this.options.json)
+        this.out.json({
+          servers: rendered.json.map((r) => ({
+            ...r,
+            ...(r.error !== undefined ? { error: redact(r.error) } : {}),
+            ...(r.reason !== undefined ? { reason: redact(r.reason) } : {}),
+            ...(r.next !== undefined ? { next: redact(r.next) } : {}),
+          })),
+        });
+      else this.out.stdout(redact(rendered.text));
       return states.some((s) => s.state !== 'connected') ? 1 : 0;
     } finally {
       await manager.close();
@@ -198,7 +210,11 @@ export class Runner {
     results.sort((a, b) => a.name.localeCompare(b.name));
     errors.sort((a, b) => a.server.localeCompare(b.server));
     if (this.options.json) {
-      this.out.json({ servers: results.map((r) => ({ name: r.name, [what]: r.items })), errors });
+      // The items are the servers' data, as sent; the errors are the CLI's words.
+      this.out.json({
+        servers: results.map((r) => ({ name: r.name, [what]: r.items })),
+        errors: errors.map((e) => ({ ...e, error: this.out.redact(e.error) })),
+      });
     } else {
       for (const r of results) {
         this.out.stdout(`${neutralize(r.name)} (${r.items.length} ${what})\n`);
@@ -256,8 +272,8 @@ export function serverError(server: string, error: Error): string {
 }
 
 /**
- * A server's stderr, a line at a time with its name in front: a chunk may end mid-line,
- * and a secret split across two chunks must still be seen whole by the scrubber.
+ * A server's stderr, a line at a time with its name in front: a chunk may end mid-line, and
+ * the prefix belongs at the start of each line.
  */
 class LineForwarder {
   private partial = '';

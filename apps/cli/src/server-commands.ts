@@ -1,5 +1,4 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
-import type { LoadResult } from '@mcpkit/config';
 import { isPairs, readStdinJson, typedPairs } from './call-arguments.js';
 import { formatPrompt, formatResource, formatToolResult } from './format.js';
 import type { Output } from './output.js';
@@ -48,7 +47,6 @@ export async function serverCommand(
   options: ServerCommandOptions,
 ): Promise<number> {
   const resolved = await resolveServers(ctx, selection);
-  out.scrubber.addServers(secretHolders(resolved));
   for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
   if (command === 'login' || command === 'logout') {
     const { authCommand } = await import('./login.js');
@@ -232,11 +230,6 @@ export async function serverCommand(
 
 function handlersOf(handlers: ServerCommandOptions['handlers'], server: string) {
   return typeof handlers === 'function' ? handlers(server) : handlers;
-}
-
-/** Every entry the config holds, shadowed ones too: each one's secrets are hidden. */
-export function secretHolders(resolved: LoadResult) {
-  return [...resolved.servers, ...resolved.dropped];
 }
 
 function need(rest: string[], count: number, usage: string): [string, string, string | undefined] {

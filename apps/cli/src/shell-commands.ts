@@ -108,7 +108,8 @@ export async function runShellLine(
         const state = states.find((st) => st.name === entry.name);
         return state ? { entry, state, tools: counts.get(entry.name) } : { entry };
       });
-      out.stdout(serversTable(rows).text);
+      // Reasons are the CLI's words and may quote a configured URL.
+      out.stdout(out.redact(serversTable(rows).text));
       return;
     }
     case 'tools': {
@@ -233,12 +234,12 @@ async function toggle(s: ShellState, command: 'enable' | 'disable', server: stri
     if (!s.manager.state(server)) throw error;
     if (command === 'disable') await s.manager.disable(server);
     else await s.manager.enable(server);
-    s.out.stdout(`${command}d "${server}" for this session only: ${(error as Error).message}\n`);
+    s.out.stdout(
+      s.out.redact(`${command}d "${server}" for this session only: ${(error as Error).message}\n`),
+    );
     return;
   }
   s.resolved = await resolveServers(s.ctx, s.selection);
-  const { secretHolders } = await import('./server-commands.js');
-  s.out.scrubber.addServers(secretHolders(s.resolved));
   await s.manager.reload(s.resolved.servers.filter((e) => e.status === 'enabled'));
 }
 

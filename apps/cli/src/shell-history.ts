@@ -20,8 +20,8 @@ export function shellHistoryFile(ctx: CliContext): string {
 
 /**
  * The shell's history, one line per entry, oldest first in the file, 0600 in a 0700
- * folder. Lines are scrubbed of known secrets before they are kept (a `call` may carry a
- * key the config also holds).
+ * folder. Lines are scrubbed of the enabled entries' credentials before they are kept (a
+ * `call` may carry a key the config also holds): the user's typing, never a server's text.
  */
 export class ShellHistory {
   private lines: string[] = [];

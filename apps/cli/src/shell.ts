@@ -4,7 +4,7 @@ import type { McpManager } from '@mcpkit/manager';
 import { cliHandlers } from './interaction.js';
 import { inCliWords } from './messages.js';
 import { Output } from './output.js';
-import { secretHolders } from './server-commands.js';
+import { historyScrubber } from './redact-output.js';
 import { type CliContext, notStartedHint, type ServerSelection } from './servers.js';
 import { openSession } from './session.js';
 import { runShellLine, type ShellOptions, type ShellState, shellError } from './shell-commands.js';
@@ -60,9 +60,12 @@ export async function shellCommand(
     { stdout: print, stderr: terminal ? print : (text) => void errors.write(text) },
     { stdoutIsTTY: output.isTTY === true, sanitize: false, showSecrets: options.showSecrets },
   );
-  out.scrubber.addServers(secretHolders(resolved));
   const names = new ShellNames(resolved.servers.map((s) => s.name));
-  const history = new ShellHistory(shellHistoryFile(ctx), (line) => out.scrubber.text(line));
+  // Lines are kept after the shell state exists; an enable or disable there changes which
+  // entries' credentials count.
+  const history = new ShellHistory(shellHistoryFile(ctx), (line) =>
+    historyScrubber(state.resolved.servers)(line),
+  );
   await history.load();
   const rl = createInterface({
     input,
@@ -87,7 +90,7 @@ export async function shellCommand(
         interactive: false,
         noBrowser: options.noBrowser,
         roots: options.roots,
-        say: out.stderr,
+        say: out.serverStderr,
         link: out.link,
       }),
       onwarning: (server, error) =>
@@ -118,8 +121,9 @@ export async function shellCommand(
   ] as const) {
     manager.on(event, (d) => {
       refresh();
+      // Names and URIs a server listed: its data, neutralized only.
       const line = changes.apply(kind, d);
-      if (line) out.stderr(`${line}\n`);
+      if (line) out.serverStderr(`${line}\n`);
     });
   }
 

@@ -6,16 +6,15 @@ export type TraceDirection = 'send' | 'receive';
 
 /**
  * `--trace <file>`: every JSON-RPC message in both directions, one JSON line each —
- * `{ time, server, direction, size, message }` — with secrets scrubbed (the same rule as
- * everything the CLI prints). The file is created 0600 and appended to.
+ * `{ time, server, direction, size, message }`. Messages are written as sent and received:
+ * what a server sends is data, and a JSON-RPC message holds no configuration (header
+ * values and URL credentials travel in the transport, never in the trace). The file is
+ * created 0600 and appended to.
  */
 export class TraceFile {
   private fd: number | undefined;
 
-  constructor(
-    readonly file: string,
-    private readonly scrub: (value: unknown) => unknown,
-  ) {
+  constructor(readonly file: string) {
     this.fd = openSync(file, 'a', 0o600);
   }
 
@@ -27,7 +26,7 @@ export class TraceFile {
       server,
       direction,
       size,
-      message: this.scrub(message),
+      message,
     };
     writeSync(this.fd, `${JSON.stringify(line)}\n`);
   }

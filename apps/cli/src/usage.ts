@@ -62,12 +62,12 @@ Options:
                             the largest message a server may send (default 67108864);
                             serve: also the largest a client may send the gateway
       --sanitize            call/read/prompt: escape terminal controls even into a pipe or file
-      --show-secrets        print header/env values, URL passwords and query values as they are
+      --show-secrets        print header values, credential env values and URL secrets as they are
   -v, --verbose             show servers' stderr and warnings, each line prefixed [server]
       --elicit <json>       answer the next form a server asks (elicitation) with this object
       --root <dir>          a root the servers may work in (repeatable; default: the working directory)
       --no-roots            offer servers no roots
-      --trace <file>        append every JSON-RPC message (both directions) as JSON lines, secrets scrubbed
+      --trace <file>        append every JSON-RPC message (both directions) as JSON lines, as sent
       --no-progress         no live progress lines while connecting (drawn only on a terminal)
   -h, --help                this text (mcpkit <command> --help: that command's)
       --version             the version

@@ -41,6 +41,7 @@ export {
   type PolicyDecision,
 } from './policy.js';
 export {
+  isCredentialName,
   redactServerConfig,
   redactUrl,
   scrubSecrets,

@@ -1,23 +1,34 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactServerConfig, redactUrl, scrubSecrets, secretValues } from './redact.js';
+import {
+  isCredentialName,
+  redactServerConfig,
+  redactUrl,
+  scrubSecrets,
+  secretValues,
+} from './redact.js';
 import type { ServerConfig } from './schemas.js';
 
 describe('redactUrl', () => {
   it.each([
     [
       'https://user:PASS@api.example/mcp?api_key=K3Y&x=1',
-      'https://***:***@api.example/mcp?api_key=***&x=***',
+      'https://***:***@api.example/mcp?api_key=***&x=1',
     ],
     ['https://tok3n@api.example/mcp', 'https://***@api.example/mcp'],
     ['https://api.example/mcp', 'https://api.example/mcp'],
-    ['https://api.example/mcp?flag&k=', 'https://api.example/mcp?***&k=***'],
+    ['https://api.example/mcp?flag&k=', 'https://api.example/mcp?***&k='],
+    ['https://api.example/mcp?%74oken=abc&sig=x', 'https://api.example/mcp?%74oken=***&sig=***'],
+    [
+      'https://h.example/app?selectedSnapshot=login_screen.png&page=2',
+      'https://h.example/app?selectedSnapshot=login_screen.png&page=2',
+    ],
     ['https://${USER}:${PASS}@h.example/mcp?key=${KEY}', 'https://***:***@h.example/mcp?key=***'],
     ['http://u:p@127.0.0.1:1\\@evil.example/mcp', 'http://***:***@127.0.0.1:1\\@evil.example/mcp'],
     ['http:u:p@h.example/x', 'http:***:***@h.example/x'],
     [
       'https://h.example/cb#access_token=abc&state=s',
-      'https://h.example/cb#access_token=***&state=***',
+      'https://h.example/cb#access_token=***&state=s',
     ],
     ['https://h.example/docs#intro', 'https://h.example/docs#intro'],
     ['not a url', 'not a url'],
@@ -27,7 +38,7 @@ describe('redactUrl', () => {
     expect(redactUrl(input)).toBe(expected);
   });
 
-  it('hides exactly what the WHATWG parser would take as user info and query values', () => {
+  it('hides exactly what the WHATWG parser would take as user info and credential query values', () => {
     const piece = fc.string({
       unit: fc.constantFrom('a', 'b', ':', '@', '/', '\\', '?', '#', '&', '=', '%', '\t', '.', '1'),
     });
@@ -52,7 +63,13 @@ describe('redactUrl', () => {
           if (original.username !== '') expect(redacted.username).toBe('***');
           if (original.password !== '') expect(redacted.password).toBe('***');
           expect(redacted.host).toBe(original.host);
-          for (const value of redacted.searchParams.values()) expect(['', '***']).toContain(value);
+          // No key this alphabet makes names a credential: a keyed value stays, a bare one
+          // (all value, no key) is hidden.
+          const kept = [...original.searchParams];
+          [...redacted.searchParams].forEach(([key, value], i) => {
+            expect(isCredentialName(key)).toBe(false);
+            if (key !== '***') expect(value).toBe(kept[i]![1]);
+          });
           expect(redactUrl(redactUrl(input))).toBe(redactUrl(input));
         },
       ),
@@ -72,7 +89,7 @@ describe('redactUrl', () => {
 });
 
 describe('redactServerConfig', () => {
-  it('hides header and env values, URL secrets and secret-like fields; keeps names and headersHelper', () => {
+  it('hides header values, credential env values, URL secrets and secret-like fields; keeps names, args and headersHelper', () => {
     const http = {
       type: 'http',
       url: 'https://me:hunter22@api.example/mcp?token=abcd',
@@ -91,13 +108,13 @@ describe('redactServerConfig', () => {
       type: 'stdio',
       command: 'srv',
       args: ['--x'],
-      env: { API_KEY: 'k-123456' },
+      env: { API_KEY: 'k-123456', NODE_ENV: 'production', LOG_LEVEL: 'info' },
     } as ServerConfig;
     expect(redactServerConfig(stdio)).toEqual({
       type: 'stdio',
       command: 'srv',
       args: ['--x'],
-      env: { API_KEY: '***' },
+      env: { API_KEY: '***', NODE_ENV: 'production', LOG_LEVEL: 'info' },
     });
     const ide = {
       type: 'ws-ide',
@@ -116,7 +133,10 @@ describe('redactServerConfig', () => {
     const secret = fc.stringMatching(/^[A-Za-z0-9_\-.~!$'()*+,;]{4,20}$/).map((s) => `S3C${s}`);
     fc.assert(
       fc.property(
-        fc.dictionary(fc.stringMatching(/^[A-Z_]{1,8}$/), secret),
+        fc.dictionary(
+          fc.stringMatching(/^[A-Z_]{1,8}$/).map((k) => `${k}_TOKEN`),
+          secret,
+        ),
         fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,8}$/), secret),
         secret,
         secret,
@@ -125,7 +145,7 @@ describe('redactServerConfig', () => {
             { type: 'stdio', command: 'srv', env } as ServerConfig,
             {
               type: 'http',
-              url: `https://user:${encodeURIComponent(password)}@h.example/mcp?q=${encodeURIComponent(query)}`,
+              url: `https://user:${encodeURIComponent(password)}@h.example/mcp?api_key=${encodeURIComponent(query)}`,
               headers,
             } as ServerConfig,
           ];
@@ -140,8 +160,39 @@ describe('redactServerConfig', () => {
   });
 });
 
+describe('isCredentialName', () => {
+  it.each([
+    'API_TOKEN',
+    'GITHUB_PERSONAL_ACCESS_TOKEN',
+    'api_key',
+    'apiKey',
+    'DB_PASSWORD',
+    'DB_PASS',
+    'CLIENT_SECRET',
+    'AWS_SECRET_ACCESS_KEY',
+    'Authorization',
+    'COOKIE',
+    'credentials',
+    'sig',
+    'session_id',
+    'PRIVATE_KEY_PATH',
+  ])('%s names a credential', (name) => expect(isCredentialName(name)).toBe(true));
+  it.each([
+    'NODE_ENV',
+    'LOG_LEVEL',
+    'ALLOW_DANGEROUS',
+    'TINY_MODE',
+    'X',
+    'selectedSnapshot',
+    'page',
+    'PATH',
+    'HOME',
+    'DEBUG',
+  ])('%s does not', (name) => expect(isCredentialName(name)).toBe(false));
+});
+
 describe('secretValues and scrubSecrets', () => {
-  it('lists header, env, URL password and query values of length >= 4, longest first', () => {
+  it('lists header values, credential env values, URL password and credential query values of length >= 4, longest first', () => {
     const config = {
       type: 'http',
       url: 'https://me:p%40ss@h.example/mcp?api_key=KEY123&v=1',
@@ -149,7 +200,11 @@ describe('secretValues and scrubSecrets', () => {
     } as ServerConfig;
     expect(secretValues(config)).toEqual(['Bearer abcdef', 'KEY123', 'p%40ss', 'p@ss']);
     expect(
-      secretValues({ type: 'stdio', command: 'x', env: { A: 'abc', B: 'abcd' } } as ServerConfig),
+      secretValues({
+        type: 'stdio',
+        command: 'x',
+        env: { A_KEY: 'abc', B_KEY: 'abcd', NODE_ENV: 'production' },
+      } as ServerConfig),
     ).toEqual(['abcd']);
   });
 

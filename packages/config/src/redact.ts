@@ -3,27 +3,54 @@ import type { ServerConfig } from './schemas.js';
 /** What every hidden value is replaced with. */
 export const REDACTED = '***';
 
-/** Secrets shorter than this are not scrubbed from free text: they would match everywhere. */
+/** Secrets shorter than this are not scrubbed from typed text: they would match everywhere. */
 export const MIN_SECRET_LENGTH = 4;
 
 // Schemes whose URLs the WHATWG parser treats as "special": `\` ends the authority like `/`,
 // and slashes after the scheme are optional.
 const SPECIAL = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:']);
 
+/**
+ * Whether a name (an env key, a query or fragment key, a field) names a credential: a token,
+ * key, secret, password, credential, auth value, cookie, session, signature or private key.
+ * `NODE_ENV`, `LOG_LEVEL`, `ALLOW_DANGEROUS`, `page` do not.
+ */
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_NAME.test(name);
+}
+
+const CREDENTIAL_NAME =
+  /token|secret|passw|passphrase|pwd|credential|auth|cookie|session|private|key|(?:^|[^a-z])(?:pass|sig|signature|jwt)(?:$|[^a-z])/i;
+
+// A key as written and as a server would decode it (`%74oken` is `token`).
+const credentialKey = (raw: string): boolean => {
+  if (isCredentialName(raw)) return true;
+  try {
+    return isCredentialName(decodeURIComponent(raw.replace(/\+/g, ' ')));
+  } catch {
+    return false;
+  }
+};
+
 const redactPairs = (part: string): string =>
   part
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
-      if (eq >= 0) return `${pair.slice(0, eq)}=${REDACTED}`;
-      // A bare `?token` is all value: there is no key to keep.
+      if (eq >= 0) {
+        const key = pair.slice(0, eq);
+        return credentialKey(key) ? `${key}=${REDACTED}` : pair;
+      }
+      // A bare `?sk-live-…` is all value: with no key to judge it by, it is hidden.
       return pair === '' ? pair : REDACTED;
     })
     .join('&');
 
 /**
- * A URL fit for printing: user info becomes `***` (`***:***` with a password), every query
- * value becomes `***` (keys kept), and so do fragment values written as `k=v`.
+ * A URL fit for printing: user info becomes `***` (`***:***` with a password); a query or
+ * fragment value becomes `***` when its key names a credential (`api_key`, `access_token`,
+ * `sig`…; see `isCredentialName`) or when it has no key at all (`?sk-…`). Other values
+ * (`page=2`) stay: they are the URL, not a secret.
  * Works on the text as written (so `${VAR}` left in a URL stays readable), splitting it
  * where the WHATWG parser would; a string that is not a URL comes back unchanged.
  */
@@ -70,24 +97,29 @@ export function redactUrl(url: string): string {
 
 const SECRET_KEY = /secret|token|password|passwd|credential|api[-_]?key|private/i;
 
-const hideValues = (map: unknown): Record<string, string> | undefined => {
-  if (!map || typeof map !== 'object' || Array.isArray(map)) return undefined;
-  const out: Record<string, string> = Object.create(null);
-  for (const key of Object.keys(map)) out[key] = REDACTED;
-  return out;
-};
-
 /**
- * A copy of an entry fit for printing: every header and env value is `***` (names kept),
- * the URL goes through `redactUrl`, secret-like fields (`authToken`, `oauth.clientSecret`…)
- * are `***`. `headersHelper` stays: it is a command, not a secret.
+ * A copy of an entry fit for printing, masked by position: every header value is `***`
+ * (names kept), an env value is `***` when its key names a credential (`API_TOKEN`,
+ * `DB_PASSWORD`; not `NODE_ENV` or `LOG_LEVEL`), the URL goes through `redactUrl`,
+ * secret-like fields (`authToken`, `oauth.clientSecret`…) are `***`. Everything else —
+ * `command`, `args`, `headersHelper`, other env values — is shown as written: the user
+ * must see what would run.
  */
 export function redactServerConfig<T extends ServerConfig>(config: T): T {
   const out: Record<string, unknown> = { ...config };
   const source = config as Record<string, unknown>;
-  for (const field of ['env', 'headers']) {
-    const hidden = hideValues(source[field]);
-    if (hidden) out[field] = hidden;
+  const headers = source.headers;
+  if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
+    const hidden: Record<string, string> = Object.create(null);
+    for (const key of Object.keys(headers)) hidden[key] = REDACTED;
+    out.headers = hidden;
+  }
+  const env = source.env;
+  if (env && typeof env === 'object' && !Array.isArray(env)) {
+    const shown: Record<string, unknown> = Object.create(null);
+    for (const [key, value] of Object.entries(env))
+      shown[key] = isCredentialName(key) ? REDACTED : value;
+    out.env = shown;
   }
   if (typeof source.url === 'string') out.url = redactUrl(source.url);
   for (const key of Object.keys(source)) {
@@ -118,27 +150,31 @@ function urlSecrets(url: string): string[] {
       // Not valid percent-encoding: the raw form is enough.
     }
   }
-  for (const value of parsed.searchParams.values()) out.push(value);
+  for (const [key, value] of parsed.searchParams) if (isCredentialName(key)) out.push(value);
   for (const part of parsed.search.slice(1).split('&')) {
     const eq = part.indexOf('=');
-    out.push(eq === -1 ? part : part.slice(eq + 1));
+    if (eq === -1) out.push(part);
+    else if (credentialKey(part.slice(0, eq))) out.push(part.slice(eq + 1));
   }
   return out;
 }
 
 /**
- * The raw secret strings of an entry (header and env values, URL user info and query
- * values, secret-like fields), each at least `MIN_SECRET_LENGTH` long, longest first: for a
- * scrubber that hides them wherever they appear in printed text.
+ * The raw credential strings of an entry — what `redactServerConfig` hides: header values,
+ * env values under credential names, URL user info and credential query values, secret-like
+ * fields — each at least `MIN_SECRET_LENGTH` long, longest first. For text the user typed
+ * (a shell history line), never for what a server sent: a server's output is data.
  */
 export function secretValues(config: ServerConfig): string[] {
   const source = config as Record<string, unknown>;
   const found: string[] = [];
-  for (const field of ['env', 'headers']) {
-    const map = source[field];
-    if (map && typeof map === 'object' && !Array.isArray(map))
-      for (const v of Object.values(map)) if (typeof v === 'string') found.push(v);
-  }
+  const headers = source.headers;
+  if (headers && typeof headers === 'object' && !Array.isArray(headers))
+    for (const v of Object.values(headers)) if (typeof v === 'string') found.push(v);
+  const env = source.env;
+  if (env && typeof env === 'object' && !Array.isArray(env))
+    for (const [k, v] of Object.entries(env))
+      if (typeof v === 'string' && isCredentialName(k)) found.push(v);
   if (typeof source.url === 'string') found.push(...urlSecrets(source.url));
   for (const key of Object.keys(source))
     if (SECRET_KEY.test(key) && typeof source[key] === 'string') found.push(source[key] as string);
@@ -155,7 +191,8 @@ export function secretValues(config: ServerConfig): string[] {
 
 /**
  * Replaces every occurrence of each secret in `text` (as written, or escaped inside a JSON
- * string) with `***`, longest secrets first.
+ * string) with `***`, longest secrets first. For text the user typed (a history line); never
+ * run it over what a server sent, which it would rewrite wherever a value happens to occur.
  */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;

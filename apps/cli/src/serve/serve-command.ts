@@ -124,8 +124,9 @@ export async function serveCommand(
     io.stderr(`mcpkit serve: ${server}: ${inCliWords(error.message, server)}\n`),
   );
   if (flags.verbose)
+    // A backend's stderr is its data: neutralized, never redacted.
     manager.on('stderr', ({ server, text }) =>
-      io.stderr(`[${server}] ${text}${text.endsWith('\n') ? '' : '\n'}`),
+      (io.serverStderr ?? io.stderr)(`[${server}] ${text}${text.endsWith('\n') ? '' : '\n'}`),
     );
   manager.on('statechange', ({ name, state, reason }) => {
     if (state.state === 'failed' || state.state === 'needs-auth')

@@ -129,3 +129,44 @@ export function failureLine(state: ServerState): string {
   const s = summarize(state);
   return s.next ? `${s.reason}; ${s.next}` : s.reason;
 }
+
+type Connected = Extract<ServerState, { state: 'connected' }>;
+type Failure = NonNullable<Connected['degraded']>[number];
+
+const LIST_METHOD: Record<Failure['list'], string> = {
+  tools: 'tools/list',
+  prompts: 'prompts/list',
+  resources: 'resources/list',
+};
+
+/** A failed list of a connected server in the CLI's words: what failed, why, what to do. */
+export function listFailure(server: string, failure: Failure): { reason: string; next: string } {
+  const prefix = `server "${server}": `;
+  let text = once(inCliWords(failure.message, server), server);
+  if (text.startsWith(prefix)) text = text.slice(prefix.length);
+  const method = LIST_METHOD[failure.list];
+  // The client's message names the method already (`"tools/list" failed: …`).
+  const reason = text.startsWith(`"${method}"`) ? text : `"${method}" failed: ${text}`;
+  switch (failure.nextStep.kind) {
+    case 'fix-server':
+      return {
+        reason,
+        next: `its answer does not fit the MCP schema, which only the server's authors can fix: report it to them (run "mcpkit -v ${failure.list} -s ${server}" to see the details)`,
+      };
+    case 'reconnect':
+      return { reason, next: 'the connection broke: run the command again' };
+    default:
+      return {
+        reason,
+        next: `run the command again; if it keeps failing, run "mcpkit -v ${failure.list} -s ${server}" to see the server's stderr`,
+      };
+  }
+}
+
+/** Tools the client repaired or left out of the server's list, one line each. */
+export function toolIssueLines(state: Connected): string[] {
+  return (state.toolIssues ?? []).map(
+    (i) =>
+      `server "${state.name}": tool "${i.tool}" ${i.action === 'dropped' ? 'left out' : 'repaired'}: ${i.reason}`,
+  );
+}

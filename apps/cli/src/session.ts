@@ -6,6 +6,7 @@ import {
   type ManagerHandlers,
   McpManager,
   type McpManagerOptions,
+  managerDefaults,
 } from '@mcpkit/manager';
 import { assertMayContact } from './gate.js';
 import { CLI_HINTS } from './messages.js';
@@ -110,7 +111,15 @@ export function openSession(
     cwd: ctx.cwd,
     home: ctx.home,
     auth: { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
-    limits: { connectTimeoutMs: options.timeoutMs },
+    limits: {
+      connectTimeoutMs: options.timeoutMs,
+      // One command asks each server for each list once: a list that failed is not asked
+      // again by the command's later reads (2^31 ms is longer than any command), and every
+      // server's lists stay cached however many servers the config has.
+      listRetryMs: 2 ** 31,
+      listRetryMaxMs: 2 ** 31,
+      listCacheServers: Math.max(managerDefaults.listCacheServers, servers.length),
+    },
     hints: CLI_HINTS,
     ...(options.lists ? { lists: options.lists } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),

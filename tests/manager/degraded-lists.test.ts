@@ -1,4 +1,4 @@
-import { type ConnectedState, McpManager, systemClock } from '@mcpkit/manager';
+import { type ConnectedState, type ManagerEvents, McpManager, systemClock } from '@mcpkit/manager';
 import { describe, expect, test } from 'vitest';
 import { fault, listRequests, nextEvent, tempDir } from './helpers.js';
 
@@ -53,7 +53,7 @@ describe('a list that failed is part of the server state', () => {
     });
     await manager.connectAll();
     const failure = connected(manager, 'flaky').degraded![0]!;
-    const cleared = nextEvent(
+    const cleared = nextEvent<ManagerEvents['statechange']>(
       (l) => manager.on('statechange', l),
       (e) => e.name === 'flaky' && e.state.state === 'connected' && !e.state.degraded,
     );

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
@@ -141,5 +143,62 @@ describe('call: "has no tool" only when it has none', () => {
     const none = await cli(b, ['--strict-config', '-c', file, 'call', 'gitlab', 'nosuch']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('server "gitlab" has no tool "nosuch"');
+  });
+});
+
+/** A port on 127.0.0.1 that nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+describe('the real server-gitlab 2025.4.25 (input schemas of only "$schema")', () => {
+  it('servers: connected with its 9 tools, each repair a warning; call: a failure on the network is its own error, not "has no tool"', async () => {
+    const b = fresh();
+    const entry = path.join(
+      path.dirname(
+        createRequire(import.meta.url).resolve('@modelcontextprotocol/server-gitlab/package.json'),
+      ),
+      'dist/index.js',
+    );
+    // Its API on a closed loopback port: a call fails the way it does offline, without a network.
+    const api = `http://127.0.0.1:${await closedPort()}/api/v4`;
+    const file = b.file('servers.json', {
+      mcpServers: {
+        gitlab: {
+          command: process.execPath,
+          args: [entry],
+          env: { GITLAB_PERSONAL_ACCESS_TOKEN: 'test-token', GITLAB_API_URL: api },
+        },
+      },
+    });
+    const servers = await cli(b, ['--strict-config', '-c', file, '--json', 'servers']);
+    expect(servers.code, servers.stderr).toBe(0);
+    const [row] = (JSON.parse(servers.stdout) as { servers: Array<Record<string, unknown>> })
+      .servers;
+    expect(row).toMatchObject({ name: 'gitlab', status: 'connected', tools: 9 });
+    expect(row!.toolIssues).toHaveLength(9);
+    expect(row!.toolIssues).toContainEqual({
+      tool: 'search_repositories',
+      action: 'repaired',
+      reason: 'its inputSchema had no "type"; read as "type": "object"',
+    });
+    const call = await cli(b, [
+      '--strict-config',
+      '-c',
+      file,
+      'call',
+      'gitlab',
+      'search_repositories',
+      'search=x',
+    ]);
+    expect(call.code).toBe(1);
+    expect(call.stderr).not.toContain('has no tool');
+    expect(call.stderr).toMatch(
+      /^mcpkit: server "gitlab": its tool "search_repositories" failed with the server's own error -32603: .*ECONNREFUSED/m,
+    );
   });
 });

@@ -146,9 +146,15 @@ describe('host names resolve once a list is published', () => {
   test('after connectAll and a toolschange, resolveToolName and callHostTool work without tools()', async () => {
     await using manager = new McpManager({ servers: [fault('t', 'ok')] });
     const named: string[] = [];
-    manager.on('toolschange', (d) => named.push(...d.added.map((t) => t.name)));
+    const resolvedInListener: unknown[] = [];
+    manager.on('toolschange', (d) => {
+      named.push(...d.added.map((t) => t.name));
+      // Already while the event is delivered.
+      resolvedInListener.push(manager.resolveToolName('mcp__t__echo'));
+    });
     await manager.connectAll();
     expect(named).toContain('mcp__t__echo');
+    expect(resolvedInListener).toEqual([{ server: 't', tool: 'echo' }]);
     expect(manager.resolveToolName('mcp__t__echo')).toEqual({ server: 't', tool: 'echo' });
     const result = await manager.callHostTool('mcp__t__echo', { text: 'hello' });
     expect(result.text).toBe('hello');

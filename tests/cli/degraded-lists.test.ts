@@ -117,7 +117,7 @@ describe('malformed tools are repaired or left out, one by one', () => {
     expect(r.stdout).toContain('gitlab (5 tools)');
     expect(r.stdout).toContain('search_repositories');
     expect(r.stderr).toContain(
-      'mcpkit: warning: server "gitlab": tool "search_repositories" repaired: its inputSchema had no "type"; read as "type": "object"',
+      'mcpkit: warning: server "gitlab": 2 tools repaired ("search_repositories", "untyped"): its inputSchema had no "type"; read as "type": "object"',
     );
     expect(r.stderr).toContain('mcpkit: warning: server "gitlab": tool "stringly" left out: ');
     expect(r.stderr).toContain(
@@ -156,7 +156,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('the real server-gitlab 2025.4.25 (input schemas of only "$schema")', () => {
-  it('servers: connected with its 9 tools, each repair a warning; call: a failure on the network is its own error, not "has no tool"', async () => {
+  it("servers: connected with its 9 tools, the repairs one warning naming them; call: a failure on the network is its own error, not "has no tool"', async () => {
     const b = fresh();
     const entry = path.join(
       path.dirname(
@@ -181,6 +181,10 @@ describe('the real server-gitlab 2025.4.25 (input schemas of only "$schema")', (
       .servers;
     expect(row).toMatchObject({ name: 'gitlab', status: 'connected', tools: 9 });
     expect(row!.toolIssues).toHaveLength(9);
+    const text = await cli(b, ['--strict-config', '-c', file, 'servers']);
+    expect(text.stdout).toContain(
+      '    warning: server "gitlab": 9 tools repaired ("create_or_update_file", "search_repositories", "create_repository", "get_file_contents", "push_files", "create_issue", "create_merge_request", "fork_repository", 1 more): its inputSchema had no "type"; read as "type": "object"',
+    );
     expect(row!.toolIssues).toContainEqual({
       tool: 'search_repositories',
       action: 'repaired',

@@ -163,10 +163,23 @@ export function listFailure(server: string, failure: Failure): { reason: string;
   }
 }
 
-/** Tools the client repaired or left out of the server's list, one line each. */
+/**
+ * Tools the client repaired or left out of the server's list: one line per action and
+ * reason, naming the tools (the first 8 of a longer run, then how many more).
+ */
 export function toolIssueLines(state: Connected): string[] {
-  return (state.toolIssues ?? []).map(
-    (i) =>
-      `server "${state.name}": tool "${i.tool}" ${i.action === 'dropped' ? 'left out' : 'repaired'}: ${i.reason}`,
-  );
+  const groups = new Map<string, { verb: string; reason: string; tools: string[] }>();
+  for (const i of state.toolIssues ?? []) {
+    const verb = i.action === 'dropped' ? 'left out' : 'repaired';
+    const key = `${verb}\0${i.reason}`;
+    const group = groups.get(key) ?? { verb, reason: i.reason, tools: [] };
+    group.tools.push(i.tool);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ verb, reason, tools }) => {
+    if (tools.length === 1) return `server "${state.name}": tool "${tools[0]}" ${verb}: ${reason}`;
+    const named = tools.slice(0, 8).map((t) => `"${t}"`);
+    if (tools.length > 8) named.push(`${tools.length - 8} more`);
+    return `server "${state.name}": ${tools.length} tools ${verb} (${named.join(', ')}): ${reason}`;
+  });
 }

@@ -156,7 +156,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('the real server-gitlab 2025.4.25 (input schemas of only "$schema")', () => {
-  it("servers: connected with its 9 tools, the repairs one warning naming them; call: a failure on the network is its own error, not "has no tool"', async () => {
+  it('servers: connected with its 9 tools, the repairs one warning naming them; call: a failure on the network is its own error, not "has no tool"', async () => {
     const b = fresh();
     const entry = path.join(
       path.dirname(

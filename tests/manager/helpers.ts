@@ -60,7 +60,9 @@ export type FaultMode =
   | 'slow-start'
   | 'crash-after'
   | 'deaf'
-  | 'list-error';
+  | 'list-error'
+  | 'list-error-once'
+  | 'bad-schemas';
 
 /** A fault fixture entry; with `log`, every start of its process is appended there. */
 export function fault(name: string, mode: FaultMode, log?: string): ResolvedServer {
@@ -79,6 +81,17 @@ export function tempDir(): { dir: string; file(name: string): string; [Symbol.di
     file: (name) => path.join(dir, name),
     [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** How many tools/list requests a fault fixture logged. */
+export function listRequests(log: string): number {
+  try {
+    return readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l === 'tools/list').length;
+  } catch {
+    return 0;
+  }
 }
 
 /** PIDs a fault fixture logged at start. */

@@ -9,7 +9,7 @@ import { tokenStore } from './session.js';
 
 /** One thing `mcpkit doctor` found about a server. */
 export interface Finding {
-  /** What was looked at: `config`, `variable`, `status`, `command`, `url`, `auth`, `connect`, `ping`, `stderr`, `warning`. */
+  /** What was looked at: `config`, `variable`, `status`, `command`, `url`, `auth`, `connect`, `lists`, `tools`, `ping`, `stderr`, `warning`. */
   check: string;
   /** `error` and `warning` make doctor exit 1; `ok` and `info` do not. */
   level: 'ok' | 'info' | 'warning' | 'error';

@@ -9,7 +9,7 @@ import {
   urlFinding,
 } from './doctor-checks.js';
 import { assertMayContact } from './gate.js';
-import { inCliWords, summarize } from './messages.js';
+import { inCliWords, listFailure, summarize, toolIssueLines } from './messages.js';
 import type { Output } from './output.js';
 import { type CliContext, notStartedHint } from './servers.js';
 import { openSession } from './session.js';
@@ -252,6 +252,8 @@ async function examine(
     onstderr: (server, text) =>
       stderr.set(server, ((stderr.get(server) ?? '') + text).slice(-STDERR_KEEP_CHARS)),
     onwarning: (server, error) => {
+      // A failed list and a repaired or left-out tool are findings of their own (below).
+      if (isListWarning(error)) return;
       warningCount.set(server, (warningCount.get(server) ?? 0) + 1);
       const kept = warnings.get(server) ?? [];
       if (kept.length < WARNINGS_KEPT) kept.push(inCliWords(error.message, server));
@@ -286,6 +288,27 @@ async function examine(
           level: 'ok',
           message: `${state.protocolVersion} (${state.era}), ${info}${state.connectMs} ms`,
         });
+        // Connected, but a list failed (degraded) or tools of its list did not fit.
+        const now = manager.state(state.name);
+        if (now?.state === 'connected') {
+          for (const f of now.degraded ?? []) {
+            const words = listFailure(state.name, f);
+            findings.push({
+              check: 'lists',
+              level: 'error',
+              message: words.reason,
+              next: words.next,
+            });
+          }
+          const issues = toolIssueLines(now);
+          if (issues.length > 0)
+            findings.push({
+              check: 'tools',
+              level: 'warning',
+              message: issues.join('\n'),
+              next: "the server's tool schemas do not fit MCP: report it to the server's authors",
+            });
+        }
         const started = performance.now();
         try {
           await (await manager.client(state.name, call)).ping(call);
@@ -361,4 +384,12 @@ export function renderReport(report: DoctorReport): string {
       : `${bad.length} of ${report.servers.length} server${report.servers.length === 1 ? ' needs' : 's need'} attention${report.config.length ? '; the config has problems' : ''}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The manager's warnings that doctor reports as findings of their own. */
+function isListWarning(error: Error): boolean {
+  return (
+    (error as { code?: unknown }).code === 'MCPKIT_INVALID_TOOL' ||
+    /^server "[^"]*": listing (tools|prompts|resources) failed: /.test(error.message)
+  );
 }

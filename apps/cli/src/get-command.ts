@@ -1,6 +1,6 @@
 import { type LoadResult, redactServerConfig } from '@mcpkit/config';
 import type { ServerState } from '@mcpkit/manager';
-import { summarize } from './messages.js';
+import { listFailure, summarize, toolIssueLines } from './messages.js';
 import type { Output } from './output.js';
 import type { Runner } from './runner.js';
 import { notStartedHint } from './servers.js';
@@ -44,8 +44,18 @@ export async function getCommand(
         );
       return 1;
     }
+    // Connected, but a list failed: degraded, each failure with its next step.
+    const degraded = (state.degraded ?? []).map((f) => ({
+      list: f.list,
+      ...listFailure(name, f),
+    }));
+    const warnings = toolIssueLines(state);
     const detail = {
-      state: 'connected',
+      state: degraded.length > 0 ? 'degraded' : 'connected',
+      ...(degraded.length > 0
+        ? { degraded: degraded.map((d) => ({ list: d.list, error: d.reason, next: d.next })) }
+        : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
       protocolVersion: state.protocolVersion,
       era: state.era,
       server: state.serverInfo,
@@ -57,7 +67,9 @@ export async function getCommand(
     if (options.json) out.json({ ...base, ...detail });
     else
       out.stdout(
-        `${lines(base)}state:    connected, protocol ${state.protocolVersion} (${state.era}), ${state.connectMs} ms\n` +
+        `${lines(base)}state:    ${detail.state}, protocol ${state.protocolVersion} (${state.era}), ${state.connectMs} ms\n` +
+          degraded.map((d) => `          ${d.reason}\nnext:     ${d.next}\n`).join('') +
+          warnings.map((w) => `warning:  ${w}\n`).join('') +
           `server:   ${state.serverInfo?.name ?? '?'} ${state.serverInfo?.version ?? ''}\n` +
           `capabilities: ${Object.keys(state.capabilities).join(', ') || 'none'}\n` +
           (state.instructions
@@ -65,7 +77,7 @@ export async function getCommand(
             : '') +
           `tools (${tools.length}):\n${tools.map((t) => `  ${t.tool}  (${t.name})\n`).join('')}`,
       );
-    return 0;
+    return degraded.length > 0 ? 1 : 0;
   });
 }
 

@@ -129,3 +129,57 @@ export function failureLine(state: ServerState): string {
   const s = summarize(state);
   return s.next ? `${s.reason}; ${s.next}` : s.reason;
 }
+
+type Connected = Extract<ServerState, { state: 'connected' }>;
+type Failure = NonNullable<Connected['degraded']>[number];
+
+const LIST_METHOD: Record<Failure['list'], string> = {
+  tools: 'tools/list',
+  prompts: 'prompts/list',
+  resources: 'resources/list',
+};
+
+/** A failed list of a connected server in the CLI's words: what failed, why, what to do. */
+export function listFailure(server: string, failure: Failure): { reason: string; next: string } {
+  const prefix = `server "${server}": `;
+  let text = once(inCliWords(failure.message, server), server);
+  if (text.startsWith(prefix)) text = text.slice(prefix.length);
+  const method = LIST_METHOD[failure.list];
+  // The client's message names the method already (`"tools/list" failed: …`).
+  const reason = text.startsWith(`"${method}"`) ? text : `"${method}" failed: ${text}`;
+  switch (failure.nextStep.kind) {
+    case 'fix-server':
+      return {
+        reason,
+        next: `its answer does not fit the MCP schema, which only the server's authors can fix: report it to them (run "mcpkit -v ${failure.list} -s ${server}" to see the details)`,
+      };
+    case 'reconnect':
+      return { reason, next: 'the connection broke: run the command again' };
+    default:
+      return {
+        reason,
+        next: `run the command again; if it keeps failing, run "mcpkit -v ${failure.list} -s ${server}" to see the server's stderr`,
+      };
+  }
+}
+
+/**
+ * Tools the client repaired or left out of the server's list: one line per action and
+ * reason, naming the tools (the first 8 of a longer run, then how many more).
+ */
+export function toolIssueLines(state: Connected): string[] {
+  const groups = new Map<string, { verb: string; reason: string; tools: string[] }>();
+  for (const i of state.toolIssues ?? []) {
+    const verb = i.action === 'dropped' ? 'left out' : 'repaired';
+    const key = `${verb}\0${i.reason}`;
+    const group = groups.get(key) ?? { verb, reason: i.reason, tools: [] };
+    group.tools.push(i.tool);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ verb, reason, tools }) => {
+    if (tools.length === 1) return `server "${state.name}": tool "${tools[0]}" ${verb}: ${reason}`;
+    const named = tools.slice(0, 8).map((t) => `"${t}"`);
+    if (tools.length > 8) named.push(`${tools.length - 8} more`);
+    return `server "${state.name}": ${tools.length} tools ${verb} (${named.join(', ')}): ${reason}`;
+  });
+}

@@ -2,7 +2,7 @@ import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import type { HostTool, ListKind, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { UsageError } from './config-commands.js';
-import { failureLine, inCliWords, once } from './messages.js';
+import { failureLine, inCliWords, listFailure, once, toolIssueLines } from './messages.js';
 import type { Output } from './output.js';
 import type { Progress } from './progress.js';
 import { type CliContext, notStartedHint } from './servers.js';
@@ -122,8 +122,10 @@ export class Runner {
         if (tool.pseudo) continue;
         toolCounts.set(tool.server, (toolCounts.get(tool.server) ?? 0) + 1);
       }
+      // The states as they are now: a list fetched since the connect is in them.
+      const now = states.map((s) => manager.state(s.name) ?? s);
       const rows: TableRow[] = [
-        ...states.map((state) => {
+        ...now.map((state) => {
           const entry = this.resolved.servers.find((s) => s.name === state.name)!;
           return { entry, state, tools: toolCounts.get(state.name) };
         }),
@@ -144,7 +146,8 @@ export class Runner {
           })),
         });
       else this.out.stdout(redact(rendered.text));
-      return states.some((s) => s.state !== 'connected') ? 1 : 0;
+      // A degraded server (connected, a list failed) needs attention as much as a failed one.
+      return now.some((s) => s.state !== 'connected' || s.degraded) ? 1 : 0;
     } finally {
       await manager.close();
     }
@@ -157,14 +160,14 @@ export class Runner {
   ): Promise<number> {
     const { manager, states } = await this.connect([server], ['tools'], true);
     try {
-      const state = states[0]!;
       const tools =
-        state.state === 'connected'
+        states[0]!.state === 'connected'
           ? (await manager.tools({ signal: this.signal })).filter(
               (t) => t.server === server && !t.pseudo,
             )
           : [];
-      return await show(state, tools);
+      // The state as it is now: a list fetched since the connect is in it.
+      return await show(manager.state(server) ?? states[0]!, tools);
     } finally {
       await manager.close();
     }
@@ -183,6 +186,7 @@ export class Runner {
       what === 'tools' ? ['tools'] : [],
     );
     const errors: Array<{ server: string; error: string }> = [];
+    const warnings: string[] = [];
     const results: Array<{ name: string; items: T[] }> = [];
     try {
       await Promise.all(
@@ -197,13 +201,16 @@ export class Runner {
               items: await fetch(state.client, manager, state.name),
             });
           } catch (error) {
-            errors.push({
-              server: state.name,
-              error: serverError(state.name, error as Error),
-            });
+            errors.push({ server: state.name, error: listError(manager, state.name, error) });
           }
         }),
       );
+      if (what === 'tools')
+        for (const state of states) {
+          const now = manager.state(state.name);
+          if (now?.state === 'connected')
+            for (const line of toolIssueLines(now)) warnings.push(line);
+        }
     } finally {
       await manager.close();
     }
@@ -221,6 +228,7 @@ export class Runner {
         if (r.items.length > 0) this.out.stdout(`${table(r.items.map(row))}\n`);
       }
     }
+    for (const w of warnings) this.out.stderr(`mcpkit: warning: ${w}\n`);
     for (const e of errors) this.out.stderr(`mcpkit: ${e.error}\n`);
     return errors.length > 0 ? 1 : 0;
   }
@@ -262,6 +270,16 @@ export class Runner {
       await manager.close();
     }
   }
+}
+
+/** A list read that failed: when it is the failure the server's state records, with its next step. */
+function listError(manager: McpManager, server: string, error: unknown): string {
+  const state = manager.state(server);
+  const failure =
+    state?.state === 'connected' ? state.degraded?.find((f) => f.error === error) : undefined;
+  if (!failure) return serverError(server, error as Error);
+  const words = listFailure(server, failure);
+  return `server "${server}": ${words.reason}; ${words.next}`;
 }
 
 /** A request's failure: the server's name in front, the library's hints in the CLI's words. */

@@ -1,4 +1,6 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
+import type { ServerState } from '@mcpkit/manager';
 import { isPairs, readStdinJson, typedPairs } from './call-arguments.js';
 import { formatPrompt, formatResource, formatToolResult } from './format.js';
 import type { Output } from './output.js';
@@ -158,18 +160,22 @@ export async function serverCommand(
           )?.inputSchema as { properties?: Record<string, { type?: string }> } | undefined;
           args = typedPairs(words, schema);
         }
-        // A tool the server does not list: say so in our words, with where to look,
-        // rather than only the server's own text (which may be a bare "Unknown tool").
-        // Looked up before the call: a server that dies during it has no list after.
-        const listed = (await manager.tools({ signal }).catch(() => [])).some(
-          (t) => t.server === server && t.tool === tool,
-        );
-        const unknown = async (said: string) =>
-          listed
-            ? undefined
-            : new Error(
+        // "Has no tool" only when the server's list (when it came) lacks the tool, or the
+        // server itself says it has no such tool; any other failure is the server's own
+        // error, named as such. Looked up before the call: a server that dies during it
+        // has no list after.
+        const listed = await manager
+          .serverTools(server, { signal })
+          .then(
+            (tools) => tools.some((t) => t.name === tool) || leftOut(manager.state(server), tool),
+          )
+          .catch(() => undefined);
+        const unknown = async (said: string, error?: unknown) =>
+          listed === false || saysUnknownTool(said, error)
+            ? new Error(
                 `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
-              );
+              )
+            : undefined;
         const send = () =>
           client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, run.call);
         let result: Awaited<ReturnType<typeof client.callTool>>;
@@ -188,7 +194,7 @@ export async function serverCommand(
             });
           });
         } catch (error) {
-          throw (await unknown((error as Error).message)) ?? error;
+          throw (await unknown((error as Error).message, error)) ?? toolFailed(server, tool, error);
         }
         if (result.isError === true) {
           const missing = await unknown(formatToolResult(result));
@@ -226,6 +232,34 @@ export async function serverCommand(
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+/**
+ * The server says it has no such tool: the spec's -32602 for an unknown tool, or a tool
+ * error whose text says so. Matched on the server's words only together with that code,
+ * or in an `isError` result (no code at all).
+ */
+function saysUnknownTool(said: string, error: unknown): boolean {
+  const words = /\bunknown tool\b|\bno such tool\b|\btool\b[^\n]{0,120}\bnot found\b/i;
+  if (error === undefined) return words.test(said);
+  return RpcError.isInstance(error) && error.rpcCode === -32602 && words.test(error.rpcMessage);
+}
+
+/** The server lists the tool, but the client left it out (its schema did not fit). */
+function leftOut(state: ServerState | undefined, tool: string): boolean {
+  return (
+    state?.state === 'connected' &&
+    (state.toolIssues ?? []).some((i) => i.tool === tool && i.action === 'dropped')
+  );
+}
+
+/** A call the server answered with a JSON-RPC error: the server's own error, named as such. */
+function toolFailed(server: string, tool: string, error: unknown): unknown {
+  if (!RpcError.isInstance(error)) return error;
+  return new Error(
+    `server "${server}": its tool "${tool}" failed with the server's own error ${error.rpcCode}: ${error.rpcMessage}`,
+    { cause: error },
+  );
 }
 
 function handlersOf(handlers: ServerCommandOptions['handlers'], server: string) {

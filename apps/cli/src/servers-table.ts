@@ -1,6 +1,6 @@
 import type { ResolvedServer } from '@mcpkit/config';
 import type { ServerState } from '@mcpkit/manager';
-import { summarize } from './messages.js';
+import { listFailure, summarize, toolIssueLines } from './messages.js';
 import { notStartedHint } from './servers.js';
 import { neutralize } from './terminal.js';
 
@@ -13,15 +13,29 @@ export interface TableRow {
 
 export interface ServersJsonRow {
   name: string;
-  /** `connected`, `failed`, `needs-auth`, `reconnecting`, `starting`, or the config status. */
+  /**
+   * `connected`, `degraded` (connected, but a list failed), `failed`, `needs-auth`,
+   * `reconnecting`, `starting`, or the config status.
+   */
   status: string;
   transport: string;
   scope: string;
   protocolVersion?: string;
   era?: 'legacy' | 'modern';
   server?: { name: string; version: string } | undefined;
+  /** Absent when its tools/list failed. */
   tools?: number;
   connectMs?: number;
+  /** The lists that failed (a `degraded` server): which, why, the next step. */
+  degraded?: Array<{
+    list: string;
+    error: string;
+    code?: string;
+    rpcCode?: number;
+    next: string;
+  }>;
+  /** Tools of its list that were repaired or left out. */
+  toolIssues?: Array<{ tool: string; action: 'repaired' | 'dropped'; reason: string }>;
   error?: string;
   reason?: string;
   next?: string;
@@ -42,18 +56,36 @@ function jsonRow({ entry, state, tools }: TableRow): ServersJsonRow {
       // A project entry waiting for approval that hides the user's own entry.
       ...(entry.replaces?.length ? { replaces: entry.replaces } : {}),
     };
-  if (state.state === 'connected')
+  if (state.state === 'connected') {
+    const degraded = state.degraded ?? [];
+    const toolsFailed = degraded.some((f) => f.list === 'tools');
     return {
       ...base,
-      status: 'connected',
+      status: degraded.length > 0 ? 'degraded' : 'connected',
       protocolVersion: state.protocolVersion,
       era: state.era,
       server: state.serverInfo
         ? { name: state.serverInfo.name, version: state.serverInfo.version }
         : undefined,
-      tools: tools ?? 0,
+      ...(toolsFailed ? {} : { tools: tools ?? 0 }),
       connectMs: state.connectMs,
+      ...(degraded.length > 0
+        ? {
+            degraded: degraded.map((f) => {
+              const words = listFailure(state.name, f);
+              return {
+                list: f.list,
+                error: words.reason,
+                ...(f.code !== undefined ? { code: f.code } : {}),
+                ...(f.rpcCode !== undefined ? { rpcCode: f.rpcCode } : {}),
+                next: words.next,
+              };
+            }),
+          }
+        : {}),
+      ...(state.toolIssues?.length ? { toolIssues: state.toolIssues.map((i) => ({ ...i })) } : {}),
     };
+  }
   const s = summarize(state);
   return {
     ...base,
@@ -95,13 +127,24 @@ export function serversTable(rows: readonly TableRow[]): { text: string; json: S
   const spanning = new Map<number, { name: string; text: string }>();
   json.forEach((r, i) => {
     const name = neutralize(r.name);
-    if (r.status === 'connected') {
+    if (r.status === 'connected' || r.status === 'degraded') {
+      // Connected, but a list failed: the row says so, each failure and its next step under it.
+      const under: string[] = [];
+      for (const f of r.degraded ?? [])
+        under.push(
+          `    ${neutralize(f.error.replace(/\s*\n\s*/g, ' '))}`,
+          `    next: ${neutralize(f.next)}`,
+        );
+      const state = rows[i]!.state;
+      if (state?.state === 'connected')
+        for (const line of toolIssueLines(state)) under.push(`    warning: ${neutralize(line)}`);
+      if (under.length > 0) after.set(grid.length, under);
       grid.push([
         name,
-        'connected',
+        r.status,
         r.transport,
         `${r.protocolVersion} (${r.era})`,
-        String(r.tools ?? 0),
+        r.tools === undefined ? '?' : String(r.tools),
         `${r.connectMs} ms`,
         neutralize(r.server ? `${r.server.name} ${r.server.version}` : '?'),
       ]);

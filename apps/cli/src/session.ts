@@ -6,6 +6,7 @@ import {
   type ManagerHandlers,
   McpManager,
   type McpManagerOptions,
+  managerDefaults,
 } from '@mcpkit/manager';
 import { assertMayContact } from './gate.js';
 import { CLI_HINTS } from './messages.js';
@@ -27,6 +28,11 @@ export interface SessionOptions {
   /** `--trace`: every message in both directions. */
   trace?: TraceFile;
   handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
+  /**
+   * The manager outlives one command (the shell): a failed list is asked again after the
+   * manager's retry window, not once for the session's whole life.
+   */
+  longLived?: boolean;
   /** The lists the manager fetches at connect (its `lists` option); all by default. */
   lists?: McpManagerOptions['lists'];
 }
@@ -110,7 +116,15 @@ export function openSession(
     cwd: ctx.cwd,
     home: ctx.home,
     auth: { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
-    limits: { connectTimeoutMs: options.timeoutMs },
+    limits: {
+      connectTimeoutMs: options.timeoutMs,
+      // One command asks each server for each list once: a list that failed is not asked
+      // again by the command's later reads (2^31 ms is longer than any command; the shell
+      // keeps the manager's window), and every server's lists stay cached however many
+      // servers the config has.
+      ...(options.longLived ? {} : { listRetryMs: 2 ** 31, listRetryMaxMs: 2 ** 31 }),
+      listCacheServers: Math.max(managerDefaults.listCacheServers, servers.length),
+    },
     hints: CLI_HINTS,
     ...(options.lists ? { lists: options.lists } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),

@@ -1,5 +1,6 @@
+import type { ServerState } from '@mcpkit/manager';
 import { describe, expect, it } from 'vitest';
-import { ListChanges } from './shell-events.js';
+import { ListChanges, stateLine } from './shell-events.js';
 
 const tools = (...names: string[]) => names.map((tool) => ({ tool }));
 const diff = (added: string[], removed: string[] = [], changed: string[] = []) => ({
@@ -29,5 +30,34 @@ describe('ListChanges', () => {
     expect(
       c.apply('prompts', { server: 'srv', added: [{ prompt: 'p' }], removed: [], changed: [] }),
     ).toBeUndefined();
+  });
+});
+
+describe('stateLine', () => {
+  it('a connected server whose tools/list failed is said to be degraded, with the failure and the next step', () => {
+    const error = new Error(
+      'server "srv": "tools/list" failed: the tool registry is unavailable (-32603)',
+    );
+    const state = {
+      name: 'srv',
+      state: 'connected',
+      protocolVersion: '2025-11-25',
+      era: 'legacy',
+      connectMs: 5,
+      degraded: [
+        {
+          list: 'tools',
+          error,
+          message: error.message,
+          rpcCode: -32603,
+          failedAt: 0,
+          retryAt: 1,
+          nextStep: { kind: 'retry', at: 1 },
+        },
+      ],
+    } as unknown as ServerState;
+    expect(stateLine(state)).toBe(
+      '[srv] degraded: "tools/list" failed: the tool registry is unavailable (-32603); run the command again; if it keeps failing, run "mcpkit -v tools -s srv" to see the server\'s stderr',
+    );
   });
 });

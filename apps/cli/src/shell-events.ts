@@ -1,12 +1,17 @@
 import type { ServerState } from '@mcpkit/manager';
-import { summarize } from './messages.js';
+import { listFailure, summarize } from './messages.js';
 
 /** One line about a server's new state, in the shell's words; undefined when not worth a line. */
 export function stateLine(state: ServerState): string | undefined {
   const name = state.name;
   switch (state.state) {
-    case 'connected':
+    case 'connected': {
+      // Connected, but a list failed: what failed and what to do, not "connected" again.
+      const failed = (state.degraded ?? []).map((f) => listFailure(name, f));
+      if (failed.length > 0)
+        return `[${name}] degraded: ${failed.map((f) => `${f.reason}; ${f.next}`).join('; ')}`;
       return `[${name}] connected · ${state.protocolVersion} (${state.era}) · ${state.connectMs} ms`;
+    }
     case 'pending':
       if (state.reconnectAttempt === 0) return undefined;
       return `[${name}] reconnecting (${state.reconnectAttempt}/${state.maxReconnectAttempts})${state.reason ? `: ${state.reason}` : ''}`;

@@ -84,6 +84,7 @@ export async function shellCommand(
     {
       timeoutMs: options.timeoutMs,
       shutdown,
+      longLived: true,
       // As for every command (roots, URL elicitation, sampling declined), except that a form
       // is declined with a message: the prompt owns the terminal.
       handlers: cliHandlers({

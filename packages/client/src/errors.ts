@@ -48,18 +48,30 @@ export class MissingHandlerError extends McpkitError {
 }
 
 /**
- * A tool in the server's list cannot be called correctly (e.g. invalid `x-mcp-header`
- * annotations) and was left out of `listTools()`; the other tools are unaffected. Reported
- * through `onerror`.
+ * A tool in the server's list did not fit the protocol schema: it was left out of
+ * `listTools()` (`action: 'dropped'`: no name, a schema that is not an object schema,
+ * invalid `x-mcp-header` annotations, …) or kept with an unambiguous repair (`action:
+ * 'repaired'`: a schema without `"type": "object"`); the other tools are unaffected.
+ * Reported through `onerror`.
  */
 export class InvalidToolError extends McpkitError {
   override readonly name = 'InvalidToolError';
   readonly toolName: string;
   readonly reason: string;
-  constructor(label: string, toolName: string, reason: string) {
-    super(ErrorCode.InvalidTool, `${label}: tool "${toolName}" left out: ${reason}`);
+  readonly action: 'dropped' | 'repaired';
+  constructor(
+    label: string,
+    toolName: string,
+    reason: string,
+    action: 'dropped' | 'repaired' = 'dropped',
+  ) {
+    super(
+      ErrorCode.InvalidTool,
+      `${label}: tool "${toolName}" ${action === 'dropped' ? 'left out' : 'repaired'}: ${reason}`,
+    );
     this.toolName = toolName;
     this.reason = reason;
+    this.action = action;
   }
 }
 

@@ -1,11 +1,5 @@
 import type { JsonRpcMessage } from '@mcpkit/jsonrpc';
-import {
-  ClientMethod,
-  fastListToolsResult,
-  invalidParamHeaders,
-  type Tool,
-  toolParamHeaders,
-} from '@mcpkit/protocol';
+import { ClientMethod, invalidParamHeaders, type Tool, toolParamHeaders } from '@mcpkit/protocol';
 import type { Connection } from './connection.js';
 import { InvalidToolError } from './errors.js';
 import { ListCache } from './list-cache.js';
@@ -14,6 +8,7 @@ import { OutputSchemas } from './output-schema.js';
 import { listAll } from './paginate.js';
 import type { RequestPipeline } from './request-pipeline.js';
 import type { SchemaName } from './result-checks.js';
+import { screenTools, toolsPage } from './tool-screen.js';
 
 /**
  * The server's tools, prompts, resources and templates, cached (see `cacheLists`), and what
@@ -39,19 +34,27 @@ export class ServerLists {
     const hit = this.cached<Tool>('tools', options);
     if (hit) return hit;
     const generation = this.cache.generation('tools');
-    const { items, ttlMs } = await listAll<'tools', Tool>(
+    // Each page's envelope is checked as a whole, each tool on its own: one malformed tool
+    // is repaired or left out (and reported), never the whole list.
+    const { items, ttlMs } = await listAll<'tools', unknown>(
       conn,
       this.pipeline,
       ClientMethod.ListTools,
       'tools',
       'ListToolsResultSchema',
-      fastListToolsResult,
+      toolsPage,
       options,
     );
-    let tools = items;
+    let tools: Tool[] = items as Tool[];
+    if (conn.checks.enabled) {
+      const screened = await screenTools(items);
+      tools = screened.tools;
+      for (const issue of screened.issues)
+        this.report(new InvalidToolError(conn.label, issue.tool, issue.reason, issue.action));
+    }
     if (conn.server?.era === 'modern') {
       // A tool whose x-mcp-header annotations are invalid cannot be called correctly.
-      tools = items.filter((tool) => {
+      tools = tools.filter((tool) => {
         const reason = invalidParamHeaders(tool.inputSchema);
         if (reason === undefined) return true;
         this.report(new InvalidToolError(conn.label, tool.name, reason));

@@ -147,15 +147,50 @@ describe('McpClient', () => {
 
   it('reports a malformed result with the path of the problem', async () => {
     const { clientEnd } = await serve((server) => {
-      server.setRequestHandler('tools/list', () => ({ tools: [{ name: 42 }] }));
+      server.setRequestHandler('tools/list', () => ({ tools: { name: 'not a list' } }));
     });
     const client = new McpClient({ name: 'bad' });
     await client.connect(clientEnd);
     const error = await client.listTools().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidResultError);
     expect((error as Error).message).toMatch(
-      /^server "bad": invalid "tools\/list" result from the server: tools\.0\.name: /,
+      /^server "bad": invalid "tools\/list" result from the server: tools: /,
     );
+    await client.close();
+  });
+
+  it('one malformed tool is left out or repaired, never the whole list, and each is reported', async () => {
+    const { clientEnd } = await serve((server) => {
+      server.setRequestHandler('tools/list', () => ({
+        tools: [
+          { name: 42, inputSchema: { type: 'object' } },
+          { name: 'ok', inputSchema: { type: 'object' } },
+          { name: 'bare', inputSchema: {} },
+          { name: 'text', inputSchema: { type: 'string' } },
+          { name: 'out', inputSchema: { type: 'object' }, outputSchema: { properties: {} } },
+        ],
+      }));
+    });
+    const client = new McpClient({ name: 'bad' });
+    const errors: Error[] = [];
+    client.onerror = (e) => errors.push(e);
+    await client.connect(clientEnd);
+    const tools = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['ok', 'bare', 'out']);
+    expect(tools[1]!.inputSchema).toEqual({ type: 'object' });
+    expect(tools[2]!.outputSchema).toEqual({ type: 'object', properties: {} });
+    expect(errors.map((e) => e.message)).toEqual([
+      'server "bad": tool "#0" left out: it has no name',
+      'server "bad": tool "bare" repaired: its inputSchema had no "type"; read as "type": "object"',
+      expect.stringMatching(/^server "bad": tool "text" left out: inputSchema\.type: /),
+      'server "bad": tool "out" repaired: its outputSchema had no "type"; read as "type": "object"',
+    ]);
+    expect(errors.map((e) => (e as InvalidToolError).action)).toEqual([
+      'dropped',
+      'repaired',
+      'dropped',
+      'repaired',
+    ]);
     await client.close();
   });
 

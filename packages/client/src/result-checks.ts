@@ -11,7 +11,7 @@ export type SchemaName = {
 
 let schemas: Promise<Schemas> | undefined;
 /** zod and the schemas load on first need: a plain result never needs them. */
-function loadSchemas(): Promise<Schemas> {
+export function loadSchemas(): Promise<Schemas> {
   schemas ??= import('@mcpkit/protocol/schemas');
   return schemas;
 }

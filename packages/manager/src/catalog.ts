@@ -1,5 +1,6 @@
-import type { McpClient } from '@mcpkit/client';
+import { InvalidResultError, InvalidToolError, type McpClient } from '@mcpkit/client';
 import type { GetPromptResult, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
+import { isTerminal } from './classify.js';
 import type { Clock } from './clock.js';
 import { type HostCommand, makeHostCommand } from './commands.js';
 import type { Emitter } from './emitter.js';
@@ -8,7 +9,7 @@ import type { ManagerLimits } from './limits.js';
 import { diffLists, ListStore, type ServerLists } from './list-store.js';
 import { hostName } from './names.js';
 import type { HostResource } from './resources.js';
-import type { ManagerEvents } from './state.js';
+import type { ListFailure, ListNextStep, ManagerEvents, ToolListIssue } from './state.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 export const ALL_KINDS: readonly ListKind[] = Object.freeze(['tools', 'prompts', 'resources']);
@@ -41,7 +42,11 @@ export class Catalog {
   /** Fetches running, per server and kind: a read waits for one instead of sending another. */
   private readonly fetching = new Map<string, Promise<void>>();
   /** Why the last fetch of a list failed, per server and kind, until one succeeds. */
-  private readonly failures = new Map<string, Error>();
+  private readonly failures = new Map<string, ListFailure & { failuresInARow: number }>();
+  /** Tools the server's last tools/list had that the client repaired or left out. */
+  private readonly toolIssues = new Map<string, readonly ToolListIssue[]>();
+  /** Issues the client reports while a tools/list is under way, per server. */
+  private readonly collecting = new Map<string, ToolListIssue[]>();
   /** Lists not prefetched that a host has read, per server: followed from then on. */
   private readonly followed = new Map<string, Set<ListKind>>();
 
@@ -59,6 +64,8 @@ export class Catalog {
         options?: { signal?: AbortSignal; timeoutMs?: number },
       ) => Promise<GetPromptResult>;
       onTools?: (server: string, tools: Tool[]) => void;
+      /** A list of the server failed, or one that had failed was fetched again (its health). */
+      onHealth?: (server: string, client: McpClient) => void;
       /** The lists fetched as soon as a server connects (the others on first use). */
       prefetch?: readonly ListKind[];
     },
@@ -117,10 +124,21 @@ export class Catalog {
     const key = listKey(server, kind);
     try {
       if (kind === 'tools') {
-        const tools = caps.tools ? await client.listTools(fresh) : [];
+        const issues: ToolListIssue[] = [];
+        this.collecting.set(server, issues);
+        let tools: Tool[];
+        try {
+          tools = caps.tools ? await client.listTools(fresh) : [];
+        } finally {
+          if (this.collecting.get(server) === issues) this.collecting.delete(server);
+        }
+        const before = this.toolIssues.get(server);
+        if (issues.length > 0) this.toolIssues.set(server, Object.freeze(issues));
+        else this.toolIssues.delete(server);
         this.lists.set(server, 'tools', tools);
         this.warm.delete(server);
         this.deps.onTools?.(server, tools);
+        if ((before?.length ?? 0) + issues.length > 0) this.deps.onHealth?.(server, client);
       } else if (kind === 'prompts') {
         this.lists.set(server, 'prompts', caps.prompts ? await client.listPrompts(fresh) : []);
       } else {
@@ -135,24 +153,79 @@ export class Catalog {
           caps.resources ? await client.listResourceTemplates(fresh).catch(() => []) : [],
         );
       }
-      this.failures.delete(key);
+      if (this.failures.delete(key)) this.deps.onHealth?.(server, client);
     } catch (error) {
-      this.failures.set(key, error as Error);
-      this.deps.events.emit('warning', {
-        server,
-        error: new Error(
-          `server "${server}": listing ${kind} failed: ${(error as Error).message}`,
-          {
-            cause: error,
-          },
-        ),
-      });
+      this.failed(server, client, kind, error as Error);
     }
+  }
+
+  /**
+   * A fetch failed: kept with when the list may be asked again on a read (doubling per
+   * failure in a row, from `listRetryMs` up to `listRetryMaxMs`); a connect or a
+   * `list_changed` fetches it again at once.
+   */
+  private failed(server: string, client: McpClient, kind: ListKind, error: Error): void {
+    const key = listKey(server, kind);
+    const now = this.deps.clock.now();
+    const inARow = (this.failures.get(key)?.failuresInARow ?? 0) + 1;
+    const { listRetryMs, listRetryMaxMs } = this.deps.limits;
+    const retryAt = now + Math.min(listRetryMs * 2 ** (inARow - 1), listRetryMaxMs);
+    const facts = error as { code?: unknown; rpcCode?: unknown };
+    this.failures.set(key, {
+      list: kind,
+      error,
+      message: error.message,
+      ...(typeof facts.code === 'string' ? { code: facts.code } : {}),
+      ...(typeof facts.rpcCode === 'number' ? { rpcCode: facts.rpcCode } : {}),
+      failedAt: now,
+      retryAt,
+      nextStep: nextStepFor(error, retryAt),
+      failuresInARow: inARow,
+    });
+    this.deps.events.emit('warning', {
+      server,
+      error: new Error(`server "${server}": listing ${kind} failed: ${error.message}`, {
+        cause: error,
+      }),
+    });
+    this.deps.onHealth?.(server, client);
+  }
+
+  /** A tool the client repaired or left out while it listed the server's tools. */
+  noteToolIssue(server: string, error: unknown): void {
+    if (!InvalidToolError.isInstance(error)) return;
+    this.collecting
+      .get(server)
+      ?.push(Object.freeze({ tool: error.toolName, action: error.action, reason: error.reason }));
+  }
+
+  /** The lists of a server whose last fetch failed (connected but degraded), by kind. */
+  degraded(server: string): ListFailure[] {
+    const out: ListFailure[] = [];
+    for (const kind of ALL_KINDS) {
+      const f = this.failures.get(listKey(server, kind));
+      if (!f) continue;
+      const { failuresInARow: _, ...failure } = f;
+      out.push(Object.freeze(failure));
+    }
+    return out;
+  }
+
+  /** Tools of the server's last tools/list that were repaired or left out. */
+  issues(server: string): readonly ToolListIssue[] {
+    return this.toolIssues.get(server) ?? [];
   }
 
   /** Why the server's last fetch of `kind` failed, while it has no list of that kind. */
   failure(server: string, kind: ListKind): Error | undefined {
-    return this.lists.get(server)?.[kind] ? undefined : this.failures.get(listKey(server, kind));
+    return this.lists.get(server)?.[kind]
+      ? undefined
+      : this.failures.get(listKey(server, kind))?.error;
+  }
+
+  /** The names of the tools the server is known by now (published), for the name registry. */
+  toolNames(server: string): string[] {
+    return (this.published.get(server)?.tools ?? []).map((t) => t.tool);
   }
 
   /** A list the server may still know and the cache lost (LRU): fetch it on demand. */
@@ -172,6 +245,11 @@ export class Catalog {
     if (running) await running;
     const fetched = this.lists.get(server)?.[key];
     if (fetched) return fetched as NonNullable<ServerLists[K]>;
+    // The last fetch failed: not asked again before its retry time (a host that reads the
+    // lists of 30 servers must not ask a failing one 30 times).
+    const failed = this.failures.get(listKey(server, kind));
+    if (failed && this.deps.clock.now() < failed.retryAt)
+      return [] as unknown as NonNullable<ServerLists[K]>;
     if (!this.prefetch.includes(kind)) {
       const read = this.followed.get(server) ?? new Set<ListKind>();
       read.add(kind);
@@ -208,11 +286,12 @@ export class Catalog {
     const lists = this.lists.get(server) ?? {};
     const before = this.published.get(server) ?? { tools: [], prompts: [], resources: [] };
     const next: Published = { ...before };
+    const changes: Array<() => void> = [];
     if (kinds.includes('tools')) {
       next.tools = (lists.tools ?? []).map((t) => this.hostTool(server, t));
       const d = diffLists(before.tools, next.tools, (t) => t.name, hostToolsEqual);
       if (d.added.length + d.removed.length + d.changed.length > 0)
-        this.deps.events.emit('toolschange', { server, ...d });
+        changes.push(() => this.deps.events.emit('toolschange', { server, ...d }));
     }
     if (kinds.includes('prompts')) {
       next.prompts = (lists.prompts ?? []).map((p) => this.hostCommand(server, p));
@@ -223,7 +302,7 @@ export class Catalog {
         (a, b) => a.description === b.description && json(a.arguments) === json(b.arguments),
       );
       if (d.added.length + d.removed.length + d.changed.length > 0)
-        this.deps.events.emit('promptschange', { server, ...d });
+        changes.push(() => this.deps.events.emit('promptschange', { server, ...d }));
     }
     if (kinds.includes('resources')) {
       next.resources = (lists.resources ?? []).map((r) => ({ ...r, server }));
@@ -234,9 +313,11 @@ export class Catalog {
         (a, b) => json(a) === json(b),
       );
       if (d.added.length + d.removed.length + d.changed.length > 0)
-        this.deps.events.emit('resourceschange', { server, ...d });
+        changes.push(() => this.deps.events.emit('resourceschange', { server, ...d }));
     }
+    // Published before the events: a listener reads the new lists (and the host names).
     this.published.set(server, next);
+    for (const emit of changes) emit();
   }
 
   /** Publishes a warm (disk-cached) tool list for a server that has not started. */
@@ -256,6 +337,8 @@ export class Catalog {
     if (entry?.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
     this.pending.delete(server);
     for (const kind of ALL_KINDS) this.failures.delete(listKey(server, kind));
+    this.toolIssues.delete(server);
+    this.collecting.delete(server);
     this.lists.drop(server);
     if (!keepWarm) this.warm.delete(server);
     const before = this.published.get(server);
@@ -302,6 +385,8 @@ export class Catalog {
     this.pending.clear();
     this.followed.clear();
     this.failures.clear();
+    this.toolIssues.clear();
+    this.collecting.clear();
     this.lists.clear();
     this.published.clear();
     this.warm.clear();
@@ -318,4 +403,17 @@ function hostToolsEqual(a: HostTool, b: HostTool): boolean {
     a.idempotent === b.idempotent &&
     a.openWorld === b.openWorld
   );
+}
+
+/**
+ * What gets a failed list back: a server whose answer broke the protocol schema is fixed by
+ * its authors; a connection that broke needs a reconnect (the manager makes one on its
+ * own); anything else is asked again on a read after `retryAt`.
+ */
+function nextStepFor(error: Error, retryAt: number): ListNextStep {
+  if (InvalidResultError.isInstance(error)) return { kind: 'fix-server' };
+  // An answer of the server's own (a JSON-RPC error) says nothing about the connection.
+  if (typeof (error as { rpcCode?: unknown }).rpcCode !== 'number' && isTerminal(error))
+    return { kind: 'reconnect' };
+  return { kind: 'retry', at: retryAt };
 }

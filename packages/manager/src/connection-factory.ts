@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { McpClient } from '@mcpkit/client';
+import { InvalidToolError, McpClient } from '@mcpkit/client';
 import type { ResolvedServer } from '@mcpkit/config';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import type { CrashLoopPolicy, ReconnectPolicy } from './backoff.js';
@@ -126,7 +126,7 @@ export class ConnectionFactory {
   private makeClient(server: ResolvedServer): McpClient {
     const { options, events, catalog } = this.host;
     const { urlElicitation, ...handlers } = this.handlersFor(server.name) ?? {};
-    return new McpClient({
+    const client = new McpClient({
       name: server.name,
       clientInfo: options.clientInfo ?? { name: 'mcpkit-manager', version: '0.1.0' },
       handlers,
@@ -138,5 +138,13 @@ export class ConnectionFactory {
       onlistchanged: (list) =>
         catalog.changed(server.name, list, () => this.host.current(server.name)?.client),
     });
+    // A tool the client repaired or left out of the server's list: a warning naming it, and
+    // part of the server's state.
+    client.onerror = (error) => {
+      if (!InvalidToolError.isInstance(error)) return;
+      catalog.noteToolIssue(server.name, error);
+      this.warn(server.name, error);
+    };
+    return client;
   }
 }

@@ -83,7 +83,30 @@ export class HostSurface {
   private readonly commandNames = new NameRegistry();
   private plainCallOptions: Readonly<CallOptions> | undefined;
 
-  constructor(private readonly host: SurfaceHost) {}
+  constructor(private readonly host: SurfaceHost) {
+    // Host names resolve as soon as a list is published (a connect, a list_changed), not
+    // only after someone called tools(): a toolschange event names them.
+    host.events.on('toolschange', () => this.nameTools());
+    host.events.on('statechange', ({ state, previous }) => {
+      if ((state.state === 'needs-auth') !== (previous?.state === 'needs-auth')) this.nameTools();
+    });
+  }
+
+  /** The name registry from what the manager knows now (published lists, sign-ins needed). */
+  private nameTools(
+    pairs: Array<{ server: string; item: string }> = this.knownPairs(),
+  ): ReturnType<NameRegistry['rebuild']> {
+    return this.toolNames.rebuild(pairs);
+  }
+
+  private knownPairs(): Array<{ server: string; item: string }> {
+    const pairs: Array<{ server: string; item: string }> = [];
+    for (const c of this.host.connections.values()) {
+      if (c.state.state === 'needs-auth') pairs.push({ server: c.name, item: 'authenticate' });
+      for (const item of this.host.catalog.toolNames(c.name)) pairs.push({ server: c.name, item });
+    }
+    return pairs;
+  }
 
   /** Calls a tool on a server and normalizes the result for a host. */
   callTool(
@@ -219,7 +242,7 @@ export class HostSurface {
           pairs.push({ server: c.name, tool });
       }),
     );
-    const collisions = this.toolNames.rebuild([
+    const collisions = this.nameTools([
       ...pairs.map((p) => ({ server: p.server, item: p.tool.name })),
       ...auth.map((a) => ({ server: a.server, item: 'authenticate' })),
     ]);
@@ -245,7 +268,7 @@ export class HostSurface {
     return out.sort(byName);
   }
 
-  /** The server and tool behind a host name from the last `tools()`. */
+  /** The server and tool behind a host name (of a list the manager has published). */
   resolveToolName(hostName: string): { server: string; tool: string } | undefined {
     const entry = this.toolNames.resolve(hostName);
     return entry ? { server: entry.server, tool: entry.item } : undefined;

@@ -49,11 +49,14 @@ export type {
   DisabledState,
   FailedState,
   ListDiff,
+  ListFailure,
+  ListNextStep,
   ManagerEvents,
   ManagerSnapshot,
   NeedsAuthState,
   PendingState,
   ServerState,
+  ToolListIssue,
 } from './state.js';
 export {
   assertEnabled,

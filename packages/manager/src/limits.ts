@@ -18,6 +18,12 @@ export const managerDefaults = Object.freeze({
   listChangedDebounceMs: 300,
   /** ...but a refetch is never delayed longer than this by a stream of notifications. */
   listChangedMaxDelayMs: 2_000,
+  /**
+   * After a list's fetch failed, reads do not ask the server again for this long (doubled
+   * per failure in a row, up to `listRetryMaxMs`); a reconnect or `list_changed` does.
+   */
+  listRetryMs: 30_000,
+  listRetryMaxMs: 10 * 60_000,
   /** How long a "needs sign-in" verdict keeps a server from being retried at connect. */
   needsAuthCacheMs: 15 * 60_000,
   /** Stop a server after this long without a call (0: never). */

@@ -30,7 +30,7 @@ import { Pool } from './pool.js';
 import { diffServers, lateArrivals, type ReloadResult } from './reload.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import { ManagerScope, scopeEntries } from './scope.js';
-import type { ManagerEvents, ManagerSnapshot, ServerState } from './state.js';
+import type { ConnectedState, ManagerEvents, ManagerSnapshot, ServerState } from './state.js';
 import { assertEnabled } from './transport-factory.js';
 
 /**
@@ -87,6 +87,7 @@ export class McpManager implements ManagerView {
       callTool: (server, tool, args, o) => this.callTool(server, tool, args, o),
       getPrompt: (server, prompt) => (args, o) => this.surface.getPrompt(server, prompt, args, o),
       onTools: (server, tools) => this.lazy.remember(server, tools),
+      onHealth: (server, client) => this.listHealth(server, client),
       prefetch: checkLists(options.lists),
     });
     // What most parts share; each takes the fields it declares.
@@ -161,6 +162,34 @@ export class McpManager implements ManagerView {
     } else if (state.state !== 'pending') {
       this.catalog.forget(state.name);
     }
+  }
+
+  /**
+   * A list of a connected server failed, came back, or had tools repaired or left out: its
+   * state says so (connected, degraded while a list is missing) and `statechange` fires.
+   */
+  private listHealth(server: string, client: McpClient): void {
+    const connection = this.connections.get(server);
+    const current = connection?.state;
+    if (!connection || current?.state !== 'connected' || current.client !== client) return;
+    const degraded = this.catalog.degraded(server);
+    const toolIssues = this.catalog.issues(server);
+    const { degraded: _d, toolIssues: _t, ...base } = current;
+    const next: ConnectedState = Object.freeze({
+      ...base,
+      ...(degraded.length > 0 ? { degraded: Object.freeze(degraded) } : {}),
+      ...(toolIssues.length > 0 ? { toolIssues } : {}),
+    });
+    connection.state = next;
+    const previous = this.cachedSnapshot?.servers.find((s) => s.name === server) ?? current;
+    this.cachedSnapshot = undefined;
+    const reason =
+      degraded.length > 0
+        ? `listing ${degraded.map((f) => f.list).join(', ')} failed`
+        : current.degraded
+          ? 'its lists came back'
+          : 'its tool list changed';
+    this.events.emit('statechange', { name: server, state: next, previous, reason });
   }
 
   private track(task: Promise<unknown>): void {
@@ -285,7 +314,10 @@ export class McpManager implements ManagerView {
     return this.surface.tools(options);
   }
 
-  /** The server and tool behind a host name from the last `tools()`. */
+  /**
+   * The server and tool behind a host name: of every tool list the manager has published
+   * (each connect and `list_changed` fills the names in; `tools()` is not needed first).
+   */
   resolveToolName(hostName: string): { server: string; tool: string } | undefined {
     return this.surface.resolveToolName(hostName);
   }

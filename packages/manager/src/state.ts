@@ -22,6 +22,47 @@ export interface ConnectedState {
   /** Epoch ms. */
   readonly connectedAt: number;
   readonly connectMs: number;
+  /**
+   * Connected but degraded: the lists whose last fetch failed, until a fetch succeeds.
+   * Absent when every list it was asked for came.
+   */
+  readonly degraded?: readonly ListFailure[];
+  /** Tools of its last `tools/list` that the client repaired or left out. Absent when none. */
+  readonly toolIssues?: readonly ToolListIssue[];
+}
+
+/** What gets a failed list back (an application words it). */
+export type ListNextStep =
+  /** The manager asks again on the next read after `at` (epoch ms), or on a `list_changed`. */
+  | { readonly kind: 'retry'; readonly at: number }
+  /** The connection broke: the manager reconnects on its own (or `reconnect()`). */
+  | { readonly kind: 'reconnect' }
+  /** The server's answer broke the protocol schema: only its authors can fix it. */
+  | { readonly kind: 'fix-server' };
+
+/** One list a connected server failed to give. */
+export interface ListFailure {
+  readonly list: import('./catalog.js').ListKind;
+  /** The typed error (`serverTools()` rejects with it). */
+  readonly error: Error;
+  readonly message: string;
+  /** The error's `MCPKIT_*` code, when it has one. */
+  readonly code?: string;
+  /** The JSON-RPC error code the server answered with, when it did. */
+  readonly rpcCode?: number;
+  /** Epoch ms. */
+  readonly failedAt: number;
+  /** Epoch ms: before this, a read does not ask the server again. */
+  readonly retryAt: number;
+  readonly nextStep: ListNextStep;
+}
+
+/** A tool of the server's list that did not fit the protocol schema. */
+export interface ToolListIssue {
+  readonly tool: string;
+  /** `repaired`: kept with the change `reason` names; `dropped`: left out. */
+  readonly action: 'repaired' | 'dropped';
+  readonly reason: string;
 }
 
 export interface FailedState {

@@ -102,7 +102,15 @@ export class Gateway {
     const { manager } = options;
     const served = new Set(options.servers);
     this.unsubscribe.push(
-      manager.on('statechange', ({ name, state }) => {
+      manager.on('statechange', ({ name, state, previous }) => {
+        // The same connection, only its list health changed (degraded or back): the lists
+        // follow the list events, not this one.
+        if (
+          state.state === 'connected' &&
+          previous?.state === 'connected' &&
+          previous.client === state.client
+        )
+          return;
         if (served.has(name)) void this.refresh(name, state);
       }),
     );
@@ -167,12 +175,31 @@ export class Gateway {
     this.sync();
   }
 
-  /** `GET /healthz`: each backend's state, without errors' details or anything from config. */
-  health(): Array<{ server: string; state: string }> {
-    return this.options.servers.map((server) => ({
-      server,
-      state: this.options.manager.state(server)?.state ?? 'unknown',
-    }));
+  /**
+   * `GET /healthz`: each backend's state — `degraded` for one that is connected but a list
+   * of which failed, with the kinds of those lists — without errors' details or anything
+   * from config; and the whole: `ok` (every backend connected, none degraded), `degraded`
+   * (some backend not connected or degraded, at least one connected) or `down` (none
+   * connected).
+   */
+  health(): {
+    status: 'ok' | 'degraded' | 'down';
+    servers: Array<{ server: string; state: string; degraded?: string[] }>;
+  } {
+    const servers = this.options.servers.map((server) => {
+      const state = this.options.manager.state(server);
+      if (state?.state === 'connected' && state.degraded?.length)
+        return { server, state: 'degraded', degraded: state.degraded.map((f) => f.list) };
+      return { server, state: state?.state ?? 'unknown' };
+    });
+    const up = servers.filter((s) => s.state === 'connected' || s.state === 'degraded');
+    const status =
+      servers.length > 0 && up.length === 0
+        ? 'down'
+        : servers.every((s) => s.state === 'connected')
+          ? 'ok'
+          : 'degraded';
+    return { status, servers };
   }
 
   async close(): Promise<void> {

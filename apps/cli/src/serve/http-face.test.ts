@@ -37,7 +37,7 @@ describe('listenHttpFace', () => {
       const health = new URL('/healthz', face.url);
       expect((await fetch(health)).status).toBe(401);
       const ok = await fetch(health, { headers: { Authorization: `Bearer ${'x'.repeat(32)}` } });
-      expect(await ok.json()).toEqual({ servers: [] });
+      expect(await ok.json()).toEqual({ status: 'ok', servers: [] });
     } finally {
       await face.close();
       await gateway.close();

@@ -88,7 +88,9 @@ export async function listenHttpFace(
     if (pathname === '/healthz') {
       if (req.method !== 'GET') return refuse(res, 405, 'GET only');
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ servers: gateway.health() }));
+      // 200 whatever the backends' states: the gateway itself answers (a probe that restarts
+      // it would not bring a backend back); the body says which backends are down or degraded.
+      res.end(JSON.stringify(gateway.health()));
       return;
     }
     if (pathname !== '/mcp') return refuse(res, 404, 'Not Found: the MCP endpoint is /mcp');

@@ -51,6 +51,12 @@ export interface ConfigSource {
   scope: Scope;
   /** The file path, or a label such as `--config argument 1`. */
   source: string;
+  /**
+   * The file the entries live in, when `source` says more than its path (a local-scope
+   * entry lives in the state file, under its project: `source` names both). Writers and
+   * tools that compare locations compare this, never the label.
+   */
+  file?: string;
   /** Raw text (JSON with comments allowed), parsed here. */
   text?: string;
   /** Or an already-parsed value. */
@@ -79,6 +85,8 @@ export interface ServerOrigin {
   name: string;
   scope: Scope;
   source: string;
+  /** The source's `file`, when it has one (see `ConfigSource.file`). */
+  file?: string;
 }
 
 export interface ResolvedServer extends ServerOrigin {
@@ -172,6 +180,7 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
         name,
         scope: src.scope,
         source: src.source,
+        ...(src.file === undefined ? {} : { file: src.file }),
         config,
         rank: RANK[src.scope],
         depth: src.depth ?? 0,
@@ -187,6 +196,7 @@ const origin = (c: ServerOrigin): ServerOrigin => ({
   name: c.name,
   scope: c.scope,
   source: c.source,
+  ...(c.file === undefined ? {} : { file: c.file }),
 });
 
 /**

@@ -1,6 +1,6 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
 import type { LoadResult } from '@mcpkit/config';
-import { isPairs, readStdinJson, typedPairs } from './call-arguments.js';
+import { isPairs, noArguments, readStdinJson, typedPairs } from './call-arguments.js';
 import { formatPrompt, formatResource, formatToolResult } from './format.js';
 import type { Output } from './output.js';
 import { Runner, type RunnerOptions } from './runner.js';
@@ -163,9 +163,11 @@ export async function serverCommand(
         // A tool the server does not list: say so in our words, with where to look,
         // rather than only the server's own text (which may be a bare "Unknown tool").
         // Looked up before the call: a server that dies during it has no list after.
-        const listed = (await manager.tools({ signal }).catch(() => [])).some(
+        const entry = (await manager.tools({ signal }).catch(() => [])).find(
           (t) => t.server === server && t.tool === tool,
         );
+        const listed = entry !== undefined;
+        args ??= noArguments(entry?.inputSchema);
         const unknown = async (said: string) =>
           listed
             ? undefined

@@ -95,6 +95,20 @@ export async function main(
     strict: values['strict-config'] ?? false,
   };
   const json = values.json ?? false;
+  // One set of roots for every command that starts servers (doctor, shell, call, tools…),
+  // so that each talks to servers configured the same way (see "Roots" in the README).
+  const roots: readonly string[] | false = values['no-roots']
+    ? false
+    : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir));
+  const openTrace = async () => {
+    if (values.trace === undefined) return undefined;
+    const { TraceFile } = await import('./trace.js');
+    trace = new TraceFile(
+      path.resolve(ctx.cwd, values.trace),
+      showSecrets ? (v) => v : (v) => out.scrubber.value(v),
+    );
+    return trace;
+  };
   try {
     switch (command) {
       case 'list': {
@@ -165,17 +179,35 @@ export async function main(
         ]);
         const resolved = await resolveServers(ctx, selection);
         out.scrubber.addServers(secretHolders(resolved));
+        await openTrace();
         if (command === 'doctor') {
-          const { doctorCommand } = await import('./doctor.js');
-          return await doctorCommand(out, ctx, resolved, rest, { json, timeoutMs, shutdown });
+          const [{ doctorCommand }, { cliHandlers }] = await Promise.all([
+            import('./doctor.js'),
+            import('./interaction.js'),
+          ]);
+          // The handlers (so the capabilities and roots) every command declares; doctor
+          // asks nothing of the user, so a form is declined as without a terminal.
+          const handlers = cliHandlers({
+            interactive: false,
+            noBrowser: values['no-browser'] ?? false,
+            roots,
+            say: out.stderr,
+            link: out.link,
+          });
+          return await doctorCommand(out, ctx, resolved, rest, {
+            json,
+            timeoutMs,
+            shutdown,
+            handlers,
+            ...(trace ? { trace } : {}),
+          });
         }
         const { shellCommand } = await import('./shell.js');
         return await shellCommand(ctx, selection, resolved, shutdown, {
           timeoutMs,
           showSecrets,
-          roots: values['no-roots']
-            ? false
-            : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
+          roots,
+          ...(trace ? { trace } : {}),
           noBrowser: values['no-browser'] ?? false,
           loginTimeoutMs,
         });
@@ -190,22 +222,14 @@ export async function main(
           import('./interaction.js'),
         ]);
         const stream = options.progressStream;
-        if (values.trace !== undefined) {
-          const { TraceFile } = await import('./trace.js');
-          trace = new TraceFile(
-            path.resolve(ctx.cwd, values.trace),
-            showSecrets ? (v) => v : (v) => out.scrubber.value(v),
-          );
-        }
+        await openTrace();
         const elicit =
           values.elicit === undefined ? undefined : parseElicit(values.elicit, '--elicit');
         const handlers = cliHandlers({
           interactive: options.interactive ?? false,
           ...(elicit ? { elicit } : {}),
           noBrowser: values['no-browser'] ?? false,
-          roots: values['no-roots']
-            ? false
-            : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
+          roots,
           say: out.stderr,
           link: out.link,
         });

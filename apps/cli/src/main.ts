@@ -225,7 +225,9 @@ export async function main(
         await openTrace();
         const elicit =
           values.elicit === undefined ? undefined : parseElicit(values.elicit, '--elicit');
+        const cancelled = new Set<string>();
         const handlers = cliHandlers({
+          oncancel: (server) => cancelled.add(server),
           interactive: options.interactive ?? false,
           ...(elicit ? { elicit } : {}),
           noBrowser: values['no-browser'] ?? false,
@@ -233,7 +235,7 @@ export async function main(
           say: out.stderr,
           link: out.link,
         });
-        return await serverCommand(command, rest, out, ctx, selection, shutdown, {
+        const code = await serverCommand(command, rest, out, ctx, selection, shutdown, {
           json,
           timeoutMs,
           ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
@@ -255,6 +257,12 @@ export async function main(
               }
             : {}),
         });
+        if (cancelled.size === 0) return code;
+        // Not 130: nothing was interrupted. The server got the answer "cancel" and its
+        // result is printed above; only the user's question went unanswered.
+        for (const server of cancelled)
+          out.stderr(`mcpkit: you cancelled the question of server "${server}"; it was told so\n`);
+        return code === 0 ? 1 : code;
       }
     }
   } catch (error) {

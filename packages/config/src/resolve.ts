@@ -79,7 +79,18 @@ export interface ResolveInput {
   strict?: boolean;
 }
 
-export type ServerStatus = 'enabled' | 'pending-approval' | 'rejected' | 'blocked' | 'disabled';
+/**
+ * Only `enabled` servers may be started. `skipped` is never set by `resolveConfig`: a host
+ * sets it on an entry it will not start for a reason of its own, said in `reason` (the
+ * mcpkit CLI: an entry that runs its own gateway, `mcpkit serve`).
+ */
+export type ServerStatus =
+  | 'enabled'
+  | 'pending-approval'
+  | 'rejected'
+  | 'blocked'
+  | 'disabled'
+  | 'skipped';
 
 export interface ServerOrigin {
   name: string;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bin, processesWith, type Sandbox, sandbox } from '../hostile/cli-harness.js';
+import { runShellPiped } from './support/shell-piped.js';
 
 /** `mcpkit call`'s arguments: JSON, `-` for JSON on stdin, or key=value typed from the schema. */
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,5 +46,34 @@ describe('mcpkit call arguments, against server-everything', () => {
     const bad = call(['everything', 'get-sum', '-'], '[1, 2]');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('the tool arguments on stdin must be a JSON object');
+  });
+});
+
+describe('mcpkit call with no arguments, against a server that validates them (SDK v1, zod)', () => {
+  const strict = fileURLToPath(
+    new URL('./servers/sdk-v1-object-input-server.mjs', import.meta.url),
+  );
+
+  it('call and the shell send arguments {} when the input schema is an object, so a server that refuses a call without them answers', async () => {
+    box ??= sandbox('mcpkit-cli-call-empty-');
+    const config = box.file('strict.json', {
+      mcpServers: { strict: { command: process.execPath, args: [strict] } },
+    });
+    const r = spawnSync(process.execPath, [bin, '-c', config, 'call', 'strict', 'greet'], {
+      env: box.env,
+      cwd: box.cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(r.stderr).not.toContain('expected object, received undefined');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('hello, world\n');
+
+    const shell = await runShellPiped(['-c', config, 'shell'], 'call strict greet\n', {
+      env: box.env,
+      cwd: box.cwd,
+    });
+    expect(shell.stderr).not.toContain('expected object, received undefined');
+    expect(shell.stdout).toContain('hello, world\n');
   });
 });

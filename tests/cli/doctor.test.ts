@@ -196,4 +196,19 @@ describe('mcpkit doctor', () => {
       1,
     );
   });
+
+  it('twelve servers ping without MaxListenersExceededWarning (the pings shared one signal, a listener each)', async () => {
+    box = sandbox('mcpkit-cli-doctor-many-');
+    const mcpServers = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [
+        `s${i}`,
+        { command: process.execPath, args: [fixture, 'ok', path.join(box!.dir, `s${i}.log`)] },
+      ]),
+    );
+    const config = box.file('many.json', { mcpServers });
+    const r = await runCli(['-c', config, 'doctor'], { env: box.env, cwd: box.cwd });
+    expect(r.stdout.match(/✔ ping/g) ?? [], r.stdout).toHaveLength(12);
+    expect(r.stderr).not.toContain('MaxListenersExceededWarning');
+    expect(r.stderr).not.toContain('listeners added');
+  });
 });

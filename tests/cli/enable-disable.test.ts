@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
+import { runShellPiped } from './support/shell-piped.js';
 
 /** `mcpkit enable` / `disable`: persisted in the entry's own file, references kept. */
 const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
@@ -54,5 +55,47 @@ describe('mcpkit enable / disable', () => {
     expect(r.stderr).toContain(
       `server "x" comes from ${config} (dynamic scope), which mcpkit does not write`,
     );
+  });
+
+  it('a local-scope entry (where add writes by default) is disabled and enabled in the state file: its source label names the project, the file is what is compared', async () => {
+    box = sandbox('mcpkit-cli-enable-local-');
+    const run = (...args: string[]) => runCli(args, { env: box!.env, cwd: box!.cwd });
+    const added = await run(
+      'add',
+      'fx',
+      '--',
+      process.execPath,
+      fixture,
+      'ok',
+      path.join(box.dir, 'fx.log'),
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const file = path.join(box.home, '.config/mcpkit/projects.json');
+    const entryOf = () => JSON.parse(readFileSync(file, 'utf8')).projects[box!.cwd].mcpServers.fx;
+
+    const off = await run('disable', 'fx');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toBe(`disabled server "fx" in ${file}\n`);
+    expect(entryOf().disabled).toBe(true);
+    const on = await run('enable', 'fx');
+    expect(on.code, on.stderr).toBe(0);
+    expect(entryOf().disabled).toBeUndefined();
+  });
+
+  it('the shell, disabling a server for the session only, names its own "enable" command (not the library call enable())', async () => {
+    box = sandbox('mcpkit-cli-enable-shell-');
+    const config = box.file('x.json', {
+      mcpServers: {
+        fx: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'fx.log')] },
+      },
+    });
+    const { code, stdout } = await runShellPiped(['-c', config, 'shell'], 'disable fx\nservers\n', {
+      env: box.env,
+      cwd: box.cwd,
+    });
+    expect(code).toBe(0);
+    expect(stdout).toContain('disabled "fx" for this session only');
+    expect(stdout).toContain('type "enable fx" in the shell');
+    expect(stdout).not.toContain('call enable(');
   });
 });

@@ -67,6 +67,20 @@ describe('a server asks the user (elicitation)', () => {
     );
   });
 
+  it('Esc on a form says the server was told (not "nothing was sent": it got action=cancel) and exits 1', async () => {
+    const args = setup();
+    tmux = new Tmux(box!, box!.env);
+    tmux.start([process.execPath, bin, ...args, 'call', 'old', 'ask', '{}']);
+    await waitFor(screenWith('Name'), 'the first field');
+    tmux.sendKeys('Escape');
+    expect(await exitStatus()).toBe(1);
+    const screen = tmux.screen();
+    expect(screen).toContain('answer: {"action":"cancel"}');
+    expect(screen).toContain('cancelled: old is told you cancelled its question');
+    expect(screen).toContain('mcpkit: you cancelled the question of server "old"; it was told so');
+    expect(screen).not.toContain('nothing was sent');
+  });
+
   it('a 2026-07-28 input_required confirmation answered with "y" in a terminal', async () => {
     const args = setup();
     tmux = new Tmux(box!, box!.env);

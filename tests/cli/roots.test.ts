@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
 import { everythingEntry } from '../support/everything.js';
@@ -11,6 +11,8 @@ import { everythingEntry } from '../support/everything.js';
  * `get-roots-list` asks the client for its roots (`roots/list`) and prints what came back;
  * the tool exists only when the client declares the roots capability.
  */
+const probe = fileURLToPath(new URL('../gateway/roots-probe-server.mjs', import.meta.url));
+
 let box: Sandbox | undefined;
 afterEach(() => {
   if (box) expect(processesWith(box.dir)).toEqual([]);
@@ -67,5 +69,45 @@ describe('roots as a real server sees them', () => {
     expect(tools.stdout).not.toContain('get-roots-list');
     const withRoots = await cli('tools');
     expect(withRoots.stdout).toContain('get-roots-list');
+  });
+
+  it('doctor declares the capabilities and roots that call does (doctor connected without roots: server-filesystem then keeps other directories than under call)', async () => {
+    box = sandbox('mcpkit-cli-roots-doctor-');
+    const config = box.file('servers.json', {
+      mcpServers: { probe: { command: process.execPath, args: [probe] } },
+    });
+    /** What the CLI sent in initialize and answered to roots/list, from its own trace. */
+    const declared = async (...args: string[]) => {
+      const file = path.join(box!.dir, `${args[0]}.jsonl`);
+      const r = await runCli(['--strict-config', '-c', config, '--trace', file, ...args], {
+        env: box!.env,
+        cwd: box!.cwd,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const lines = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const init = lines.find((l) => l.direction === 'send' && l.message.method === 'initialize');
+      const asked = lines.find(
+        (l) => l.direction === 'receive' && l.message.method === 'roots/list',
+      );
+      const answer = lines.find(
+        (l) => l.direction === 'send' && asked && l.message.id === asked.message.id,
+      );
+      return {
+        capabilities: init.message.params.capabilities,
+        roots: answer?.message.result.roots,
+      };
+    };
+    // The probe asks for roots as soon as it is initialized; `roots` waits for that answer.
+    const call = await declared('call', 'probe', 'roots');
+    const doctor = await declared('doctor');
+    expect(call.roots).toEqual([
+      { uri: pathToFileURL(box.cwd).href, name: path.basename(box.cwd) },
+    ]);
+    expect(call.capabilities.roots).toBeDefined();
+    expect(doctor.capabilities).toEqual(call.capabilities);
+    expect(doctor.roots).toEqual(call.roots);
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
+import { runShellPiped } from './support/shell-piped.js';
 
 /**
  * `--trace <file>`: every JSON-RPC message as a JSON line, as sent and received (a server's
@@ -65,5 +66,47 @@ describe('mcpkit --trace', () => {
     expect(lines.some((l) => l.direction === 'send' && l.message.method === 'initialize')).toBe(
       true,
     );
+  });
+
+  it('shell and doctor honour --trace (they ignored it): the messages of each are in the file', async () => {
+    box = sandbox('mcpkit-cli-trace-shell-doctor-');
+    const config = box.file('servers.json', {
+      mcpServers: {
+        fx: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'fx.log')] },
+      },
+    });
+    const read = (file: string) =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+
+    const shellTrace = path.join(box.dir, 'shell.jsonl');
+    const shell = await runShellPiped(
+      ['--strict-config', '-c', config, '--trace', shellTrace, 'shell'],
+      'call fx echo {"from": "shell"}\n',
+      { env: box.env, cwd: box.cwd },
+    );
+    expect(shell.code, shell.stderr).toBe(0);
+    const shellLines = read(shellTrace);
+    expect(
+      shellLines.find((l) => l.direction === 'send' && l.message.method === 'tools/call'),
+    ).toMatchObject({ server: 'fx', message: { params: { arguments: { from: 'shell' } } } });
+
+    const doctorTrace = path.join(box.dir, 'doctor.jsonl');
+    const doctor = await runCli(
+      ['--strict-config', '-c', config, '--trace', doctorTrace, 'doctor'],
+      {
+        env: box.env,
+        cwd: box.cwd,
+      },
+    );
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    const doctorLines = read(doctorTrace);
+    const ping = doctorLines.find((l) => l.direction === 'send' && l.message.method === 'ping');
+    expect(ping).toMatchObject({ server: 'fx' });
+    expect(
+      doctorLines.some((l) => l.direction === 'receive' && l.message.id === ping.message.id),
+    ).toBe(true);
   });
 });

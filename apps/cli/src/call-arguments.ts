@@ -14,6 +14,22 @@ interface PropertySchema {
  * a boolean, an array or object property takes JSON; anything else stays a string (so
  * `zip=01234` keeps its zero).
  */
+/**
+ * The arguments to send when the user gave none: `{}` when the tool's input schema is an
+ * object (`type: "object"`, or `properties`), since servers that validate their input
+ * reject a call without `arguments` (SDK v1: -32602 `expected "object", received
+ * "undefined"`); otherwise nothing, as the user asked.
+ */
+export function noArguments(inputSchema: unknown): Record<string, unknown> | undefined {
+  if (typeof inputSchema !== 'object' || inputSchema === null) return undefined;
+  const { type, properties } = inputSchema as { type?: unknown; properties?: unknown };
+  const object =
+    type === 'object' ||
+    (Array.isArray(type) && type.includes('object')) ||
+    (typeof properties === 'object' && properties !== null);
+  return object ? {} : undefined;
+}
+
 export function isPairs(words: readonly string[]): boolean {
   return words.length > 0 && words.every((w) => /^[^={}[\]"\s][^=]*=/.test(w));
 }

@@ -22,6 +22,7 @@ import {
   type WritableScope,
 } from '@mcpkit/config';
 import { redactUrls } from './redact-output.js';
+import { runsThisGateway, SELF_REASON } from './self-reference.js';
 import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
 import { table } from './table.js';
 
@@ -333,6 +334,11 @@ export async function importCommand(
       io.stderr(`mcpkit: "${name}" not imported: ${(error as Error).message}\n`);
     }
   }
+  for (const [name, entry] of Object.entries(result.servers))
+    if (runsThisGateway({ config: entry as ServerConfig }, ctx.cwd))
+      io.stderr(
+        `mcpkit: warning: "${name}" is imported, but ${SELF_REASON}; every mcpkit command skips it${flags.dryRun ? '' : ` (remove it with "mcpkit remove --scope ${scope} ${name}")`}\n`,
+      );
   for (const s of result.skipped) io.stderr(`mcpkit: skipped "${s.name}": ${s.reason}\n`);
   for (const n of result.notes)
     io.stderr(`mcpkit: note: ${n.name === '*' ? '' : `"${n.name}": `}${n.note}\n`);

@@ -15,6 +15,7 @@ import { type CliContext, notStartedHint } from './servers.js';
 import { openSession } from './session.js';
 import type { Shutdown } from './signals.js';
 import { neutralize } from './terminal.js';
+import type { TraceFile } from './trace.js';
 import { UsageError } from './usage.js';
 
 export type { Finding } from './doctor-checks.js';
@@ -25,6 +26,8 @@ export interface DoctorOptions {
   timeoutMs: number;
   shutdown: Shutdown;
   handlers?: (server: string) => ManagerHandlers | undefined;
+  /** `--trace`: every message in both directions. */
+  trace?: TraceFile;
 }
 
 /** What doctor says about one server. */
@@ -249,6 +252,7 @@ async function examine(
     timeoutMs: options.timeoutMs,
     shutdown: options.shutdown,
     ...(options.handlers ? { handlers: options.handlers } : {}),
+    ...(options.trace ? { trace: options.trace } : {}),
     onstderr: (server, text) =>
       stderr.set(server, ((stderr.get(server) ?? '') + text).slice(-STDERR_KEEP_CHARS)),
     onwarning: (server, error) => {

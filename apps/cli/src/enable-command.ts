@@ -39,7 +39,8 @@ export async function enableCommand(
   const scope = entry.scope as WritableScope;
   const options = writeOptions(ctx);
   const { file, at } = scopeTarget(scope, options);
-  if (path.resolve(file) !== path.resolve(entry.source))
+  // A local entry's source names the state file and its project; the file is what counts.
+  if (path.resolve(file) !== path.resolve(entry.file ?? entry.source))
     throw new Error(
       `server "${name}" comes from ${entry.source}, not from ${file}; edit that file by hand`,
     );

@@ -23,6 +23,11 @@ export interface InteractionOptions {
   say: (line: string) => void;
   /** A URL the user must open (its query kept). */
   link: (line: string) => void;
+  /**
+   * The user cancelled a form (Esc, Ctrl-C): the server was answered `cancel` and the
+   * call goes on, so the command learns it here to end with a failure status.
+   */
+  oncancel?: (server: string) => void;
 }
 
 interface FieldSchema {
@@ -115,7 +120,8 @@ async function askForm(
       signal,
     );
     if (clack.isCancel(value)) {
-      clack.cancel('cancelled: nothing was sent');
+      // The answer `cancel` is sent: the server decides what its call does then.
+      clack.cancel(neutralize(`cancelled: ${server} is told you cancelled its question`));
       return { action: 'cancel' };
     }
     if (value !== undefined) content[name] = value as string | number | boolean;
@@ -209,7 +215,9 @@ export function cliHandlers(options: InteractionOptions): (server: string) => Ma
         options.say(`mcpkit: ${text}\n`);
         return { action: 'decline' };
       }
-      return askForm(server, form, signal);
+      const answer = await askForm(server, form, signal);
+      if (answer.action === 'cancel') options.oncancel?.(server);
+      return answer;
     },
     urlElicitation: (_server, pages, { signal }) => finishPages(server, pages, options, signal),
     sampling: () => {

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cliOptions } from './cli-options.js';
 import type { Io } from './config-commands.js';
 import { parseBytesFlag, parseMsFlag } from './numbers.js';
 import type { CliContext, ServerSelection } from './servers.js';
@@ -96,6 +97,17 @@ export async function main(
     strict: values['strict-config'] ?? false,
   };
   const json = values.json ?? false;
+  // One set of roots for every command that starts servers (doctor, shell, call, tools…),
+  // so that each talks to servers configured the same way (see "Roots" in the README).
+  const roots: readonly string[] | false = values['no-roots']
+    ? false
+    : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir));
+  const openTrace = async () => {
+    if (values.trace === undefined) return undefined;
+    const { TraceFile } = await import('./trace.js');
+    trace = new TraceFile(path.resolve(ctx.cwd, values.trace));
+    return trace;
+  };
   try {
     switch (command) {
       case 'list': {
@@ -159,17 +171,35 @@ export async function main(
             : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
         const { resolveServers } = await import('./servers.js');
         const resolved = await resolveServers(ctx, selection);
+        await openTrace();
         if (command === 'doctor') {
-          const { doctorCommand } = await import('./doctor.js');
-          return await doctorCommand(out, ctx, resolved, rest, { json, timeoutMs, shutdown });
+          const [{ doctorCommand }, { cliHandlers }] = await Promise.all([
+            import('./doctor.js'),
+            import('./interaction.js'),
+          ]);
+          // The handlers (so the capabilities and roots) every command declares; doctor
+          // asks nothing of the user, so a form is declined as without a terminal.
+          const handlers = cliHandlers({
+            interactive: false,
+            noBrowser: values['no-browser'] ?? false,
+            roots,
+            say: out.serverStderr,
+            link: out.link,
+          });
+          return await doctorCommand(out, ctx, resolved, rest, {
+            json,
+            timeoutMs,
+            shutdown,
+            handlers,
+            ...(trace ? { trace } : {}),
+          });
         }
         const { shellCommand } = await import('./shell.js');
         return await shellCommand(ctx, selection, resolved, shutdown, {
           timeoutMs,
           showSecrets,
-          roots: values['no-roots']
-            ? false
-            : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
+          roots,
+          ...(trace ? { trace } : {}),
           noBrowser: values['no-browser'] ?? false,
           loginTimeoutMs,
         });
@@ -184,23 +214,20 @@ export async function main(
           import('./interaction.js'),
         ]);
         const stream = options.progressStream;
-        if (values.trace !== undefined) {
-          const { TraceFile } = await import('./trace.js');
-          trace = new TraceFile(path.resolve(ctx.cwd, values.trace));
-        }
+        await openTrace();
         const elicit =
           values.elicit === undefined ? undefined : parseElicit(values.elicit, '--elicit');
+        const cancelled = new Set<string>();
         const handlers = cliHandlers({
+          oncancel: (server) => cancelled.add(server),
           interactive: options.interactive ?? false,
           ...(elicit ? { elicit } : {}),
           noBrowser: values['no-browser'] ?? false,
-          roots: values['no-roots']
-            ? false
-            : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir)),
+          roots,
           say: out.serverStderr,
           link: out.link,
         });
-        return await serverCommand(command, rest, out, ctx, selection, shutdown, {
+        const code = await serverCommand(command, rest, out, ctx, selection, shutdown, {
           json,
           timeoutMs,
           ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
@@ -222,6 +249,12 @@ export async function main(
               }
             : {}),
         });
+        if (cancelled.size === 0) return code;
+        // Not 130: nothing was interrupted. The server got the answer "cancel" and its
+        // result is printed above; only the user's question went unanswered.
+        for (const server of cancelled)
+          out.stderr(`mcpkit: you cancelled the question of server "${server}"; it was told so\n`);
+        return code === 0 ? 1 : code;
       }
     }
   } catch (error) {
@@ -241,40 +274,7 @@ function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: {
-      config: { type: 'string', short: 'c', multiple: true },
-      'strict-config': { type: 'boolean' },
-      scope: { type: 'string' },
-      transport: { type: 'string' },
-      env: { type: 'string', short: 'e', multiple: true },
-      header: { type: 'string', short: 'H', multiple: true },
-      from: { type: 'string' },
-      all: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      server: { type: 'string', short: 's', multiple: true },
-      json: { type: 'boolean' },
-      timeout: { type: 'string' },
-      'login-timeout': { type: 'string' },
-      'max-message-bytes': { type: 'string' },
-      sanitize: { type: 'boolean' },
-      'show-secrets': { type: 'boolean' },
-      verbose: { type: 'boolean', short: 'v' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean' },
-      'no-browser': { type: 'boolean' },
-      http: { type: 'string' },
-      token: { type: 'string' },
-      separator: { type: 'string' },
-      'no-prefix': { type: 'boolean' },
-      tools: { type: 'string', multiple: true },
-      'sse-poll-ms': { type: 'string' },
-      'backend-wait-ms': { type: 'string' },
-      'no-progress': { type: 'boolean' },
-      elicit: { type: 'string' },
-      root: { type: 'string', multiple: true },
-      trace: { type: 'string' },
-      'no-roots': { type: 'boolean' },
-    },
+    options: cliOptions,
   });
 }
 

@@ -11,6 +11,8 @@ export const CLI_HINTS: ManagerHints = {
   signInElsewhere: (server) => `run "mcpkit login ${server}"`,
   connectTimeout: () => 'raise mcpkit --timeout <ms> (the connect budget)',
   configEnable: () => 'enable it in its config file',
+  // Only the shell disables a server for the session alone; its own command undoes that.
+  hostEnable: (server) => `type "enable ${server}" in the shell`,
 };
 
 /**

@@ -1,7 +1,7 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { ServerState } from '@mcpkit/manager';
-import { isPairs, readStdinJson, typedPairs } from './call-arguments.js';
+import { isPairs, noArguments, readStdinJson, typedPairs } from './call-arguments.js';
 import { formatPrompt, formatResource, formatToolResult } from './format.js';
 import type { Output } from './output.js';
 import { Runner, type RunnerOptions } from './runner.js';
@@ -164,12 +164,17 @@ export async function serverCommand(
         // server itself says it has no such tool; any other failure is the server's own
         // error, named as such. Looked up before the call: a server that dies during it
         // has no list after.
+        let listedTool: { inputSchema?: unknown } | undefined;
         const listed = await manager
           .serverTools(server, { signal })
-          .then(
-            (tools) => tools.some((t) => t.name === tool) || leftOut(manager.state(server), tool),
-          )
+          .then((tools) => {
+            listedTool = tools.find((t) => t.name === tool);
+            return listedTool !== undefined || leftOut(manager.state(server), tool);
+          })
           .catch(() => undefined);
+        // With no arguments, `{}` when the input schema is an object: servers that validate
+        // their input refuse a call without arguments.
+        args ??= noArguments(listedTool?.inputSchema);
         const unknown = async (said: string, error?: unknown) =>
           listed === false || saysUnknownTool(said, error)
             ? new Error(

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { formatDiagnostic, type LoadResult, loadConfig, type ResolvedServer } from '@mcpkit/config';
+import { skipSelfReferences } from './self-reference.js';
 
 export interface CliContext {
   cwd: string;
@@ -13,9 +14,15 @@ export interface ServerSelection {
   strict: boolean;
 }
 
-/** Resolves the servers the way the library does: every scope, `--config` as the dynamic scope. */
-export function resolveServers(ctx: CliContext, selection: ServerSelection): Promise<LoadResult> {
-  return loadConfig({
+/**
+ * Resolves the servers the way the library does: every scope, `--config` as the dynamic
+ * scope. An entry that runs this CLI's own gateway (`mcpkit serve`) is marked `skipped`.
+ */
+export async function resolveServers(
+  ctx: CliContext,
+  selection: ServerSelection,
+): Promise<LoadResult> {
+  const result = await loadConfig({
     cwd: ctx.cwd,
     home: ctx.home,
     env: ctx.env,
@@ -24,6 +31,7 @@ export function resolveServers(ctx: CliContext, selection: ServerSelection): Pro
       value.trimStart().startsWith('{') ? { json: value } : { file: path.resolve(ctx.cwd, value) },
     ),
   });
+  return skipSelfReferences(result, (server) => workingDirectory(server, ctx));
 }
 
 /** Stdio servers from a file run in that file's folder; the others in the working directory. */
@@ -64,6 +72,8 @@ export function notStartedHint(server: ResolvedServer): string {
       return `server "${server.name}" is ${server.reason}`;
     case 'disabled':
       return `server "${server.name}" is disabled in ${server.source}`;
+    case 'skipped':
+      return `server "${server.name}" is skipped: ${server.reason}`;
     default:
       return '';
   }

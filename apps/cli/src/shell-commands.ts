@@ -1,6 +1,6 @@
 import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
-import { isPairs, typedPairs } from './call-arguments.js';
+import { isPairs, noArguments, typedPairs } from './call-arguments.js';
 import { formatPrompt, formatResource, formatToolResult } from './format.js';
 import type { Output } from './output.js';
 import { serverError } from './runner.js';
@@ -148,7 +148,12 @@ export async function runShellLine(
           (t) => t.server === server && t.tool === tool,
         )?.inputSchema as { properties?: Record<string, { type?: string }> } | undefined;
         input = typedPairs(pairs, schema);
-      }
+      } else
+        input = noArguments(
+          (await manager.tools({ signal }).catch(() => [])).find(
+            (t) => t.server === server && t.tool === tool,
+          )?.inputSchema,
+        );
       const client = await manager.client(server!, call);
       let result: Awaited<ReturnType<typeof client.callTool>>;
       try {

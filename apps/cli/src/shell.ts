@@ -12,11 +12,14 @@ import { ShellNames } from './shell-completer.js';
 import { ListChanges, stateLine } from './shell-events.js';
 import { ShellHistory, shellHistoryFile } from './shell-history.js';
 import type { InterruptedError, Shutdown } from './signals.js';
+import type { TraceFile } from './trace.js';
 
 export interface ShellCommandOptions extends ShellOptions {
   showSecrets: boolean;
   /** `--root` (absolute) or the working directory; `false` with `--no-roots`. */
   roots: readonly string[] | false;
+  /** `--trace`: every message in both directions. */
+  trace?: TraceFile;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WriteStream;
   /** Where errors and server events go when `output` is not a terminal (default stderr). */
@@ -85,6 +88,7 @@ export async function shellCommand(
       timeoutMs: options.timeoutMs,
       shutdown,
       longLived: true,
+      ...(options.trace ? { trace: options.trace } : {}),
       // As for every command (roots, URL elicitation, sampling declined), except that a form
       // is declined with a message: the prompt owns the terminal.
       handlers: cliHandlers({

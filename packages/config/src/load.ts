@@ -193,6 +193,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
     sources.push({
       scope: 'local',
       source: `${paths.localState} (project ${project})`,
+      file: paths.localState,
       value: { mcpServers: state.mcpServers },
     });
   }

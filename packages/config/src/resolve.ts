@@ -51,6 +51,12 @@ export interface ConfigSource {
   scope: Scope;
   /** The file path, or a label such as `--config argument 1`. */
   source: string;
+  /**
+   * The file the entries live in, when `source` says more than its path (a local-scope
+   * entry lives in the state file, under its project: `source` names both). Writers and
+   * tools that compare locations compare this, never the label.
+   */
+  file?: string;
   /** Raw text (JSON with comments allowed), parsed here. */
   text?: string;
   /** Or an already-parsed value. */
@@ -73,12 +79,25 @@ export interface ResolveInput {
   strict?: boolean;
 }
 
-export type ServerStatus = 'enabled' | 'pending-approval' | 'rejected' | 'blocked' | 'disabled';
+/**
+ * Only `enabled` servers may be started. `skipped` is never set by `resolveConfig`: a host
+ * sets it on an entry it will not start for a reason of its own, said in `reason` (the
+ * mcpkit CLI: an entry that runs its own gateway, `mcpkit serve`).
+ */
+export type ServerStatus =
+  | 'enabled'
+  | 'pending-approval'
+  | 'rejected'
+  | 'blocked'
+  | 'disabled'
+  | 'skipped';
 
 export interface ServerOrigin {
   name: string;
   scope: Scope;
   source: string;
+  /** The source's `file`, when it has one (see `ConfigSource.file`). */
+  file?: string;
 }
 
 export interface ResolvedServer extends ServerOrigin {
@@ -172,6 +191,7 @@ function collect(input: ResolveInput, warnings: Diagnostic[], errors: Diagnostic
         name,
         scope: src.scope,
         source: src.source,
+        ...(src.file === undefined ? {} : { file: src.file }),
         config,
         rank: RANK[src.scope],
         depth: src.depth ?? 0,
@@ -187,6 +207,7 @@ const origin = (c: ServerOrigin): ServerOrigin => ({
   name: c.name,
   scope: c.scope,
   source: c.source,
+  ...(c.file === undefined ? {} : { file: c.file }),
 });
 
 /**

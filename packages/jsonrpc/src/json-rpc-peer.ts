@@ -1,3 +1,4 @@
+import { onAbort } from './abort-fanout.js';
 import { type Cancellation, CancelScope } from './cancellation.js';
 import {
   AbortedError,
@@ -60,7 +61,8 @@ interface Pending {
   resetTimeoutOnProgress: boolean;
   onprogress: ((progress: Progress) => void) | undefined;
   signal: AbortSignal | undefined;
-  abortListener: (() => void) | undefined;
+  /** Stops waiting on `signal` (see `onAbort`). */
+  stopAbort: (() => void) | undefined;
   cancellation: Cancellation | undefined;
   cancelListener: (() => void) | undefined;
 }
@@ -210,15 +212,14 @@ export class JsonRpcPeer {
         resetTimeoutOnProgress: options?.resetTimeoutOnProgress ?? false,
         onprogress,
         signal,
-        abortListener: undefined,
+        stopAbort: undefined,
         cancellation,
         cancelListener: undefined,
       };
       entry.startedAt = Date.now();
       this.setDeadline(entry, entry.startedAt);
       if (signal) {
-        entry.abortListener = () => this.abort(id, signal.reason);
-        signal.addEventListener('abort', entry.abortListener, { once: true });
+        entry.stopAbort = onAbort(signal, () => this.abort(id, signal.reason));
       }
       if (cancellation) {
         entry.cancelListener = () => this.abort(id, cancellation.reason);
@@ -266,7 +267,7 @@ export class JsonRpcPeer {
     if (!entry) return undefined;
     this.pending.delete(id);
     if (this.pending.size === 0) this.timer?.unref();
-    if (entry.abortListener) entry.signal!.removeEventListener('abort', entry.abortListener);
+    entry.stopAbort?.();
     if (entry.cancelListener) entry.cancellation!.removeListener(entry.cancelListener);
     return entry;
   }

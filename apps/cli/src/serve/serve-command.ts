@@ -1,11 +1,12 @@
 import { Writable } from 'node:stream';
 import { LoopbackAuthorization } from '@mcpkit/auth';
-import type { LoadResult } from '@mcpkit/config';
+import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { createTransport, McpManager } from '@mcpkit/manager';
 import type { Io } from '../config-commands.js';
 import { UsageError } from '../config-commands.js';
 import { inCliWords } from '../messages.js';
 import { parseBytesFlag } from '../numbers.js';
+import { checkGatewayChain, GATEWAY_CHAIN_VARIABLE, gatewayIdentity } from '../self-reference.js';
 import { type CliContext, notStartedHint } from '../servers.js';
 import { tokenStore } from '../session.js';
 import type { Shutdown } from '../signals.js';
@@ -95,16 +96,31 @@ export async function serveCommand(
       : parseBytesFlag(flags['max-message-bytes'], '--max-message-bytes');
   for (const s of chosen)
     if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
+  // An entry that runs this gateway is never given to the manager (the line above says why).
+  const served = chosen.filter((s) => s.status !== 'skipped');
+  // What no entry shows (`sh -c '… serve'`): the chain of gateways above this one.
+  const chain = checkGatewayChain(ctx.env[GATEWAY_CHAIN_VARIABLE], gatewayIdentity(served));
+  if (!chain.ok) {
+    io.stderr(`mcpkit serve: not started: ${chain.reason}\n`);
+    return 1;
+  }
+  const marked = (server: ResolvedServer): ResolvedServer => {
+    if ((server.config.type ?? 'stdio') !== 'stdio') return server;
+    const config = server.config as Extract<ResolvedServer['config'], { command: string }>;
+    // Set over the entry's own env: a child cannot lose the marker by naming it.
+    const env = { ...config.env, [GATEWAY_CHAIN_VARIABLE]: chain.next };
+    return { ...server, config: { ...config, env } };
+  };
 
   let gateway: Gateway | undefined;
   const manager = new McpManager({
-    servers: chosen,
+    servers: served,
     clientInfo: { name: 'mcpkit-serve', version },
     handlers: Gateway.handlers(() => gateway),
     transportFactory: async (server, context) =>
       withServeLimitHint(
         await createTransport(
-          server,
+          marked(server),
           maxMessageBytes !== undefined ? { ...context, maxMessageBytes } : context,
         ),
         // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
@@ -147,7 +163,7 @@ export async function serveCommand(
           ...(interactive ? { stdout: terminalStdout() } : {}),
           waitMs: timeoutMs,
           onrootschanged: () => {
-            for (const name of chosen.map((s) => s.name)) {
+            for (const name of served.map((s) => s.name)) {
               const state = manager.state(name);
               if (state?.state === 'connected')
                 void state.client.notifyRootsChanged().catch(() => {});
@@ -157,7 +173,7 @@ export async function serveCommand(
       : undefined;
   gateway = new Gateway({
     manager,
-    servers: chosen.map((s) => s.name),
+    servers: served.map((s) => s.name),
     info: { name: 'mcpkit-serve', version },
     separator,
     prefix: !flags['no-prefix'],
@@ -222,7 +238,7 @@ export async function serveCommand(
       clearTimeout(timer);
       if (interactive)
         io.stderr(
-          `mcpkit serve: ${chosen.length} server${chosen.length === 1 ? '' : 's'} (${chosen.map((c) => c.name).join(', ') || 'none'}) served as one MCP server on stdin/stdout. An MCP host (Claude Desktop, VS Code, an agent) starts this command itself: see "mcpkit serve --help" and the README for its config. Typed here, each line is a JSON-RPC message; Ctrl-C stops.\n`,
+          `mcpkit serve: ${served.length} server${served.length === 1 ? '' : 's'} (${served.map((c) => c.name).join(', ') || 'none'}) served as one MCP server on stdin/stdout. An MCP host (Claude Desktop, VS Code, an agent) starts this command itself: see "mcpkit serve --help" and the README for its config. Typed here, each line is a JSON-RPC message; Ctrl-C stops.\n`,
         );
       const session = await stdioFace!.listen(gateway.server);
       void session.closed.then(() => stop?.());

@@ -29,6 +29,9 @@ export function pairedSequential({ clients, rounds, runOne, log = () => {} }) {
     clients.map((c) => [c, Object.fromEntries(KEYS.map((k) => [k, []]))]),
   );
   const vsSdk = Object.fromEntries(KEYS.map((k) => [k, []]));
+  // mcpkit / floor-detached within the same round: the floor spawned as StdioTransport
+  // spawns (detached), the one the sequential targets are held against (issue #21 item 7).
+  const vsDetached = Object.fromEntries(KEYS.map((k) => [k, []]));
   for (let i = 0; i < rounds; i++) {
     const round = {};
     for (const c of clients) round[c] = runOne(c);
@@ -44,6 +47,8 @@ export function pairedSequential({ clients, rounds, runOne, log = () => {} }) {
     const m = round.mcpkit;
     const s = round['sdk-v1'];
     if (m && s && !m.failed && !s.failed) for (const k of KEYS) vsSdk[k].push(m[k] / s[k]);
+    const d = round['floor-detached'];
+    if (m && d && !m.failed && !d.failed) for (const k of KEYS) vsDetached[k].push(m[k] / d[k]);
     log(
       `[sequential round ${i + 1}/${rounds}] p50 µs: floor ${before.p50Us?.toFixed(0)}→${after.p50Us?.toFixed(0)}, ${clients.map((c) => `${c} ${round[c].p50Us?.toFixed(0) ?? 'fails'}`).join(', ')}`,
     );
@@ -64,6 +69,7 @@ export function pairedSequential({ clients, rounds, runOne, log = () => {} }) {
       clients.map((c) => [c, Object.fromEntries(KEYS.map((k) => [k, median(ratios[c][k])]))]),
     ),
     vsSdkV1: Object.fromEntries(KEYS.map((k) => [k, median(vsSdk[k])])),
+    vsDetached: Object.fromEntries(KEYS.map((k) => [k, median(vsDetached[k])])),
     samples: { floor: floorRuns, ...runsOf },
   };
 }

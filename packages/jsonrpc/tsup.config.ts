@@ -1,3 +1,3 @@
 import { packageBuild } from '../../tsup.package.js';
 
-export default packageBuild();
+export default packageBuild(['src/index.ts', 'src/errors-entry.ts']);

@@ -55,6 +55,11 @@ describe('fast start: each command loads only what it uses', () => {
     // valid configuration is now checked by hand-written rules and zod loads only for the
     // messages of an invalid entry.
     expect(packages.filter((u) => /\/zod[@/]/.test(u))).toEqual([]);
+    // Regression (#21): list loaded the whole JSON-RPC bundle for its error classes, and
+    // jsonc-parser's UMD main through the CommonJS loader; now @mcpkit/jsonrpc/errors and
+    // jsonc-parser bundled into config from its ESM build.
+    expect(packages.filter((u) => u.endsWith('/packages/jsonrpc/dist/index.js'))).toEqual([]);
+    expect(packages.filter((u) => /jsonc-parser/.test(u))).toEqual([]);
   });
 
   it('mcpkit tools over a stdio server loads no auth, HTTP or WebSocket code (no @mcpkit/auth, jose, undici, ws)', () => {

@@ -1,4 +1,4 @@
-import { isRecord as isObject } from '@mcpkit/jsonrpc';
+import { isRecord as isObject } from '@mcpkit/jsonrpc/errors';
 import type { PolicyEntry } from './schemas.js';
 import type { ServerType } from './server-types.js';
 

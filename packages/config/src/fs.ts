@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc';
+import { McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc/errors';
 
 /** The file operations config needs; tests and hosts may supply their own. */
 export interface ConfigFs {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/errors';
 import { legacyApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { type ConfigFs, nodeFs, readProblem } from './fs.js';

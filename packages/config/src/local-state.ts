@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/errors';
 import { applyEdits, modify } from 'jsonc-parser';
 import type { ProjectApprovals } from './approvals.js';
 import type { Diagnostic } from './diagnostics.js';

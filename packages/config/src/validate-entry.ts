@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/errors';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { checkEntry, knownFields } from './entry-rules.js';
 import { lazySchemas } from './lazy-schemas.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ErrorCode, McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc';
+import { ErrorCode, McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc/errors';
 import { applyEdits, modify } from 'jsonc-parser';
 import { formatDiagnostic } from './diagnostics.js';
 import { type ConfigFs, nodeFs } from './fs.js';

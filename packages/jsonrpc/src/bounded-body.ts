@@ -13,6 +13,8 @@ export const MAX_ERROR_BODY_BYTES = 4096;
 export type BodyChunks = AsyncIterable<Uint8Array | string>;
 
 const encoder = new TextEncoder();
+/** Stateless between calls (no `stream` option): one for every body. */
+const decoder = new TextDecoder();
 
 function bytesOf(chunk: Uint8Array | string): Uint8Array {
   return typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
@@ -39,7 +41,7 @@ export async function readBodyExcerpt(
   } catch {
     // What arrived before the failure is the excerpt.
   }
-  return new TextDecoder().decode(join(parts, size));
+  return decoder.decode(join(parts, size));
 }
 
 /**
@@ -52,6 +54,7 @@ export async function readBodyLimited(
   limitBytes: number,
   tooLarge: (receivedBytes: number) => Error,
 ): Promise<string> {
+  if (isEmitterBody(body)) return readEmitterLimited(body, limitBytes, tooLarge);
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -60,7 +63,67 @@ export async function readBodyLimited(
     if (size > limitBytes) throw tooLarge(size);
     parts.push(bytes);
   }
-  return new TextDecoder().decode(join(parts, size));
+  return decoder.decode(join(parts, size));
+}
+
+/** A Node readable stream (undici's `BodyReadable` is one), read by its events. */
+interface EmitterBody {
+  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  destroy(error?: Error): unknown;
+}
+
+function isEmitterBody(body: BodyChunks): body is BodyChunks & EmitterBody {
+  const b = body as Partial<EmitterBody>;
+  return typeof b.on === 'function' && typeof b.destroy === 'function';
+}
+
+/**
+ * `readBodyLimited` for a Node stream, by its events rather than `for await`: an async
+ * iterator per body, and a promise per chunk, were a tenth of the HTTP client's CPU per call
+ * for small answers. Same bound, same errors: the chunk that crosses the limit destroys the
+ * body and rejects with `tooLarge`; a body closed before its end rejects.
+ */
+function readEmitterLimited(
+  body: EmitterBody,
+  limitBytes: number,
+  tooLarge: (receivedBytes: number) => Error,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      parts.length = 0;
+      reject(error);
+    };
+    body.on('data', (chunk) => {
+      if (settled) return;
+      const bytes = bytesOf(chunk);
+      size += bytes.length;
+      if (size > limitBytes) {
+        fail(tooLarge(size));
+        body.destroy();
+        return;
+      }
+      parts.push(bytes);
+    });
+    body.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(decoder.decode(join(parts, size)));
+    });
+    body.on('error', fail);
+    body.on('close', () => {
+      if (settled) return;
+      const error = new Error('the body was closed before its end');
+      (error as Error & { code?: string }).code = 'ERR_STREAM_PREMATURE_CLOSE';
+      fail(error);
+    });
+  });
 }
 
 function join(parts: Uint8Array[], size: number): Uint8Array {

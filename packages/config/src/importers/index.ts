@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/errors';
 import { parseJsoncText } from '../jsonc.js';
 import { SERVER_NAME_PATTERN } from '../server-types.js';
 import { validateServerEntry } from '../validate-entry.js';

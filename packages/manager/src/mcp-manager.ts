@@ -155,12 +155,13 @@ export class McpManager implements ManagerView {
     const previous = this.cachedSnapshot?.servers.find((s) => s.name === connection.name);
     this.cachedSnapshot = undefined;
     if (state.state === 'needs-auth') this.needsAuth.remember(state);
+    // A (re)connect or a renewed session may bring other lists: the old ones are dropped and
+    // the fetch is under way before anyone hears "connected", so a read made on that event
+    // waits for the fresh lists, as at the first connect.
+    if (state.state === 'connected')
+      this.track(this.catalog.refresh(state.name, state.client, undefined, { renew: true }));
     this.events.emit('statechange', { name: state.name, state, previous, reason });
-    if (state.state === 'connected') {
-      this.track(this.catalog.refresh(state.name, state.client));
-    } else if (state.state !== 'pending') {
-      this.catalog.forget(state.name);
-    }
+    if (state.state !== 'connected' && state.state !== 'pending') this.catalog.forget(state.name);
   }
 
   private track(task: Promise<unknown>): void {

@@ -165,6 +165,23 @@ export class ServerConnection {
     this.terminalErrors = 0;
   }
 
+  /**
+   * The server forgot the session and `client` started a new one (Streamable HTTP, 404):
+   * the connection works again, perhaps with other capabilities and lists. Published as a
+   * new `connected` state, which drops and re-fetches the lists (the diff announces only
+   * what changed).
+   */
+  sessionRenewed(client: McpClient): void {
+    if (client !== this.client || this.state.state !== 'connected' || this.closed) return;
+    this.terminalErrors = 0;
+    this.missedPings = 0;
+    const limit = this.host.limits.descriptionChars;
+    this.set(
+      connectedState(this.name, client, limit, this.connectedAt, this.state.connectMs),
+      'session renewed',
+    );
+  }
+
   /** Lazy start: listed as pending, started by its first call. */
   park(reason: string): void {
     this.set(

@@ -34,8 +34,6 @@ export interface McpTransport extends Transport {
   setMessageHeaders?(
     headers: ((message: JsonRpcMessage) => Record<string, string> | undefined) | undefined,
   ): void;
-  /** The session the server assigned (HTTP transports), while there is one. */
-  readonly sessionId?: string | undefined;
   /** Forgets the session (after `SessionExpiredError`), so that a new `initialize` starts a fresh one. */
   resetSession?(): void;
 }

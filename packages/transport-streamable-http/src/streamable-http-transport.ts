@@ -212,6 +212,7 @@ export class StreamableHttpTransport implements McpTransport {
     if (this.state !== 'open') {
       throw new ConnectionClosedError(
         `${this.description}: cannot send, the transport is ${this.state === 'new' ? 'not started' : 'closed'}`,
+        { unsent: true },
       );
     }
     // Cancelling a request also closes its response stream: nothing more will be read.

@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { McpClient } from '@mcpkit/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startSdkServer, stopServer } from '../manager/sdk-v1-http.js';
@@ -25,36 +24,10 @@ async function gatewayClient(servers: Record<string, unknown>): Promise<McpClien
   return client;
 }
 
-/** The process has exited (gone, or a zombie its parent has not reaped yet). */
-function gone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
 const faultBackend = { fault: { command: process.execPath, args: [faultServer, 'ok'] } };
 
 describe('a gateway call sent as its backend dies', () => {
-  // Four rounds per test: a fifth early death within a minute trips the crash-loop breaker.
-  it('stdio backend killed, a tool that is not idempotent called the moment the process is gone: never sent to the dead process, so it waits for the restart and succeeds', async () => {
-    const client = await gatewayClient(faultBackend);
-    let pid = Number(resultText(await client.callTool({ name: 'fault__pid' })));
-    for (let round = 1; round <= 4; round++) {
-      process.kill(pid, 'SIGKILL');
-      // No yielding: the call leaves before the gateway can have noticed much.
-      while (!gone(pid));
-      const result = await client.callTool({ name: 'fault__pid' });
-      expect(result.isError, `round ${round}: ${resultText(result)}`).toBeFalsy();
-      const next = Number(resultText(result));
-      expect(next).toBeGreaterThan(0);
-      expect(next).not.toBe(pid);
-      pid = next;
-    }
-  });
-
+  // Four rounds: a fifth early death within a minute trips the stdio crash-loop breaker.
   it('stdio backend killed with SIGKILL and a read-only tool called at once: sent again on the restarted backend, every round', async () => {
     const client = await gatewayClient(faultBackend);
     let pid = Number(resultText(await client.callTool({ name: 'fault__pid' })));

@@ -56,6 +56,39 @@ describe('Streamable HTTP against a test server', () => {
     await client.close();
   });
 
+  it('a 404 to the standalone GET for the session renews it with no call made: new initialize, new stream, onsessionrenewed', async () => {
+    await using server = await startStreamableHttpServer({ setup: minimalMcpServer() });
+    let renewed!: () => void;
+    const renewal = new Promise<void>((resolve) => {
+      renewed = resolve;
+    });
+    const client = new McpClient({ name: 'http', onsessionrenewed: () => renewed() });
+    const errors: Error[] = [];
+    client.onerror = (error) => errors.push(error);
+    const transport = new StreamableHttpTransport({
+      url: server.url,
+      name: 'http',
+      reconnect: { initialDelayMs: 10 },
+    });
+    await client.connect(transport);
+    const first = transport.sessionId!;
+    const gets = () =>
+      server.requests.filter((r) => r.method === 'GET').map((r) => r.headers['mcp-session-id']);
+    await waitFor(() => gets().includes(first), 'the first standalone GET');
+    server.expireSessions({ endStreams: true });
+    await renewal;
+    expect(server.initializeCount).toBe(2);
+    expect(transport.sessionId).toBeTruthy();
+    expect(transport.sessionId).not.toBe(first);
+    expect(client.sessionId).toBe(transport.sessionId);
+    await waitFor(
+      () => gets().includes(transport.sessionId),
+      'a standalone GET for the new session',
+    );
+    expect(errors).toEqual([]);
+    await client.close();
+  });
+
   it('the transport alone reports session expiry as a typed error naming the URL', async () => {
     await using server = await startStreamableHttpServer({ setup: minimalMcpServer() });
     const transport = new StreamableHttpTransport({ url: server.url, name: 'http' });

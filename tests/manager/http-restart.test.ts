@@ -1,48 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { type ManagerEvents, McpManager, type ServerState } from '@mcpkit/manager';
 import { expect, test } from 'vitest';
 import { nextEvent, resolved } from './helpers.js';
-
-const fixture = fileURLToPath(
-  new URL('../fixtures/faults/sdk-v1-http-server.mjs', import.meta.url),
-);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** Starts the SDK v1 server; resolves once it printed "listening". */
-async function startServer(port: number, generation: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [fixture, String(port), String(generation)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) resolve();
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`SDK v1 server exited with ${code} before listening`)),
-    );
-  });
-  return child;
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
-}
+import { freePort, startSdkServer as startServer, stopServer as stop } from './sdk-v1-http.js';
 
 test('SDK v1 Streamable HTTP server killed and restarted on the same port: back to connected with fresh tools, calls succeed, no false error after', async () => {
   const port = await freePort();

@@ -137,8 +137,14 @@ export class StreamableHttpTestServer {
     return this;
   }
 
-  /** Forget every session, as a restarted server would. */
-  expireSessions(): void {
+  /**
+   * Forget every session, as a restarted server would; `endStreams` also ends their open
+   * event streams (the standalone GET), as a restart does.
+   */
+  expireSessions(options: { endStreams?: boolean } = {}): void {
+    if (options.endStreams)
+      for (const session of this.sessions.values())
+        for (const stream of session.streams.values()) stream.res?.end();
     this.sessions.clear();
   }
 

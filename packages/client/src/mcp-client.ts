@@ -1,4 +1,11 @@
-import { AlreadyStartedError, type JsonRpcNotification, JsonRpcPeer } from '@mcpkit/jsonrpc';
+import {
+  AlreadyStartedError,
+  ConnectionClosedError,
+  ErrorCode,
+  type JsonRpcNotification,
+  JsonRpcPeer,
+  SessionExpiredError,
+} from '@mcpkit/jsonrpc';
 import {
   type CallToolResult,
   ClientMethod,
@@ -27,6 +34,7 @@ import { ConnectBudget } from './connect-budget.js';
 import { Connection } from './connection.js';
 import { mapRpcError } from './errors.js';
 import { ServerLists } from './lists.js';
+import { mcpTransportOf } from './mcp-transport-of.js';
 import { isInputRequired } from './modern.js';
 import { negotiate } from './negotiation.js';
 import { registerNotifications } from './notifications.js';
@@ -73,7 +81,11 @@ export class McpClient {
     this.options = checkClientOptions(options);
     this.conn = new Connection(this.options);
     const report = (error: Error) => this.onerror?.(error);
-    this.pipeline = new RequestPipeline(this.conn, () => this.listTools({ fresh: true }));
+    this.pipeline = new RequestPipeline(
+      this.conn,
+      () => this.listTools({ fresh: true }),
+      () => this.sessionRenewed(),
+    );
     this.lists = new ServerLists(this.conn, this.pipeline, report);
     this.subscriptions = new Subscriptions(this.conn, report);
     this.tasks = new Tasks(this.conn, this.pipeline);
@@ -92,6 +104,12 @@ export class McpClient {
   /** The protocol version in use with the server. */
   get protocolVersion(): string | undefined {
     return this.conn.server?.version;
+  }
+
+  /** The session the server assigned (Streamable HTTP), while there is one. */
+  get sessionId(): string | undefined {
+    const peer = this.conn.peer;
+    return peer ? mcpTransportOf(peer).sessionId : undefined;
   }
 
   get serverCapabilities(): ServerCapabilities | undefined {
@@ -132,7 +150,14 @@ export class McpClient {
       defaultTimeoutMs: this.options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,
     });
     conn.peer = peer;
-    peer.onerror = (error) => this.onerror?.(error);
+    peer.onerror = (error) => {
+      // The server forgot the session outside any request (the standalone GET met 404).
+      if (SessionExpiredError.isInstance(error) && conn.server?.era === 'legacy') {
+        this.renewOutsideRequest(peer, error);
+        return;
+      }
+      this.onerror?.(error);
+    };
     peer.onclose = (cause) => {
       this.subscriptions.connectionClosed();
       this.onclose?.(cause);
@@ -473,6 +498,29 @@ export class McpClient {
     // The same error mapping as the typed calls: -32042 is UrlElicitationRequiredError.
     const raw = await this.pipeline.request(method, params, options).catch(mapRpcError);
     return this.conn.checks.parse(method, schema, raw);
+  }
+
+  /**
+   * A session renewal no request is waiting for: when it fails, the connection has no
+   * session and cannot get one, so it is closed (`onclose`) after `onerror` heard why.
+   */
+  private renewOutsideRequest(peer: JsonRpcPeer, expired: SessionExpiredError): void {
+    this.pipeline.renew(peer, expired.sessionId).catch((error: unknown) => {
+      this.onerror?.(
+        new ConnectionClosedError(
+          `${this.conn.label}: session ${expired.sessionId} expired and a new one could not be started: ${(error as Error).message}`,
+          { cause: error, code: ErrorCode.SessionExpired },
+        ),
+      );
+      void peer.close().catch(() => {});
+    });
+  }
+
+  /** A new session replaced one the server forgot: what the old one listed may be stale. */
+  private sessionRenewed(): void {
+    for (const list of ['tools', 'prompts', 'resources', 'resourceTemplates'])
+      this.lists.cache.invalidate(list);
+    this.options.onsessionrenewed?.();
   }
 
   /** One caller-driven round: an `input_required` result is checked and returned as is. */

@@ -81,6 +81,12 @@ export interface McpClientOptions {
   onlog?: (params: LoggingMessageParams) => void;
   /** A list changed on the server (debounced per list, 50 ms). */
   onlistchanged?: (list: 'tools' | 'prompts' | 'resources') => void;
+  /**
+   * Streamable HTTP: a new session replaced one the server forgot (a 404 to a request or to
+   * the standalone GET that carried the session id). The new session's capabilities and
+   * lists may differ from the old one's; the client's cached lists were dropped.
+   */
+  onsessionrenewed?: () => void;
   /** A subscribed resource changed. */
   onresourceupdated?: (uri: string) => void;
   /** The user completed a URL-mode elicitation (`notifications/elicitation/complete`). */

@@ -62,11 +62,39 @@ function withInputRound(
 export class RequestPipeline {
   private renewing: Promise<void> | undefined;
 
-  /** `refreshTools` lists the tools afresh: their headers may have changed (-32020). */
+  /**
+   * `refreshTools` lists the tools afresh: their headers may have changed (-32020).
+   * `onrenewed` is told of each new session that replaced one the server forgot.
+   */
   constructor(
     private readonly conn: Connection,
     private readonly refreshTools: () => Promise<unknown>,
+    private readonly onrenewed: () => void = () => {},
   ) {}
+
+  /**
+   * A new session for the one the server forgot (`expired`, from a 404): `resetSession`,
+   * then `initialize` again, with the connect's budget. One renewal at a time, shared by
+   * every request that met the 404; none when a newer session is in place already (a 404
+   * that arrived after the renewal it caused).
+   */
+  renew(peer: JsonRpcPeer, expired: string): Promise<void> {
+    if (this.renewing) return this.renewing;
+    const transport = mcpTransportOf(peer);
+    const current = transport.sessionId;
+    if (current !== undefined && current !== expired) return Promise.resolve();
+    const conn = this.conn;
+    const renewing = (async () => {
+      transport.resetSession?.();
+      const budget = new ConnectBudget(conn.connectTimeoutMs, conn.label);
+      await handshake(conn, peer, { budget }, conn.server?.version);
+    })().finally(() => {
+      this.renewing = undefined;
+    });
+    this.renewing = renewing;
+    renewing.then(this.onrenewed, () => {});
+    return renewing;
+  }
 
   request(
     method: string,
@@ -82,18 +110,15 @@ export class RequestPipeline {
     }
     if (conn.server!.era === 'modern')
       return this.modernRequest(peer, method, params, options, true);
+    // A request made while a new session is being set up goes out under that session.
+    if (this.renewing) return this.renewing.then(() => this.request(method, params, options));
     const first = peer.request(method, params, options);
     if (!mcpTransportOf(peer).resetSession) return first;
     return first.catch((error: unknown) => {
       if (!SessionExpiredError.isInstance(error)) throw error;
-      this.renewing ??= (async () => {
-        mcpTransportOf(peer).resetSession?.();
-        const budget = new ConnectBudget(conn.connectTimeoutMs, conn.label);
-        await handshake(conn, peer, { budget }, conn.server?.version);
-      })().finally(() => {
-        this.renewing = undefined;
-      });
-      return this.renewing.then(() => peer.request(method, params, options));
+      // The server refused the request for its session (404): it never ran, so it is sent
+      // again, once, under the new session.
+      return this.renew(peer, error.sessionId).then(() => peer.request(method, params, options));
     });
   }
 

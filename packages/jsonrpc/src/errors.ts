@@ -133,8 +133,15 @@ export class TimeoutError extends McpkitError {
 /** The connection closed (or was never open) while a request was pending. */
 export class ConnectionClosedError extends McpkitError {
   override readonly name: string = 'ConnectionClosedError';
-  constructor(message: string, options?: McpkitErrorOptions & { code?: string }) {
+  /**
+   * The request is known never to have reached the other side: the connection was closed
+   * before it was sent, or the transport saw its write fail with nothing written. Sending
+   * it again (on a new connection) cannot run it twice. `false` means unknown, not "sent".
+   */
+  readonly unsent: boolean;
+  constructor(message: string, options?: McpkitErrorOptions & { code?: string; unsent?: boolean }) {
     super(options?.code ?? ErrorCode.ConnectionClosed, message, options);
+    this.unsent = options?.unsent ?? false;
   }
 }
 

@@ -255,9 +255,7 @@ export class JsonRpcPeer {
     const why = this.closedCause ? `: ${this.closedCause.message}` : '';
     return new ConnectionClosedError(
       `${this.label}: cannot send "${method}", the connection is closed${why}`,
-      {
-        cause: this.closedCause,
-      },
+      { cause: this.closedCause, unsent: true },
     );
   }
 
@@ -526,12 +524,13 @@ export class JsonRpcPeer {
     const why = cause ? `: ${cause.message}` : '';
     for (const [id, entry] of this.pending.entries()) {
       this.settle(id);
+      const unsent = this.transport.wasUnsent?.(id) === true;
       entry.reject(
         new ConnectionClosedError(
-          `${this.label}: connection closed while waiting for "${entry.method}"${why}`,
-          {
-            cause,
-          },
+          unsent
+            ? `${this.label}: connection closed before "${entry.method}" was sent${why}`
+            : `${this.label}: connection closed while waiting for "${entry.method}"${why}`,
+          { cause, unsent },
         ),
       );
     }

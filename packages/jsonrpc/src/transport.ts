@@ -57,4 +57,9 @@ export interface Transport {
   readonly capabilities?: TransportCapabilities;
   /** Session id, for transports that have sessions. */
   readonly sessionId?: string | undefined;
+  /**
+   * After `onclose`: the request `id` sent on this transport is known never to have reached
+   * the other side (its write failed with nothing written). Absent, or false, when unknown.
+   */
+  wasUnsent?(id: JsonRpcId): boolean;
 }

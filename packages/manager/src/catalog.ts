@@ -101,10 +101,24 @@ export class Catalog {
 
   /**
    * Fetches lists afresh from a connected server and publishes what changed; by default
-   * the lists a connect fetches.
+   * the lists a connect fetches. `renew` (a new connection or session): every list held for
+   * the server is dropped first, so no read answers from the old connection's lists; the
+   * lists published before stay the base of the diff, so an unchanged list announces
+   * nothing.
    */
-  async refresh(server: string, client: McpClient, kinds?: readonly ListKind[]): Promise<void> {
+  async refresh(
+    server: string,
+    client: McpClient,
+    kinds?: readonly ListKind[],
+    options?: { renew?: boolean },
+  ): Promise<void> {
     kinds ??= this.followedBy(server);
+    if (options?.renew) {
+      this.lists.drop(server);
+      const entry = this.pending.get(server);
+      if (entry?.timer !== undefined) this.deps.clock.clearTimeout(entry.timer);
+      this.pending.delete(server);
+    }
     await Promise.all(
       kinds.map((kind) => {
         const key = listKey(server, kind);

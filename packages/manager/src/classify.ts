@@ -27,6 +27,12 @@ function* chain(error: unknown): Generator<Record<string, unknown>> {
   }
 }
 
+/** Nothing listens at the server's address: a request that met this was never sent. */
+export function isRefused(error: unknown): boolean {
+  for (const e of chain(error)) if (e.code === 'ECONNREFUSED') return true;
+  return false;
+}
+
 /** A network error that says the connection is gone (not a server's answer). */
 export function isTerminal(error: unknown): boolean {
   for (const e of chain(error)) {

@@ -126,7 +126,7 @@ export class ConnectionFactory {
   private makeClient(server: ResolvedServer): McpClient {
     const { options, events, catalog } = this.host;
     const { urlElicitation, ...handlers } = this.handlersFor(server.name) ?? {};
-    const client = new McpClient({
+    const client: McpClient = new McpClient({
       name: server.name,
       clientInfo: options.clientInfo ?? { name: 'mcpkit-manager', version: '0.1.0' },
       handlers,
@@ -137,6 +137,7 @@ export class ConnectionFactory {
       onresourceupdated: (uri) => events.emit('resourceupdated', { server: server.name, uri }),
       onlistchanged: (list) =>
         catalog.changed(server.name, list, () => this.host.current(server.name)?.client),
+      onsessionrenewed: () => this.host.current(server.name)?.sessionRenewed(client),
     });
     // A tool the client repaired or left out of the server's list: a warning naming it, and
     // part of the server's state.

@@ -7,7 +7,7 @@ import {
   type ReconnectPolicy,
   reconnectDelay,
 } from './backoff.js';
-import { classifyFailure, connectedState, isTerminal } from './classify.js';
+import { classifyFailure, connectedState, isRefused, isTerminal } from './classify.js';
 import type { Clock } from './clock.js';
 import { connectWithin } from './connect-attempt.js';
 import { CrashLoopError, ManagerClosedError, type ServerUnavailableError } from './errors.js';
@@ -63,6 +63,8 @@ export class ServerConnection {
   /** Epoch ms of the last health ping. */
   lastPingAt = 0;
   private readonly breaker: CrashLoopBreaker;
+  /** Callers of `ready({ waitForReconnect })` waiting for the next state. */
+  private stateWaiters: Array<() => void> = [];
 
   constructor(
     readonly server: ResolvedServer,
@@ -85,6 +87,9 @@ export class ServerConnection {
   private set(state: ServerState, reason: string): void {
     this.state = state;
     this.host.publish(this, state, reason);
+    const waiters = this.stateWaiters;
+    this.stateWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** The first connect (or a manual one): a failure leaves the server `failed` or `needs-auth`. */
@@ -107,20 +112,40 @@ export class ServerConnection {
 
   /**
    * The client to call with. A pending server gets one immediate attempt, shared by every
-   * caller, awaited up to the call's own budget.
+   * caller, awaited up to the call's own budget. With `waitForReconnect`, a caller whose
+   * attempt failed while the server stays `pending` waits on for the reconnects the manager
+   * makes on its own (backoff, reachability check), within the same budget; a state other
+   * than `pending` or `connected` ends the wait.
    */
-  async ready(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<McpClient> {
+  async ready(
+    options: { signal?: AbortSignal; timeoutMs?: number; waitForReconnect?: boolean } = {},
+  ): Promise<McpClient> {
     const up = this.readyNow();
     if (up) return up;
     if (this.state.state === 'pending') {
+      const deadline = this.host.clock.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
       if (!this.inflight) {
         this.clearRetry();
         this.startRun(this.attempt > 0 ? 'retry' : 'initial', 'a call is waiting');
       }
       await waitFor(this.inflight!, this.name, options);
       if (this.isUp()) return this.client!;
+      while (options.waitForReconnect && this.state.state === 'pending' && !this.closed) {
+        const { signal } = options;
+        const timeoutMs = Math.max(1, deadline - this.host.clock.now());
+        await waitFor(this.nextState(), this.name, {
+          ...(signal ? { signal } : {}),
+          ...(Number.isFinite(timeoutMs) ? { timeoutMs } : {}),
+        });
+        if (this.isUp()) return this.client!;
+      }
     }
     throw this.unavailable();
+  }
+
+  /** Settles at the next state this connection publishes. */
+  private nextState(): Promise<void> {
+    return new Promise((resolve) => this.stateWaiters.push(resolve));
   }
 
   /**
@@ -140,8 +165,15 @@ export class ServerConnection {
     return unavailableError(this.state, this.host.hints);
   }
 
-  /** A call failed: three terminal network errors in a row count as a drop. */
+  /**
+   * A call failed: three terminal network errors in a row count as a drop; a remote server
+   * that refuses the connection (nothing listens there) is a drop at once.
+   */
   noteCallError(error: unknown): void {
+    if (!this.isStdio && this.state.state === 'connected' && isRefused(error)) {
+      this.onDrop(error as Error, this.generation);
+      return;
+    }
     if (!isTerminal(error)) return;
     this.terminalErrors++;
     if (this.terminalErrors >= CONSECUTIVE_TERMINAL_ERRORS)
@@ -163,6 +195,23 @@ export class ServerConnection {
 
   noteCallSuccess(): void {
     this.terminalErrors = 0;
+  }
+
+  /**
+   * The server forgot the session and `client` started a new one (Streamable HTTP, 404):
+   * the connection works again, perhaps with other capabilities and lists. Published as a
+   * new `connected` state, which drops and re-fetches the lists (the diff announces only
+   * what changed).
+   */
+  sessionRenewed(client: McpClient): void {
+    if (client !== this.client || this.state.state !== 'connected' || this.closed) return;
+    this.terminalErrors = 0;
+    this.missedPings = 0;
+    const limit = this.host.limits.descriptionChars;
+    this.set(
+      connectedState(this.name, client, limit, this.connectedAt, this.state.connectMs),
+      'session renewed',
+    );
   }
 
   /** Lazy start: listed as pending, started by its first call. */
@@ -230,6 +279,7 @@ export class ServerConnection {
     this.closed = true;
     this.generation++;
     this.clearRetry();
+    for (const resolve of this.stateWaiters.splice(0)) resolve();
     await this.inflight?.catch(() => {});
     await this.drop();
   }

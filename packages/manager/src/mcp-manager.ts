@@ -156,12 +156,13 @@ export class McpManager implements ManagerView {
     const previous = this.cachedSnapshot?.servers.find((s) => s.name === connection.name);
     this.cachedSnapshot = undefined;
     if (state.state === 'needs-auth') this.needsAuth.remember(state);
+    // A (re)connect or a renewed session may bring other lists: the old ones are dropped and
+    // the fetch is under way before anyone hears "connected", so a read made on that event
+    // waits for the fresh lists, as at the first connect.
+    if (state.state === 'connected')
+      this.track(this.catalog.refresh(state.name, state.client, undefined, { renew: true }));
     this.events.emit('statechange', { name: state.name, state, previous, reason });
-    if (state.state === 'connected') {
-      this.track(this.catalog.refresh(state.name, state.client));
-    } else if (state.state !== 'pending') {
-      this.catalog.forget(state.name);
-    }
+    if (state.state !== 'connected' && state.state !== 'pending') this.catalog.forget(state.name);
   }
 
   /**
@@ -282,10 +283,15 @@ export class McpManager implements ManagerView {
 
   /**
    * The connected client of a server, for callers that need the raw protocol (a gateway).
-   * A `pending` server gets one immediate attempt, awaited up to `timeoutMs`; a server that
-   * is failed, needs a sign-in or is disabled rejects with `ServerUnavailableError`.
+   * A `pending` server gets one immediate attempt, awaited up to `timeoutMs`; with
+   * `waitForReconnect`, when that attempt fails and the server stays `pending`, the wait goes
+   * on through the manager's own reconnects, up to the same `timeoutMs`. A server that is
+   * failed, needs a sign-in or is disabled rejects with `ServerUnavailableError`.
    */
-  client(name: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<McpClient> {
+  client(
+    name: string,
+    options?: { signal?: AbortSignal; timeoutMs?: number; waitForReconnect?: boolean },
+  ): Promise<McpClient> {
     return this.connection(name).ready(options);
   }
 
@@ -296,6 +302,16 @@ export class McpManager implements ManagerView {
    */
   clientNow(name: string): McpClient | undefined {
     return this.connection(name).readyNow();
+  }
+
+  /**
+   * A request made on a client from `client()` or `clientNow()` failed (a gateway's own
+   * forwarding): supervision counts it as it counts the manager's own calls — three terminal
+   * network errors in a row are a drop, a remote server that refuses the connection is one
+   * at once — so the server goes `pending` and is reconnected.
+   */
+  noteCallError(name: string, error: unknown): void {
+    this.connections.get(name)?.noteCallError(error);
   }
 
   /** Calls a tool on a server and normalizes the result for a host. */

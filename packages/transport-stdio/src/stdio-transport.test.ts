@@ -80,7 +80,25 @@ describe('StdioTransport', () => {
     expect(error.message).toContain('exited with code 7');
     expect(error.message).toContain('fatal: disk on fire');
     expect(running(pid)).toBe(false);
+    // The server read the request (and died running it): not known to be unsent.
+    expect(error.unsent).toBe(false);
     await expect(peer.request('echo')).rejects.toThrow(/closed/);
+  });
+
+  it('a request written after the server was killed, before the exit is seen, is unsent: its write failed, the process never read it', async () => {
+    const { peer, transport } = await connect();
+    const pid = transport.pid!;
+    process.kill(pid, 'SIGKILL');
+    // Without yielding, so the transport has not seen the exit: the request goes to stdin.
+    while (running(pid));
+    const error: any = await peer.request('echo', { a: 1 }).catch((e: unknown) => e);
+    expect(ConnectionClosedError.isInstance(error)).toBe(true);
+    expect(error.unsent).toBe(true);
+    expect(error.message).toContain('connection closed before "echo" was sent');
+    expect(error.cause).toBeInstanceOf(ProcessExitedError);
+    // Once the transport knows, a request is refused before it is written: unsent too.
+    const refused: any = await peer.request('echo').catch((e: unknown) => e);
+    expect(refused.unsent).toBe(true);
   });
 
   it('a server that ignores SIGINT and SIGTERM is escalated to SIGKILL', async () => {

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   dispatchParsed,
   JoinedWriter,
+  type JsonRpcId,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
@@ -106,10 +107,35 @@ export class StdioTransport implements Transport {
   private exited: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** The ids of the requests in the lines not yet handed to stdin (one write per tick). */
+  private batch: JsonRpcId[] = [];
+  /** The id of the request on the batch's last line; undefined when that line is no request. */
+  private tail: JsonRpcId | undefined;
+  /** Requests known never to have reached the child whole (see `wasUnsent`). */
+  private readonly unsent = new Set<JsonRpcId>();
   /** Messages sent in one tick go out in one write to the child's stdin. */
   private readonly writer = new JoinedWriter(() => {
     const stdin = this.child?.stdin;
-    return stdin && !stdin.destroyed ? stdin : undefined;
+    const batch = this.batch;
+    const last = this.tail;
+    this.batch = [];
+    this.tail = undefined;
+    if (!stdin || stdin.destroyed) {
+      // Nothing of this batch is written.
+      for (const id of batch) this.unsent.add(id);
+      return undefined;
+    }
+    if (last === undefined) return stdin;
+    // When a write fails, its last byte was not written: the request on the last line never
+    // reached the child whole, so it never ran. (Earlier lines may have: they are unknown.)
+    return {
+      write: (data: string) =>
+        stdin.write(data, (error) => {
+          if (error) this.unsent.add(last);
+        }),
+      once: (event: 'drain', listener: () => void) => stdin.once(event, listener),
+      off: (event: 'drain', listener: () => void) => stdin.off(event, listener),
+    };
   });
 
   constructor(options: StdioTransportOptions) {
@@ -226,6 +252,7 @@ export class StdioTransport implements Transport {
       return Promise.reject(
         new ConnectionClosedError(`${this.description}: cannot send, the process is not running`, {
           cause: this.exitError(),
+          unsent: true,
         }),
       );
     }
@@ -235,7 +262,19 @@ export class StdioTransport implements Transport {
     } catch (error) {
       return Promise.reject(error);
     }
+    // Only requests are tracked: only they wait for an answer that the close settles.
+    const request = 'method' in message && 'id' in message;
+    if (request) this.batch.push(message.id);
+    this.tail = request ? message.id : undefined;
     return this.writer.write(line);
+  }
+
+  /**
+   * After the close: request `id` never reached the child whole (its write failed, or it was
+   * still unwritten when the process went), so the child cannot have run it.
+   */
+  wasUnsent(id: JsonRpcId): boolean {
+    return this.unsent.has(id);
   }
 
   close(): Promise<void> {
@@ -310,6 +349,13 @@ export class StdioTransport implements Transport {
     if (stdout && !stdout.readableEnded) {
       await Promise.race([new Promise((r) => stdout.once('end', r)), sleep(50)]);
     }
+    // Writes still on their way learn their fate first: one that failed marks its request
+    // unsent (`wasUnsent`) before the close settles the requests.
+    const stdin = this.child?.stdin;
+    if (stdin && !stdin.destroyed && !stdin.closed) {
+      stdin.end();
+      await Promise.race([new Promise((r) => stdin.once('close', r)), sleep(200)]);
+    }
     if (this.groupId !== undefined) {
       // Whatever the server left in its process group goes with it.
       const leftovers = snapshotTree(this.groupId, this.platform);
@@ -337,6 +383,8 @@ export class StdioTransport implements Transport {
     if (this.state === 'closed') return;
     this.state = 'closed';
     live.delete(this);
+    for (const id of this.batch) this.unsent.add(id);
+    this.batch = [];
     this.writer.close(false);
     this.child?.stdout?.destroy();
     this.child?.stderr?.destroy();

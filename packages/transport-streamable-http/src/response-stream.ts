@@ -4,6 +4,7 @@ import {
   MessageTooLargeError,
   ResponseLostError,
   reconnectDelay,
+  SessionExpiredError,
 } from '@mcpkit/jsonrpc';
 import { emptyStream, isUnreachable } from './reconnect.js';
 import type { StreamHost, StreamState } from './stream-host.js';
@@ -64,6 +65,15 @@ export async function consumeResponseStream(
       if (signal.aborted) return;
       // The server is not there at all: fail now rather than after every back-off.
       if (isUnreachable(error)) throw host.networkError('GET', error);
+      // The server forgot the session, and the answer with it. Reported (the client starts a
+      // new session); the request is not sent again: it reached the server that forgot it.
+      if (SessionExpiredError.isInstance(error)) {
+        host.reportError(error);
+        throw new ConnectionClosedError(
+          `${host.description}: ${reason} to request ${String(requestId)}, and the session expired before it was resumed; the response is lost`,
+          { cause: error },
+        );
+      }
       host.reportError(error as Error);
       current = emptyStream();
     }

@@ -1,10 +1,17 @@
-import { ConnectionClosedError, MessageTooLargeError, reconnectDelay } from '@mcpkit/jsonrpc';
+import {
+  ConnectionClosedError,
+  MessageTooLargeError,
+  reconnectDelay,
+  SessionExpiredError,
+} from '@mcpkit/jsonrpc';
 import type { StreamHost, StreamState } from './stream-host.js';
 
 /**
  * Keeps the standalone GET stream (server-initiated messages) open until `signal` aborts:
  * the transport closes, or the session it belongs to is reset. A drop is retried under the
- * reconnect policy; only a stream that delivered something counts as recovered.
+ * reconnect policy; only a stream that delivered something counts as recovered. A 404 for
+ * the session (`SessionExpiredError`) ends it and is reported: the client starts a new
+ * session, whose own stream opens after its initialization.
  */
 export async function runStandaloneStream(host: StreamHost, signal: AbortSignal): Promise<void> {
   const state: StreamState = { answered: false, lastEventId: undefined, received: 0 };
@@ -18,8 +25,9 @@ export async function runStandaloneStream(host: StreamHost, signal: AbortSignal)
       if (state.received! > before) attempt = 0;
     } catch (error) {
       if (signal.aborted) return;
-      // A server that sends an oversized event would only send it again: stop here.
-      if (MessageTooLargeError.isInstance(error)) {
+      // A server that sends an oversized event would only send it again, and a forgotten
+      // session stays forgotten: stop here.
+      if (MessageTooLargeError.isInstance(error) || SessionExpiredError.isInstance(error)) {
         host.reportError(error);
         return;
       }

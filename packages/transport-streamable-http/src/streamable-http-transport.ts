@@ -16,6 +16,7 @@ import {
   PendingSends,
   readBodyExcerpt,
   readSseStream,
+  SessionExpiredError,
   sleep,
   type TransportCapabilities,
   type TransportSendOptions,
@@ -218,6 +219,7 @@ export class StreamableHttpTransport implements McpTransport {
     if (this.state !== 'open') {
       throw new ConnectionClosedError(
         `${this.description}: cannot send, the transport is ${this.state === 'new' ? 'not started' : 'closed'}`,
+        { unsent: true },
       );
     }
     // Cancelling a request also closes its response stream: nothing more will be read.
@@ -348,11 +350,16 @@ export class StreamableHttpTransport implements McpTransport {
     });
   }
 
-  /** GET for the standalone stream or to resume one. Undefined when the server offers none. */
+  /**
+   * GET for the standalone stream or to resume one. Undefined when the server offers none
+   * (405, 406, or 404 to a GET without a session). A 404 to a GET that carried the session
+   * id is `SessionExpiredError`, as for a POST: the server forgot the session.
+   */
   private async openGet(
     lastEventId: string | undefined,
     signal: AbortSignal,
   ): Promise<AsyncIterable<Buffer> | undefined> {
+    const sentSession = this._sessionId;
     const res = await request(this.url, {
       method: 'GET',
       dispatcher: this.dispatcher,
@@ -365,6 +372,14 @@ export class StreamableHttpTransport implements McpTransport {
       bodyTimeout: 0,
     });
     noteAuthResponse(this.options.auth, this.url.href, res.statusCode, res.headers);
+    if (res.statusCode === 404 && sentSession) {
+      throw new SessionExpiredError(
+        `${this.description}: GET ${this.url.href} → 404: session ${sentSession} expired; a new session is needed`,
+        this.url.href,
+        sentSession,
+        await readBodyExcerpt(res.body),
+      );
+    }
     if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 406) {
       await res.body.dump();
       return undefined;
@@ -384,11 +399,15 @@ export class StreamableHttpTransport implements McpTransport {
   private openStandalone(): void {
     if (this.options.openStandaloneStream === false || this.standalone || this.state !== 'open')
       return;
-    this.standalone = new AbortController();
+    const standalone = new AbortController();
+    this.standalone = standalone;
+    // A stream that ended for good (its session expired, say) leaves room for the next one.
     void runStandaloneStream(
       this.host,
-      AbortSignal.any([this.abort.signal, this.standalone.signal]),
-    );
+      AbortSignal.any([this.abort.signal, standalone.signal]),
+    ).finally(() => {
+      if (this.standalone === standalone) this.standalone = undefined;
+    });
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InputRoundOptions, McpClient } from '@mcpkit/client';
-import { RpcError } from '@mcpkit/jsonrpc';
+import { ConnectionClosedError, HttpError, RpcError } from '@mcpkit/jsonrpc';
 import type { McpManager } from '@mcpkit/manager';
 import type { InputRequiredResult } from '@mcpkit/protocol';
 import {
@@ -47,19 +47,81 @@ export class CallForwarder {
 
   /**
    * Runs the request on the backend's client: at once when the backend is up (no promise
-   * before the call), else once it is back, bounded by the call's timeout.
+   * before the call), else once it is back, bounded by the call's timeout. A request that
+   * never reached the backend (see `resend`) goes to its next connection.
    */
   private forwardCall<T>(
     server: string,
     call: ForwardedCall<T | InputRequiredResult>,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+    repeatable: boolean,
   ): Promise<T | InputRequiredResult> {
     const { manager, callTimeoutMs } = this.options;
+    const startedAt = Date.now();
     const now = manager.clientNow(server);
-    if (now) return run(now, callOptions(call, now, callTimeoutMs));
+    const again = { server, call, run, repeatable, startedAt };
+    const resend = (error: unknown) => this.resend(again, error, now);
+    if (now) return run(now, callOptions(call, now, callTimeoutMs)).catch(resend);
     return manager
-      .client(server, { signal: call.signal, timeoutMs: callTimeoutMs })
-      .then((client) => run(client, callOptions(call, client, callTimeoutMs)));
+      .client(server, { signal: call.signal, timeoutMs: callTimeoutMs, waitForReconnect: true })
+      .then((client) =>
+        run(client, callOptions(call, client, callTimeoutMs)).catch((error: unknown) =>
+          this.resend(again, error, client),
+        ),
+      );
+  }
+
+  /**
+   * SERVE.md's rule for a backend that dies under a call. A request known never to have
+   * reached the backend — its connection was already closed, its write failed with the
+   * request unwritten, or an HTTP backend refused the connection — waits for the backend's
+   * next connection and goes there, within what is left of the call's timeout. A request
+   * that may have reached it (written, then the connection closed before any answer) goes
+   * again only when it is `repeatable`: a read (prompt, resource, completion) or a tool the
+   * backend marks `readOnlyHint` or `idempotentHint`; any other tool may not be idempotent,
+   * so its error stands.
+   */
+  private async resend<T>(
+    again: {
+      server: string;
+      call: ForwardedCall<T | InputRequiredResult>;
+      run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>;
+      repeatable: boolean;
+      startedAt: number;
+    },
+    error: unknown,
+    used: McpClient | undefined,
+  ): Promise<T | InputRequiredResult> {
+    const { manager, callTimeoutMs } = this.options;
+    const { server, call, run, repeatable, startedAt } = again;
+    let sameClientAgain = true;
+    for (;;) {
+      const unsent = neverSent(error);
+      if (!unsent && !(repeatable && lostBeforeAnswer(error))) throw error;
+      if (call.signal.aborted || call.ctx.cancellation?.aborted) throw error;
+      // Supervision hears of it (a refused HTTP backend is dropped at once): the wait below
+      // is for the reconnect, not for the dead connection again.
+      manager.noteCallError(server, error);
+      const leftMs = startedAt + callTimeoutMs - Date.now();
+      if (leftMs <= 0) throw error;
+      const client = await manager.client(server, {
+        signal: call.signal,
+        timeoutMs: leftMs,
+        waitForReconnect: true,
+      });
+      // The manager still holds the connection that failed (an HTTP backend whose drop it has
+      // not seen yet): it gets one more request, no more.
+      if (client === used) {
+        if (!sameClientAgain) throw error;
+        sameClientAgain = false;
+      }
+      used = client;
+      try {
+        return await run(client, callOptions(call, client, leftMs));
+      } catch (next) {
+        error = next;
+      }
+    }
   }
 
   /**
@@ -83,6 +145,7 @@ export class CallForwarder {
     server: string,
     ctx: HandlerContext,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+    repeatable: boolean,
   ): Promise<T> {
     const call = new ForwardedCall<T | InputRequiredResult>(ctx);
     this.inflight.track(server, call as ForwardedCall<unknown>);
@@ -93,7 +156,7 @@ export class CallForwarder {
     };
     let sent: Promise<T | InputRequiredResult>;
     try {
-      sent = this.forwardCall(server, call, run);
+      sent = this.forwardCall(server, call, run, repeatable);
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -118,10 +181,11 @@ export class CallForwarder {
     server: string,
     ctx: HandlerContext,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+    repeatable = true,
   ): Promise<T | InputRequiredReturn> {
     return ctx.era === 'modern'
-      ? this.callModern(server, ctx, run)
-      : this.callNow(server, ctx, run);
+      ? this.callModern(server, ctx, run, repeatable)
+      : this.callNow(server, ctx, run, repeatable);
   }
 
   /** A 2026-07-28 call: it may park on a backend's request and resume on the client's retry. */
@@ -129,6 +193,7 @@ export class CallForwarder {
     server: string,
     ctx: HandlerContext,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
+    repeatable: boolean,
   ): Promise<T | InputRequiredReturn> {
     const { callTimeoutMs } = this.options;
     const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
@@ -144,7 +209,7 @@ export class CallForwarder {
       call = new ForwardedCall<T | InputRequiredResult>(ctx);
       this.inflight.track(server, call as ForwardedCall<unknown>);
       const untrack = () => this.inflight.untrack(server, call as ForwardedCall<unknown>);
-      call.result = this.forwardCall(server, call, run);
+      call.result = this.forwardCall(server, call, run, repeatable);
       call.result.then(untrack, untrack);
     }
     const pollTimer = this.pollTimer(ctx);
@@ -179,4 +244,25 @@ export class CallForwarder {
       requestState: { gatewayTicket: id },
     });
   }
+}
+
+/** The request is known not to have reached the backend: sending it again cannot run it twice. */
+function neverSent(error: unknown): boolean {
+  if (ConnectionClosedError.isInstance(error)) return error.unsent;
+  // The connection was refused: the POST never left (an HTTP transport's status 0 is its own).
+  return (
+    HttpError.isInstance(error) &&
+    error.status === 0 &&
+    (error.cause as { code?: unknown } | undefined)?.code === 'ECONNREFUSED'
+  );
+}
+
+/**
+ * The connection ended before any answer, after the request may have gone out: a close
+ * while waiting, or a network failure of an HTTP backend (status 0). Not a timeout.
+ */
+function lostBeforeAnswer(error: unknown): boolean {
+  return (
+    ConnectionClosedError.isInstance(error) || (HttpError.isInstance(error) && error.status === 0)
+  );
 }

@@ -374,14 +374,19 @@ export class Gateway {
           name,
           definition,
           (args, ctx) =>
-            this.calls.call(server, ctx, (client, options) =>
-              client.callTool(
-                // Without request _meta (the usual case) there is nothing to filter or copy.
-                ctx.meta
-                  ? { name: original, arguments: args, ...metaOf(ctx) }
-                  : { name: original, arguments: args },
-                options,
-              ),
+            this.calls.call(
+              server,
+              ctx,
+              (client, options) =>
+                client.callTool(
+                  // Without request _meta (the usual case) there is nothing to filter or copy.
+                  ctx.meta
+                    ? { name: original, arguments: args, ...metaOf(ctx) }
+                    : { name: original, arguments: args },
+                  options,
+                ),
+              // Sent again after a backend died under it only when running it twice is harmless.
+              annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
             ) as never,
         ),
     };

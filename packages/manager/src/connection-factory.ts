@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { McpClient } from '@mcpkit/client';
 import type { ResolvedServer } from '@mcpkit/config';
+import { JsonTooDeepError } from '@mcpkit/jsonrpc';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import type { CrashLoopPolicy, ReconnectPolicy } from './backoff.js';
 import type { Catalog } from './catalog.js';
@@ -126,7 +127,7 @@ export class ConnectionFactory {
   private makeClient(server: ResolvedServer): McpClient {
     const { options, events, catalog } = this.host;
     const { urlElicitation, ...handlers } = this.handlersFor(server.name) ?? {};
-    return new McpClient({
+    const client = new McpClient({
       name: server.name,
       clientInfo: options.clientInfo ?? { name: 'mcpkit-manager', version: '0.1.0' },
       handlers,
@@ -138,5 +139,11 @@ export class ConnectionFactory {
       onlistchanged: (list) =>
         catalog.changed(server.name, list, () => this.host.current(server.name)?.client),
     });
+    // A notification nested too deep was dropped by the peer: no request fails, so the
+    // host learns of it as a warning of this server.
+    client.onerror = (error) => {
+      if (JsonTooDeepError.isInstance(error) && error.id === null) this.warn(server.name, error);
+    };
+    return client;
   }
 }

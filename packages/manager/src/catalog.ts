@@ -1,4 +1,5 @@
 import type { McpClient } from '@mcpkit/client';
+import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from '@mcpkit/jsonrpc';
 import type { GetPromptResult, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
 import type { Clock } from './clock.js';
 import { type HostCommand, makeHostCommand } from './commands.js';
@@ -118,11 +119,16 @@ export class Catalog {
     try {
       if (kind === 'tools') {
         const tools = caps.tools ? await client.listTools(fresh) : [];
+        // Diffs and fingerprints of a list recurse (JSON.stringify): too deep a list (from
+        // a transport that does not check depth, e.g. in-process) fails here, typed.
+        assertJsonDepth(tools, DEFAULT_MAX_JSON_DEPTH, `server "${server}": its tools list`);
         this.lists.set(server, 'tools', tools);
         this.warm.delete(server);
         this.deps.onTools?.(server, tools);
       } else if (kind === 'prompts') {
-        this.lists.set(server, 'prompts', caps.prompts ? await client.listPrompts(fresh) : []);
+        const prompts = caps.prompts ? await client.listPrompts(fresh) : [];
+        assertJsonDepth(prompts, DEFAULT_MAX_JSON_DEPTH, `server "${server}": its prompts list`);
+        this.lists.set(server, 'prompts', prompts);
       } else {
         this.lists.set(
           server,

@@ -54,6 +54,24 @@ describe('createToolSet', () => {
     );
   });
 
+  it('mock source: a tool whose inputSchema nests 100,000 deep is left out with a warning (no RangeError), the others kept', async () => {
+    const warnings: string[] = [];
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown;
+    const set = await createToolSet(
+      {
+        tools: async () => [
+          hostTool('good', { type: 'object' }),
+          hostTool('deep', { type: 'object', properties: { x: { default: deep } } }),
+        ],
+      },
+      { onWarning: (w) => warnings.push(w) },
+    );
+    expect(Object.keys(set)).toEqual(['mcp__s__good']);
+    expect(warnings).toEqual([
+      'MCP server "s": tool "deep" left out of the AI SDK tool set: its inputSchema nests deeper than the 256-level limit',
+    ]);
+  });
+
   it('mock source: an object schema without type or properties is completed for providers that require them', async () => {
     const set = await createToolSet({ tools: async () => [hostTool('bare', {})] });
     const schema = (set.mcp__s__bare!.inputSchema as { jsonSchema: unknown }).jsonSchema;

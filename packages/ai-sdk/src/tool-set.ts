@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_JSON_DEPTH, jsonValueDepth } from '@mcpkit/jsonrpc';
 import type { HostTool, HostToolResult } from '@mcpkit/manager';
 import { jsonSchema, type Tool, tool } from 'ai';
 import { ToolResultError } from './errors.js';
@@ -81,6 +82,13 @@ export async function createToolSet(
       // One malformed tool must not take the others down: leave it out and say so.
       options.onWarning?.(
         `MCP server "${hostTool.server}": tool "${hostTool.tool}" left out of the AI SDK tool set: its inputSchema is not a JSON Schema of type "object"; fix the server's tool definition`,
+      );
+      continue;
+    }
+    // The SDK and the providers walk a schema by recursion: one too deep is left out too.
+    if (jsonValueDepth(schema, DEFAULT_MAX_JSON_DEPTH) > DEFAULT_MAX_JSON_DEPTH) {
+      options.onWarning?.(
+        `MCP server "${hostTool.server}": tool "${hostTool.tool}" left out of the AI SDK tool set: its inputSchema nests deeper than the ${DEFAULT_MAX_JSON_DEPTH}-level limit`,
       );
       continue;
     }

@@ -1,4 +1,4 @@
-import { ErrorCode, McpkitError } from '@mcpkit/jsonrpc';
+import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH, ErrorCode, McpkitError } from '@mcpkit/jsonrpc';
 import type { CallToolResult } from '@mcpkit/protocol';
 
 /** A tool's `structuredContent` does not match the `outputSchema` it declared. */
@@ -80,6 +80,13 @@ export class OutputSchemas {
         'no structuredContent although it declares an outputSchema',
       );
     }
+    // Ajv compiles and validates by recursion: too deep a schema or value is a typed error.
+    assertJsonDepth(schema, DEFAULT_MAX_JSON_DEPTH, `${label}: the outputSchema of tool "${tool}"`);
+    assertJsonDepth(
+      result.structuredContent,
+      DEFAULT_MAX_JSON_DEPTH,
+      `${label}: the structuredContent of tool "${tool}"`,
+    );
     let validate = this.compiled.get(tool);
     if (!validate) {
       validate = loadAjv(dialectOf(schema)).then((a) => a.compile(schema));

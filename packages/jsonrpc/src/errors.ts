@@ -35,6 +35,8 @@ export const ErrorCode = {
   Timeout: 'MCPKIT_TIMEOUT',
   ConnectionClosed: 'MCPKIT_CONNECTION_CLOSED',
   MessageTooLarge: 'MCPKIT_MESSAGE_TOO_LARGE',
+  /** JSON from a peer nests arrays and objects deeper than the limit (`JsonTooDeepError`). */
+  JsonTooDeep: 'MCPKIT_JSON_TOO_DEEP',
   Aborted: 'MCPKIT_ABORTED',
   Parse: 'MCPKIT_PARSE_ERROR',
   InvalidMessage: 'MCPKIT_INVALID_MESSAGE',
@@ -187,6 +189,42 @@ export class MessageTooLargeError extends McpkitError {
     this.kind = options?.kind;
     this.serverName = options?.serverName;
     this.url = options?.url;
+  }
+}
+
+/**
+ * JSON from a peer (a message, or a value in one) nests arrays and objects deeper than the
+ * limit (`maxJsonDepth`): refused before anything walks it, so that deep data fails one
+ * request, not the process with a `RangeError`.
+ */
+export class JsonTooDeepError extends McpkitError {
+  override readonly name: string = 'JsonTooDeepError';
+  /** The limit, in levels of arrays and objects (the message's own object is level 1). */
+  readonly maxDepth: number;
+  /** How deep it nests (a walk that stops early reports the first depth past the limit). */
+  readonly depth: number;
+  /** The message's id, when its first or last bytes show it (as for a message too large). */
+  readonly id: string | number | null;
+  /** A request or a response, when its bytes show it. */
+  readonly kind: 'request' | 'response' | undefined;
+  /** The server's name, when the one that wraps it knows it. */
+  readonly serverName: string | undefined;
+  constructor(
+    message: string,
+    maxDepth: number,
+    depth: number,
+    options?: McpkitErrorOptions & {
+      id?: string | number | null;
+      kind?: 'request' | 'response' | undefined;
+      serverName?: string | undefined;
+    },
+  ) {
+    super(ErrorCode.JsonTooDeep, message, options);
+    this.maxDepth = maxDepth;
+    this.depth = depth;
+    this.id = options?.id ?? null;
+    this.kind = options?.kind;
+    this.serverName = options?.serverName;
   }
 }
 

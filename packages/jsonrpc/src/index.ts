@@ -15,6 +15,7 @@ export {
   HandlerError,
   HttpError,
   InvalidMessageError,
+  JsonTooDeepError,
   McpkitError,
   type McpkitErrorOptions,
   MessageTooLargeError,
@@ -38,6 +39,14 @@ export {
 } from './http-auth.js';
 export { isRecord } from './is-record.js';
 export { JoinedWriter, type LineSink } from './joined-writer.js';
+export {
+  assertJsonDepth,
+  checkJsonTextDepth,
+  checkMaxJsonDepth,
+  DEFAULT_MAX_JSON_DEPTH,
+  jsonTextDepth,
+  jsonValueDepth,
+} from './json-depth.js';
 export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   JsonRpcPeer,

@@ -6,6 +6,7 @@ import {
   ErrorCode,
   HandlerError,
   InvalidMessageError,
+  JsonTooDeepError,
   McpkitError,
   MessageTooLargeError,
   ParseError,
@@ -494,6 +495,8 @@ export class JsonRpcPeer {
           ),
         );
       }
+    } else if (JsonTooDeepError.isInstance(error) && error.id !== null) {
+      this.droppedTooDeep(error);
     } else if (InvalidMessageError.isInstance(error) && error.id !== null) {
       const entry = this.settle(error.id);
       if (entry) {
@@ -513,6 +516,27 @@ export class JsonRpcPeer {
       this.respondError(null, RpcErrorCode.ParseError, 'Parse error');
     }
     this.reportError(error);
+  }
+
+  /** Like a message too large: a request is answered, a response fails its request. */
+  private droppedTooDeep(error: JsonTooDeepError): void {
+    if (error.kind === 'request') {
+      this.respondError(
+        error.id,
+        RpcErrorCode.InvalidRequest,
+        `Request dropped: it nests deeper than the ${error.maxDepth}-level limit`,
+      );
+      return;
+    }
+    const entry = this.settle(error.id!);
+    entry?.reject(
+      new JsonTooDeepError(
+        `${this.label}: response to "${entry.method}" dropped: ${error.message}`,
+        error.maxDepth,
+        error.depth,
+        { id: error.id, cause: error, serverName: error.serverName },
+      ),
+    );
   }
 
   private handleClose(cause: Error | undefined): void {

@@ -1,5 +1,6 @@
 import { describeDroppedLine } from './dropped-line.js';
-import { MessageTooLargeError, ParseError } from './errors.js';
+import { type JsonTooDeepError, MessageTooLargeError, ParseError } from './errors.js';
+import { checkJsonTextDepth, checkMaxJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { checkMaxMessageBytes } from './option-checks.js';
 
 /** 64 MiB: big enough for large tool results, small enough to stop a runaway peer. */
@@ -8,10 +9,12 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export interface NdjsonFramerOptions {
   /** Largest single line accepted, in bytes (without the newline). */
   maxMessageBytes?: number;
+  /** Deepest nesting of arrays and objects accepted in a line. Default `DEFAULT_MAX_JSON_DEPTH` (256). */
+  maxJsonDepth?: number;
   /** A parsed line (any JSON value; validate it as a message separately). */
   onvalue: (value: unknown) => void;
-  /** A line that is not JSON, or a line over the size limit. Framing continues after it. */
-  onerror: (error: ParseError | MessageTooLargeError) => void;
+  /** A line that is not JSON, or a line over the size or depth limit. Framing continues after it. */
+  onerror: (error: ParseError | MessageTooLargeError | JsonTooDeepError) => void;
 }
 
 const NEWLINE = 0x0a;
@@ -29,8 +32,9 @@ const ID_WINDOW_BYTES = 256;
  */
 export class NdjsonFramer {
   readonly maxMessageBytes: number;
+  readonly maxJsonDepth: number;
   private readonly onvalue: (value: unknown) => void;
-  private readonly onerror: (error: ParseError | MessageTooLargeError) => void;
+  private readonly onerror: (error: ParseError | MessageTooLargeError | JsonTooDeepError) => void;
   private parts: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
@@ -43,6 +47,8 @@ export class NdjsonFramer {
   constructor(options: NdjsonFramerOptions) {
     this.maxMessageBytes =
       checkMaxMessageBytes('NdjsonFramer', options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxJsonDepth =
+      checkMaxJsonDepth('NdjsonFramer', options.maxJsonDepth) ?? DEFAULT_MAX_JSON_DEPTH;
     this.onvalue = options.onvalue;
     this.onerror = options.onerror;
   }
@@ -162,6 +168,11 @@ export class NdjsonFramer {
   }
 
   private parseLine(line: string): void {
+    const tooDeep = checkJsonTextDepth(line, this.maxJsonDepth);
+    if (tooDeep !== undefined) {
+      this.onerror(tooDeep);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);

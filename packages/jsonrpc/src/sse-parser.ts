@@ -11,7 +11,8 @@
  * keep its bytes.
  */
 
-import { type InvalidMessageError, ParseError } from './errors.js';
+import { type InvalidMessageError, type JsonTooDeepError, ParseError } from './errors.js';
+import { checkJsonTextDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import type { JsonRpcMessage } from './messages.js';
 import { dispatchParsed } from './validate.js';
 
@@ -205,16 +206,23 @@ export class SseParser {
  * Hands the JSON-RPC messages in one piece of text a server sent (an SSE event's data, or a
  * JSON body) to `onmessage`. Text that is not JSON is reported to `onerror` as a
  * `ParseError` that names `where` (the server) and `what` the text was, with an excerpt;
- * valid JSON that is not a message as an `InvalidMessageError`. One bad piece never ends
+ * valid JSON that is not a message as an `InvalidMessageError`; text nested deeper than
+ * `maxJsonDepth` as a `JsonTooDeepError`, without parsing it. One bad piece never ends
  * the stream it came on, so this reports rather than throws. Returns whether it was JSON.
  */
 export function dispatchJsonText(
   text: string,
   where: string,
   onmessage: (message: JsonRpcMessage) => void,
-  onerror: (error: ParseError | InvalidMessageError) => void,
+  onerror: (error: ParseError | InvalidMessageError | JsonTooDeepError) => void,
   what = "an event's data",
+  maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
 ): boolean {
+  const tooDeep = checkJsonTextDepth(text, maxJsonDepth, where);
+  if (tooDeep !== undefined) {
+    onerror(tooDeep);
+    return true;
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

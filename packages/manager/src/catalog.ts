@@ -1,4 +1,5 @@
 import { InvalidResultError, InvalidToolError, type McpClient } from '@mcpkit/client';
+import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from '@mcpkit/jsonrpc';
 import type { GetPromptResult, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
 import { isTerminal } from './classify.js';
 import type { Clock } from './clock.js';
@@ -149,12 +150,17 @@ export class Catalog {
         const before = this.toolIssues.get(server);
         if (issues.length > 0) this.toolIssues.set(server, Object.freeze(issues));
         else this.toolIssues.delete(server);
+        // Diffs and fingerprints of a list recurse (JSON.stringify): too deep a list (from
+        // a transport that does not check depth, e.g. in-process) fails here, typed.
+        assertJsonDepth(tools, DEFAULT_MAX_JSON_DEPTH, `server "${server}": its tools list`);
         this.lists.set(server, 'tools', tools);
         this.warm.delete(server);
         this.deps.onTools?.(server, tools);
         if ((before?.length ?? 0) + issues.length > 0) this.deps.onHealth?.(server, client);
       } else if (kind === 'prompts') {
-        this.lists.set(server, 'prompts', caps.prompts ? await client.listPrompts(fresh) : []);
+        const prompts = caps.prompts ? await client.listPrompts(fresh) : [];
+        assertJsonDepth(prompts, DEFAULT_MAX_JSON_DEPTH, `server "${server}": its prompts list`);
+        this.lists.set(server, 'prompts', prompts);
       } else {
         this.lists.set(
           server,

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { InvalidToolError, McpClient } from '@mcpkit/client';
 import type { ResolvedServer } from '@mcpkit/config';
+import { JsonTooDeepError } from '@mcpkit/jsonrpc';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import type { CrashLoopPolicy, ReconnectPolicy } from './backoff.js';
 import type { Catalog } from './catalog.js';
@@ -140,11 +141,15 @@ export class ConnectionFactory {
       onsessionrenewed: () => this.host.current(server.name)?.sessionRenewed(client),
     });
     // A tool the client repaired or left out of the server's list: a warning naming it, and
-    // part of the server's state.
+    // part of the server's state. A notification nested too deep was dropped by the peer: no
+    // request fails, so the host learns of it as a warning of this server.
     client.onerror = (error) => {
-      if (!InvalidToolError.isInstance(error)) return;
-      catalog.noteToolIssue(server.name, error);
-      this.warn(server.name, error);
+      if (InvalidToolError.isInstance(error)) {
+        catalog.noteToolIssue(server.name, error);
+        this.warn(server.name, error);
+      } else if (JsonTooDeepError.isInstance(error) && error.id === null) {
+        this.warn(server.name, error);
+      }
     };
     return client;
   }

@@ -29,7 +29,7 @@ type InnerTransport = Transport & {
 };
 
 export interface HttpFallbackOptions extends StreamableHttpTransportOptions {
-  /** Options for the legacy transport, if it is chosen (url, headers, auth, name and maxMessageBytes default to the above). */
+  /** Options for the legacy transport, if it is chosen (url, headers, auth, name, maxMessageBytes and maxJsonDepth default to the above). */
   sse?: Partial<SseTransportOptions>;
   /** Told which transport was chosen, and why. */
   onchoice?: (choice: { transport: 'streamable-http' | 'sse'; reason: string }) => void;
@@ -109,6 +109,7 @@ export class HttpFallbackTransport implements Transport {
         ...(o.name ? { name: o.name } : {}),
         // The same message limit holds whichever transport the server turns out to need.
         ...(o.maxMessageBytes !== undefined ? { maxMessageBytes: o.maxMessageBytes } : {}),
+        ...(o.maxJsonDepth !== undefined ? { maxJsonDepth: o.maxJsonDepth } : {}),
         ...o.sse,
       });
       this.inner = this.wire(sse);

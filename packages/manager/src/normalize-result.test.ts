@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { JsonTooDeepError } from '@mcpkit/jsonrpc';
 import { afterEach, expect, test } from 'vitest';
 import {
   extensionFor,
@@ -123,4 +124,17 @@ test('the synchronous text path gives what the full path gives, and steps aside 
   expect(
     normalizeTextResult({ content: [{ type: 'text', text: 5 as unknown as string }] }, 10),
   ).toBe(undefined);
+});
+
+test('a structuredContent nested 100,000 deep fails with JsonTooDeepError naming the server and tool, not a RangeError', async () => {
+  const { files } = sink();
+  const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown;
+  const failure = await normalizeResult(
+    { content: [], structuredContent: { deep } as Record<string, unknown> },
+    { server: 's', tool: 't', budgetChars: 1000, files },
+  ).catch((error: unknown) => error);
+  expect(failure).toBeInstanceOf(JsonTooDeepError);
+  expect((failure as Error).message).toBe(
+    'server "s": the structuredContent of tool "t" nests deeper than the 256-level limit',
+  );
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from '@mcpkit/jsonrpc';
 import type { CallToolResult, ContentBlock } from '@mcpkit/protocol';
 
 /** What a host's model gets for one content block. Binary data is a file reference. */
@@ -218,8 +219,15 @@ export async function normalizeResult(
         });
     }
   }
-  if (content.length === 0 && result.structuredContent !== undefined)
+  if (content.length === 0 && result.structuredContent !== undefined) {
+    // JSON.stringify recurses: too deep a value fails this call with a typed error.
+    assertJsonDepth(
+      result.structuredContent,
+      DEFAULT_MAX_JSON_DEPTH,
+      `server "${context.server}": the structuredContent of tool "${context.tool}"`,
+    );
     content.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  }
   const budgeted = applyBudget(content, context.budgetChars, context.raiseBudget);
   return {
     content: budgeted.content,

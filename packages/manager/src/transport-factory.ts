@@ -25,6 +25,11 @@ export interface TransportContext {
    * transports' own default when absent. A host wrapping `createTransport` sets it.
    */
   maxMessageBytes?: number;
+  /**
+   * The deepest nesting of arrays and objects each transport accepts in a message (its
+   * `maxJsonDepth`); the transports' own default (256) when absent.
+   */
+  maxJsonDepth?: number;
 }
 
 /** Makes the transport for one resolved server entry. Replaceable through `transportFactory`. */
@@ -55,9 +60,12 @@ function streamHooks(context: TransportContext) {
   return lost ? { onreconnect: (event: { reason: string }) => lost(event.reason) } : {};
 }
 
-/** The context's message size limit, for any transport's options. */
+/** The context's message size and depth limits, for any transport's options. */
 function sizeLimit(context: TransportContext) {
-  return context.maxMessageBytes !== undefined ? { maxMessageBytes: context.maxMessageBytes } : {};
+  return {
+    ...(context.maxMessageBytes !== undefined ? { maxMessageBytes: context.maxMessageBytes } : {}),
+    ...(context.maxJsonDepth !== undefined ? { maxJsonDepth: context.maxJsonDepth } : {}),
+  };
 }
 
 /** Whether a server counts against the local pool (stdio, in-process) or the remote one. */

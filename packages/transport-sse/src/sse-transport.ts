@@ -2,6 +2,7 @@ import {
   AlreadyStartedError,
   authorizationOf,
   ConnectionClosedError,
+  checkMaxJsonDepth,
   checkMaxMessageBytes,
   checkReconnectPolicy,
   checkTimerMs,
@@ -61,6 +62,8 @@ export interface SseTransportOptions {
    * caught while it arrives: the stream is cancelled and the transport closes. Default 64 MiB.
    */
   maxMessageBytes?: number;
+  /** Deepest nesting of arrays and objects accepted in a message. Default 256 (`DEFAULT_MAX_JSON_DEPTH`). */
+  maxJsonDepth?: number;
   name?: string;
   /**
    * How the transport waits between reconnection attempts. Default: `sleep` of
@@ -82,6 +85,7 @@ export interface SseTransportOptions {
 export function checkSseTransportOptions(options: Partial<SseTransportOptions>): void {
   const owner = 'SseTransport';
   checkMaxMessageBytes(owner, options.maxMessageBytes);
+  checkMaxJsonDepth(owner, options.maxJsonDepth);
   checkTimerMs(owner, 'endpointTimeoutMs', options.endpointTimeoutMs);
   checkTimerMs(owner, 'closeFlushMs', options.closeFlushMs, { zero: true });
   checkReconnectPolicy(owner, { ...sseReconnectDefaults, ...options.reconnect });
@@ -261,6 +265,8 @@ export class SseTransport implements Transport {
         this.description,
         (m) => this.onmessage?.(m),
         (e) => this.onerror?.(e),
+        undefined,
+        this.options.maxJsonDepth,
       );
       // A stream that delivers is healthy again: a later drop starts counting afresh.
       if (parsed) this.attempts = 0;

@@ -3,6 +3,7 @@ import {
   AlreadyStartedError,
   ConnectionClosedError,
   checkCount,
+  checkMaxJsonDepth,
   checkMaxMessageBytes,
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -10,6 +11,7 @@ import {
   JoinedWriter,
   type JsonRpcId,
   type JsonRpcMessage,
+  JsonTooDeepError,
   type MessageExtra,
   MessageTooLargeError,
   NdjsonFramer,
@@ -51,6 +53,8 @@ export interface StdioTransportOptions {
   name?: string;
   /** Largest message accepted from the server. Default 64 MiB. */
   maxMessageBytes?: number;
+  /** Deepest nesting of arrays and objects accepted in a message. Default 256 (`DEFAULT_MAX_JSON_DEPTH`). */
+  maxJsonDepth?: number;
   /** How much stderr to keep (characters; `0` keeps none). Default 64 KiB. */
   stderrBufferChars?: number;
   closeTimeline?: Partial<typeof stdioCloseDefaults>;
@@ -142,6 +146,7 @@ export class StdioTransport implements Transport {
     if (!options.command) throw new TypeError('StdioTransport: "command" is required');
     const owner = 'StdioTransport';
     checkMaxMessageBytes(owner, options.maxMessageBytes);
+    checkMaxJsonDepth(owner, options.maxJsonDepth);
     checkCount(owner, 'stderrBufferChars', options.stderrBufferChars, { min: 0 });
     for (const key of ['stdinGraceMs', 'sigintGraceMs', 'sigtermGraceMs'] as const)
       checkTimerMs(owner, `closeTimeline.${key}`, options.closeTimeline?.[key], { zero: true });
@@ -155,6 +160,7 @@ export class StdioTransport implements Transport {
     this.stderr = new TextRingBuffer(options.stderrBufferChars ?? DEFAULT_STDERR_BUFFER_CHARS);
     this.framer = new NdjsonFramer({
       maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      ...(options.maxJsonDepth !== undefined ? { maxJsonDepth: options.maxJsonDepth } : {}),
       onvalue: (value) => this.deliver(value),
       onerror: (error) => this.framingError(error),
     });
@@ -404,7 +410,18 @@ export class StdioTransport implements Transport {
     this.onerror?.(error);
   };
 
-  private framingError(error: ParseError | MessageTooLargeError): void {
+  private framingError(error: ParseError | MessageTooLargeError | JsonTooDeepError): void {
+    if (JsonTooDeepError.isInstance(error)) {
+      this.onerror?.(
+        new JsonTooDeepError(`${this.description}: ${error.message}`, error.maxDepth, error.depth, {
+          id: error.id,
+          kind: error.kind,
+          serverName: this.options.name,
+          cause: error,
+        }),
+      );
+      return;
+    }
     if (MessageTooLargeError.isInstance(error)) {
       this.onerror?.(
         new MessageTooLargeError(`${this.description}: ${error.message}`, error.limitBytes, {

@@ -1,6 +1,7 @@
 import {
   AlreadyStartedError,
   ConnectionClosedError,
+  checkMaxJsonDepth,
   checkMaxMessageBytes,
   checkTimerMs,
   DEFAULT_CLOSE_FLUSH_MS,
@@ -51,6 +52,8 @@ export interface StreamableHttpTransportOptions {
    * event that grows past it is cancelled while it arrives. Default 64 MiB.
    */
   maxMessageBytes?: number;
+  /** Deepest nesting of arrays and objects accepted in a message. Default 256 (`DEFAULT_MAX_JSON_DEPTH`). */
+  maxJsonDepth?: number;
   /** Server name for error messages. */
   name?: string;
   /** Resume an existing session. */
@@ -122,6 +125,7 @@ export class StreamableHttpTransport implements McpTransport {
 
   constructor(options: StreamableHttpTransportOptions) {
     const owner = 'StreamableHttpTransport';
+    checkMaxJsonDepth(owner, options.maxJsonDepth);
     this.maxMessageBytes =
       checkMaxMessageBytes(owner, options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.policy = checkReconnectPolicy(owner, { ...reconnectDefaults, ...options.reconnect });
@@ -307,6 +311,7 @@ export class StreamableHttpTransport implements McpTransport {
       (m) => this.onmessage?.(m),
       (e) => this.onerror?.(e),
       'the response body',
+      this.options.maxJsonDepth,
     );
   }
 
@@ -345,6 +350,8 @@ export class StreamableHttpTransport implements McpTransport {
             );
           },
           (e) => this.onerror?.(e),
+          undefined,
+          this.options.maxJsonDepth,
         );
       },
     });

@@ -1,6 +1,7 @@
 import {
   AlreadyStartedError,
   ConnectionClosedError,
+  checkMaxJsonDepth,
   checkMaxMessageBytes,
   checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -38,6 +39,8 @@ export interface WebSocketTransportOptions {
   connectTimeoutMs?: number;
   /** Largest frame accepted (ws `maxPayload`); a larger one closes the connection. Default 64 MiB. */
   maxMessageBytes?: number;
+  /** Deepest nesting of arrays and objects accepted in a message. Default 256 (`DEFAULT_MAX_JSON_DEPTH`). */
+  maxJsonDepth?: number;
   name?: string;
   /** Injected WebSocket implementation (defaults to `ws`). */
   WebSocket?: typeof WebSocket;
@@ -95,6 +98,7 @@ export class WebSocketTransport implements Transport {
     checkTimerMs(owner, 'pongTimeoutMs', options.pongTimeoutMs);
     checkTimerMs(owner, 'connectTimeoutMs', options.connectTimeoutMs);
     checkMaxMessageBytes(owner, options.maxMessageBytes);
+    checkMaxJsonDepth(owner, options.maxJsonDepth);
     this.options = options;
     this.url = new URL(options.url);
     this.description = options.name
@@ -224,6 +228,7 @@ export class WebSocketTransport implements Transport {
       (m) => this.onmessage?.(m),
       (e) => this.onerror?.(e),
       'a frame',
+      this.options.maxJsonDepth,
     );
   }
 

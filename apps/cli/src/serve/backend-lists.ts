@@ -1,4 +1,5 @@
 import type { McpClient } from '@mcpkit/client';
+import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from '@mcpkit/jsonrpc';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
 import type { HandlerContext, Registration } from '@mcpkit/server';
 
@@ -20,7 +21,16 @@ export function metaOf(ctx: HandlerContext): { _meta?: Record<string, unknown> }
   return Object.keys(rest).length > 0 ? { _meta: rest } : {};
 }
 
-export async function fetchLists(client: McpClient): Promise<BackendLists> {
+/**
+ * A backend's four lists, checked for depth (iteratively) before anything walks them: the
+ * gateway's change keys and the served lists go through recursive walks, and a list too
+ * deep for them fails this backend's refresh, never the sync of all.
+ */
+export async function fetchLists(
+  client: McpClient,
+  server: string,
+  maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
+): Promise<BackendLists> {
   const caps = client.serverCapabilities ?? {};
   const fresh = { fresh: true };
   const [tools, prompts, resources, templates] = await Promise.all([
@@ -29,7 +39,9 @@ export async function fetchLists(client: McpClient): Promise<BackendLists> {
     caps.resources ? client.listResources(fresh) : [],
     caps.resources ? client.listResourceTemplates(fresh) : [],
   ]);
-  return { tools, prompts, resources, templates };
+  const lists = { tools, prompts, resources, templates };
+  assertJsonDepth(lists, maxJsonDepth, `server "${server}": its lists`);
+  return lists;
 }
 
 export function apply(

@@ -253,7 +253,7 @@ export class Gateway {
       // Backends log at every level; each client's own level filters what it is sent.
       if (state.client.serverCapabilities?.logging)
         await state.client.setLoggingLevel('debug').catch(() => {});
-      const lists = await fetchLists(state.client);
+      const lists = await fetchLists(state.client, name);
       if (this.refreshing.get(name) !== generation || this.closed) return;
       this.lists.set(name, lists);
       void this.subscriptions.resubscribe(name, state.client);
@@ -268,7 +268,14 @@ export class Gateway {
   private scheduleSync(): void {
     if (this.closed) return;
     clearTimeout(this.syncTimer);
-    this.syncTimer = setTimeout(() => this.sync(), this.options.listDebounceMs ?? 150);
+    this.syncTimer = setTimeout(() => {
+      // From a timer, a throw would end the process and every backend's service with it.
+      try {
+        this.sync();
+      } catch (error) {
+        this.options.warn(`the served lists could not be updated: ${(error as Error).message}`);
+      }
+    }, this.options.listDebounceMs ?? 150);
     this.syncTimer.unref();
   }
 

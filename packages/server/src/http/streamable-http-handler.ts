@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  checkJsonTextDepth,
+  DEFAULT_MAX_JSON_DEPTH,
   type JsonRpcMessage,
   type JsonRpcRequest,
   RpcErrorCode,
@@ -123,7 +125,21 @@ export function createStreamableHttpHandler(
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8'));
+      const text = (await readBody(req, maxBodyBytes)).toString('utf8');
+      // Refused before it is parsed: every walk of a request (validation, a handler's)
+      // must not meet a nesting it would overflow the stack on.
+      const tooDeep = checkJsonTextDepth(text, DEFAULT_MAX_JSON_DEPTH);
+      if (tooDeep !== undefined) {
+        sendJsonError(
+          res,
+          400,
+          RpcErrorCode.InvalidRequest,
+          `Invalid Request: the body nests deeper than the ${tooDeep.maxDepth}-level limit`,
+          tooDeep.kind === 'request' ? tooDeep.id : null,
+        );
+        return;
+      }
+      parsed = JSON.parse(text);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
         sendJsonError(

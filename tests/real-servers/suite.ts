@@ -54,7 +54,7 @@ export interface Expected {
 export const expected: Record<string, Expected> = {
   everything: {
     vendor: 'MCP steering group (reference server)',
-    tools: 17,
+    tools: 16,
     protocolVersion: '2025-11-25',
     call: { tool: 'echo', args: () => ({ message: 'héllo ✓ "quoted" \\t' }), answer: 'result' },
   },
@@ -239,57 +239,48 @@ export async function sdkClient(box: RealBox, name: string): Promise<Client> {
 }
 
 /**
- * `tools/list` as the SDK v1 client got it. `raw`: with a result schema that accepts
- * anything, for a server whose list SDK v1's own schema refuses (then `refused` says why).
+ * What the SDK v1 client got from one server in one session: `tools/list`, then the
+ * server's offline call. `raw`: the list read with a result schema that accepts anything,
+ * for a server whose list SDK v1's own schema refuses (then `refused` says why).
  */
-export interface SdkList {
+export interface SdkSession {
   tools?: Array<Record<string, unknown>>;
   raw?: Array<Record<string, unknown>>;
   refused?: string;
   error?: string;
+  call: { result?: Record<string, unknown>; error?: string };
 }
 
 const anyResult = z.object({ tools: z.array(z.record(z.string(), z.unknown())) }).passthrough();
+const messageOf = (error: unknown) => String((error as Error).message);
 
-export async function sdkList(box: RealBox, name: string): Promise<SdkList> {
+export async function sdkSession(box: RealBox, name: string): Promise<SdkSession> {
   let client: Client | undefined;
   try {
     client = await sdkClient(box, name);
+    let list: Omit<SdkSession, 'call'>;
     try {
       const r = await client.listTools(undefined, { timeout: 60_000 });
-      return { tools: r.tools as Array<Record<string, unknown>> };
+      list = { tools: r.tools as Array<Record<string, unknown>> };
     } catch (error) {
-      const message = String((error as Error).message);
-      if (/-32\d\d\d/.test(message)) return { error: message };
-      const raw = await client.request({ method: 'tools/list' }, anyResult, { timeout: 60_000 });
-      return { raw: raw.tools, refused: message };
+      if (/-32\d\d\d/.test(messageOf(error))) list = { error: messageOf(error) };
+      else {
+        const raw = await client.request({ method: 'tools/list' }, anyResult, { timeout: 60_000 });
+        list = { raw: raw.tools, refused: messageOf(error) };
+      }
     }
+    const { tool, args } = expected[name]!.call;
+    const call = await client
+      .callTool({ name: tool, arguments: args(box) }, undefined, { timeout: 60_000 })
+      .then(
+        (result) => ({ result: result as Record<string, unknown> }),
+        (error: unknown) => ({ error: messageOf(error) }),
+      );
+    return { ...list, call };
   } catch (error) {
-    return { error: String((error as Error).message) };
+    return { error: messageOf(error), call: { error: messageOf(error) } };
   } finally {
     await client?.close();
-  }
-}
-
-export async function sdkCall(
-  box: RealBox,
-  name: string,
-  call: OfflineCall,
-): Promise<{ result?: Record<string, unknown>; error?: string }> {
-  const client = await sdkClient(box, name);
-  try {
-    const result = await client.callTool(
-      { name: call.tool, arguments: call.args(box) },
-      undefined,
-      {
-        timeout: 60_000,
-      },
-    );
-    return { result: result as Record<string, unknown> };
-  } catch (error) {
-    return { error: String((error as Error).message) };
-  } finally {
-    await client.close();
   }
 }
 

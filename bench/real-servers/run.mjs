@@ -4,8 +4,9 @@
 // tools (sdk-list.mjs), each a whole process, in paired interleaved rounds (A, B, A, B …);
 // the ratio is the median of the per-pair ratios. Two pairs: every list works (the suite's
 // servers less supabase), and the same with supabase, whose tools/list fails offline.
-//   node bench/real-servers/run.mjs [--rounds N] [--pool N]
-// `--pool N` sets MCP_SERVER_CONNECTION_BATCH_SIZE for the CLI (the manager's local pool).
+//   node bench/real-servers/run.mjs [--rounds N] [--pool N] [--working-only]
+// `--pool N` sets MCP_SERVER_CONNECTION_BATCH_SIZE for the CLI (the manager's local pool);
+// `--working-only` runs the first pair alone.
 // `pnpm bench` calls printRealServerRows() at its end. Needs `pnpm build` and tests/'s
 // dev dependencies installed.
 import { spawnSync } from 'node:child_process';
@@ -119,10 +120,16 @@ function pair(box, config, { rounds, pool, log, label }) {
   return { rounds, aMs: median(aMs), bMs: median(bMs), ratio: median(ratios), ratios, tools };
 }
 
-export function runRealServerRows({ rounds = 5, pool, log = () => {} } = {}) {
+export function runRealServerRows({ rounds = 5, pool, log = () => {}, workingOnly = false } = {}) {
   const box = sandbox();
   try {
     const working = pair(box, box.configs.working, { rounds, pool, log, label: 'all lists work' });
+    if (workingOnly) {
+      log(
+        `[real-servers] all lists work: ${working.ratio.toFixed(2)}× (median of ${rounds} pairs)`,
+      );
+      return { table: '', targets: [], figures: { working } };
+    }
     const failingOne = pair(box, box.configs.all, { rounds, pool, log, label: `with ${failing}` });
     const fmt = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
     const row = (label, r) =>
@@ -159,6 +166,7 @@ export function realTargetLine(t) {
 /** What `pnpm bench` prints at its end: the table, then the targets. */
 export function printRealServerRows(options) {
   const { table, targets } = runRealServerRows(options);
+  if (!table) return;
   process.stdout.write(`\n${table}\n\nTargets:\n${targets.map(realTargetLine).join('\n')}\n`);
 }
 
@@ -170,6 +178,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   printRealServerRows({
     rounds: arg('--rounds') ?? 5,
     pool: arg('--pool'),
+    workingOnly: process.argv.includes('--working-only'),
     log: (s) => process.stderr.write(`${s}\n`),
   });
 }

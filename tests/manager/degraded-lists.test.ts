@@ -140,6 +140,21 @@ describe('malformed tools are repaired or left out one by one, never the whole l
     const result = await manager.callTool('gitlab', 'search_repositories', { text: 'x' });
     expect(result.isError).toBe(false);
   });
+
+  test('the same repairs in a list fetched again are not warned about again (mcpkit serve printed all of them at every fetch until the rate limit cut in)', async () => {
+    await using manager = new McpManager({ servers: [fault('gitlab', 'bad-schemas')] });
+    const warnings: string[] = [];
+    manager.on('warning', ({ error }) => warnings.push(error.message));
+    await manager.connectAll();
+    await manager.serverTools('gitlab');
+    expect(warnings).toHaveLength(4);
+    // A fetch of the same list, as the gateway makes with { fresh: true }.
+    const client = await manager.client('gitlab');
+    const again = await client.listTools({ fresh: true });
+    expect(again.map((t) => t.name)).toContain('search_repositories');
+    expect(warnings).toHaveLength(4);
+    expect(connected(manager, 'gitlab').toolIssues).toHaveLength(4);
+  });
 });
 
 describe('host names resolve once a list is published', () => {

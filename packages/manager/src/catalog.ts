@@ -211,12 +211,23 @@ export class Catalog {
     this.deps.onHealth?.(server, client);
   }
 
-  /** A tool the client repaired or left out while it listed the server's tools. */
-  noteToolIssue(server: string, error: unknown): void {
-    if (!InvalidToolError.isInstance(error)) return;
-    this.collecting
-      .get(server)
-      ?.push(Object.freeze({ tool: error.toolName, action: error.action, reason: error.reason }));
+  /**
+   * A tool the client repaired or left out while it listed the server's tools; true when it is
+   * news (not already so in the server's last list), so that a warning is given once.
+   */
+  noteToolIssue(server: string, error: unknown): boolean {
+    if (!InvalidToolError.isInstance(error)) return false;
+    const issue = Object.freeze({
+      tool: error.toolName,
+      action: error.action,
+      reason: error.reason,
+    });
+    this.collecting.get(server)?.push(issue);
+    // Known from the server's last list: the same tool, repaired or left out for the same
+    // reason, is not news (every fetch of an unchanged list would warn again).
+    return !(this.toolIssues.get(server) ?? []).some(
+      (i) => i.tool === issue.tool && i.action === issue.action && i.reason === issue.reason,
+    );
   }
 
   /** The lists of a server whose last fetch failed (connected but degraded), by kind. */

@@ -145,8 +145,7 @@ export class ConnectionFactory {
     // request fails, so the host learns of it as a warning of this server.
     client.onerror = (error) => {
       if (InvalidToolError.isInstance(error)) {
-        catalog.noteToolIssue(server.name, error);
-        this.warn(server.name, error);
+        if (catalog.noteToolIssue(server.name, error)) this.warn(server.name, error);
       } else if (JsonTooDeepError.isInstance(error) && error.id === null) {
         this.warn(server.name, error);
       }

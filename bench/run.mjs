@@ -205,7 +205,7 @@ function row(label, getFig, key, { lowerIsBetter = true, floorTarget, sdkTarget,
   // Sequential rows give the median of per-pair ratios, not the ratio of the medians, and
   // against floor-detached (spawned as StdioTransport spawns): the plain floor's server
   // shares the client's scheduler autogroup, which alone can triple its latency (#21 item 7).
-  const rf = paired ? sequential.vsDetached.mcpkit[key] : ratio(ours, v.floor?.[key]);
+  const rf = paired ? sequential.vsDetached[key] : ratio(ours, v.floor?.[key]);
   const rs = paired
     ? sequential.vsSdkV1[key]
     : ratio(ours, v['sdk-v1']?.failed ? undefined : v['sdk-v1']?.[key]);

@@ -24,8 +24,6 @@ export const CLI_HINTS: ManagerHints = {
 const LIBRARY_HINTS: Array<[RegExp, (server: string) => string]> = [
   [/\(raise timeoutMs if the server is slow\)/g, () => '(--timeout <ms> allows longer)'],
   [/\(raise maxMessageBytes to accept it\)/g, () => '(--max-message-bytes <n> accepts more)'],
-  // The CLI keeps the libraries' depth limit (no flag raises it): the hint is dropped.
-  [/ \(raise maxJsonDepth to accept it\)/g, () => ''],
   [
     /Raise maxMessageBytes if the server is expected to send more than (\d+) bytes/g,
     () => 'mcpkit --max-message-bytes <n> accepts more',

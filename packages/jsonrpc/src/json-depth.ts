@@ -126,7 +126,7 @@ export function checkJsonTextDepth(
   const depth = jsonTextDepth(text);
   const { id, kind } = describeDroppedLine(text.slice(0, 256), text.slice(-256));
   return new JsonTooDeepError(
-    `${where ? `${where}: ` : ''}a message nesting ${depth} levels deep, over the ${maxDepth}-level limit, was dropped (raise maxJsonDepth to accept it)`,
+    `${where ? `${where}: ` : ''}a message nesting ${depth} levels deep, over the ${maxDepth}-level limit, was dropped`,
     maxDepth,
     depth,
     { id, kind },

@@ -1,15 +1,15 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cliOptions } from './cli-options.js';
-import type { Io } from './config-commands.js';
-import { parseBytesFlag, parseMsFlag } from './numbers.js';
-import type { CliContext, ServerSelection } from './servers.js';
-import type { InterruptedError, Shutdown } from './signals.js';
-import { COMMANDS, commandHelp, USAGE, UsageError, usageLine, VERSION } from './usage.js';
+import type { Io } from './commands/config.js';
+import { cliOptions } from './core/cli-options.js';
+import { parseBytesFlag, parseMsFlag } from './core/flags.js';
+import type { CliContext, ServerSelection } from './core/server-selection.js';
+import type { InterruptedError, Shutdown } from './core/signals.js';
+import { COMMANDS, commandHelp, USAGE, UsageError, usageLine, VERSION } from './core/usage.js';
 
-export type { Io } from './config-commands.js';
-export { USAGE, VERSION } from './usage.js';
+export type { Io } from './commands/config.js';
+export { USAGE, VERSION } from './core/usage.js';
 
 /** `mcpkit login`'s whole sign-in, unless --login-timeout says otherwise. */
 const LOGIN_TIMEOUT_MS = 300_000;
@@ -81,9 +81,9 @@ export async function main(
   }
   // Made (and its signal handlers installed) only for commands that start servers.
   let shutdown: Shutdown | undefined;
-  let trace: import('./trace.js').TraceFile | undefined;
+  let trace: import('./core/trace.js').TraceFile | undefined;
   const showSecrets = values['show-secrets'] ?? false;
-  const { Output } = await import('./output.js');
+  const { Output } = await import('./terminal/output.js');
   // Everything printed from here on is neutralized for a terminal; the CLI's own messages
   // have the URLs they quote redacted (server output is data: never searched for values).
   const out = new Output(io, {
@@ -104,14 +104,14 @@ export async function main(
     : (values.root ?? [ctx.cwd]).map((dir) => path.resolve(ctx.cwd, dir));
   const openTrace = async () => {
     if (values.trace === undefined) return undefined;
-    const { TraceFile } = await import('./trace.js');
+    const { TraceFile } = await import('./core/trace.js');
     trace = new TraceFile(path.resolve(ctx.cwd, values.trace));
     return trace;
   };
   try {
     switch (command) {
       case 'list': {
-        const { listCommand } = await import('./config-commands.js');
+        const { listCommand } = await import('./commands/config.js');
         // It redacts the entries it prints (by position) and the URLs its messages quote.
         return await listCommand(out, ctx, selection, { json, showSecrets });
       }
@@ -122,7 +122,7 @@ export async function main(
       case 'reject':
       case 'reset-project-choices':
       case 'import': {
-        const c = await import('./config-commands.js');
+        const c = await import('./commands/config.js');
         if (command === 'add') return await c.addCommand(out, ctx, rest, values);
         if (command === 'add-json') return await c.addJsonCommand(out, ctx, rest, values.scope);
         if (command === 'remove') return await c.removeCommand(out, ctx, rest, values.scope);
@@ -137,18 +137,18 @@ export async function main(
       }
       case 'enable':
       case 'disable': {
-        const { enableCommand } = await import('./enable-command.js');
+        const { enableCommand } = await import('./commands/enable.js');
         return await enableCommand(out, ctx, selection, command, rest);
       }
       case 'serve': {
         shutdown =
           typeof options.shutdown === 'function'
             ? await options.shutdown()
-            : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
+            : (options.shutdown ?? new (await import('./core/signals.js')).Shutdown());
         if (rest.length > 0) throw new UsageError('usage: mcpkit serve [--http [host:]port]');
         const [{ resolveServers, problems }, { serveCommand }] = await Promise.all([
-          import('./servers.js'),
-          import('./serve/serve-command.js'),
+          import('./core/server-selection.js'),
+          import('./commands/serve.js'),
         ]);
         const resolved = await resolveServers(ctx, selection);
         for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
@@ -168,14 +168,14 @@ export async function main(
         shutdown =
           typeof options.shutdown === 'function'
             ? await options.shutdown()
-            : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
-        const { resolveServers } = await import('./servers.js');
+            : (options.shutdown ?? new (await import('./core/signals.js')).Shutdown());
+        const { resolveServers } = await import('./core/server-selection.js');
         const resolved = await resolveServers(ctx, selection);
         await openTrace();
         if (command === 'doctor') {
           const [{ doctorCommand }, { cliHandlers }] = await Promise.all([
-            import('./doctor.js'),
-            import('./interaction.js'),
+            import('./commands/doctor.js'),
+            import('./terminal/interaction.js'),
           ]);
           // The handlers (so the capabilities and roots) every command declares; doctor
           // asks nothing of the user, so a form is declined as without a terminal.
@@ -194,7 +194,7 @@ export async function main(
             ...(trace ? { trace } : {}),
           });
         }
-        const { shellCommand } = await import('./shell.js');
+        const { shellCommand } = await import('./commands/shell.js');
         return await shellCommand(ctx, selection, resolved, shutdown, {
           timeoutMs,
           showSecrets,
@@ -208,10 +208,10 @@ export async function main(
         shutdown =
           typeof options.shutdown === 'function'
             ? await options.shutdown()
-            : (options.shutdown ?? new (await import('./signals.js')).Shutdown());
+            : (options.shutdown ?? new (await import('./core/signals.js')).Shutdown());
         const [{ serverCommand }, { cliHandlers }] = await Promise.all([
-          import('./server-commands.js'),
-          import('./interaction.js'),
+          import('./commands/server-commands.js'),
+          import('./terminal/interaction.js'),
         ]);
         const stream = options.progressStream;
         await openTrace();
@@ -241,7 +241,7 @@ export async function main(
           ...(stream && !json && !values['no-progress'] && !values.verbose
             ? {
                 progress: async () =>
-                  (await import('./progress.js')).terminalProgress({
+                  (await import('./terminal/progress.js')).terminalProgress({
                     stream,
                     color: !ctx.env.NO_COLOR,
                     clean: out.redact,

@@ -2,20 +2,24 @@ import { Writable } from 'node:stream';
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { createTransport, McpManager } from '@mcpkit/manager';
-import type { Io } from '../config-commands.js';
-import { UsageError } from '../config-commands.js';
-import { inCliWords } from '../messages.js';
-import { parseBytesFlag } from '../numbers.js';
-import { checkGatewayChain, GATEWAY_CHAIN_VARIABLE, gatewayIdentity } from '../self-reference.js';
-import { type CliContext, notStartedHint } from '../servers.js';
-import { tokenStore } from '../session.js';
-import type { Shutdown } from '../signals.js';
-import { neutralize } from '../terminal.js';
-import { withServeLimitHint } from './backend-limit.js';
-import { toolFilter } from './exposed-names.js';
-import { Gateway } from './gateway.js';
-import { generateToken, LOOPBACK_BIND, listenHttpFace } from './http-face.js';
-import { StdioFace } from './stdio-face.js';
+import { inCliWords } from '../core/advice.js';
+import { parseBytesFlag } from '../core/flags.js';
+import { tokenStore } from '../core/open-manager.js';
+import {
+  checkGatewayChain,
+  GATEWAY_CHAIN_VARIABLE,
+  gatewayIdentity,
+} from '../core/self-reference.js';
+import { type CliContext, notStartedHint } from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import { withServeLimitHint } from '../serve/backend-limit.js';
+import { toolFilter } from '../serve/exposed-names.js';
+import { Gateway } from '../serve/gateway.js';
+import { generateToken, LOOPBACK_BIND, listenHttpFace } from '../serve/http-face.js';
+import { StdioFace } from '../serve/stdio-face.js';
+import { neutralize } from '../terminal/neutralize.js';
+import type { Io } from './config.js';
+import { UsageError } from './config.js';
 
 export interface ServeFlags {
   server?: string[];

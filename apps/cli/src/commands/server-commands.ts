@@ -1,13 +1,18 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { ServerState } from '@mcpkit/manager';
-import { isPairs, noArguments, readStdinJson, typedPairs } from './call-arguments.js';
-import { formatPrompt, formatResource, formatToolResult } from './format.js';
-import type { Output } from './output.js';
-import { Runner, type RunnerOptions } from './runner.js';
-import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
-import type { Shutdown } from './signals.js';
-import { UsageError } from './usage.js';
+import { isPairs, noArguments, readStdinJson, typedPairs } from '../core/call-arguments.js';
+import {
+  type CliContext,
+  problems,
+  resolveServers,
+  type ServerSelection,
+} from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import { UsageError } from '../core/usage.js';
+import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
+import type { Output } from '../terminal/output.js';
+import { Runner, type RunnerOptions } from './server-command-run.js';
 
 export interface ServerCommandOptions extends Omit<RunnerOptions, 'progress'> {
   showSecrets: boolean;
@@ -80,7 +85,7 @@ export async function serverCommand(
   const failedConfig = resolved.errors.length > 0 ? 1 : 0;
   switch (command) {
     case 'get': {
-      const { getCommand } = await import('./get-command.js');
+      const { getCommand } = await import('./get.js');
       return Math.max(
         failedConfig,
         await getCommand(out, resolved, run, rest, {

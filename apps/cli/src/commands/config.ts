@@ -21,14 +21,19 @@ import {
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
-import { redactUrls } from './redact-output.js';
-import { runsThisGateway, SELF_REASON } from './self-reference.js';
-import { type CliContext, problems, resolveServers, type ServerSelection } from './servers.js';
-import { table } from './table.js';
+import { runsThisGateway, SELF_REASON } from '../core/self-reference.js';
+import {
+  type CliContext,
+  problems,
+  resolveServers,
+  type ServerSelection,
+} from '../core/server-selection.js';
+import { redactUrls } from '../terminal/redact-output.js';
+import { table } from '../terminal/table.js';
 
-export { UsageError } from './usage.js';
+export { UsageError } from '../core/usage.js';
 
-import { UsageError } from './usage.js';
+import { UsageError } from '../core/usage.js';
 
 export interface Io {
   stdout: (text: string) => void;

@@ -1,15 +1,15 @@
 import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
-import { isPairs, noArguments, typedPairs } from './call-arguments.js';
-import { formatPrompt, formatResource, formatToolResult } from './format.js';
-import type { Output } from './output.js';
-import { serverError } from './runner.js';
-import { type CliContext, resolveServers, type ServerSelection } from './servers.js';
-import { serversTable, type TableRow } from './servers-table.js';
-import type { ShellNames } from './shell-completer.js';
-import type { Shutdown } from './signals.js';
-import { table } from './table.js';
-import { neutralize } from './terminal.js';
+import { serverError } from '../commands/server-command-run.js';
+import { isPairs, noArguments, typedPairs } from '../core/call-arguments.js';
+import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
+import { neutralize } from '../terminal/neutralize.js';
+import type { Output } from '../terminal/output.js';
+import { serversTable, type TableRow } from '../terminal/servers-table.js';
+import { table } from '../terminal/table.js';
+import type { ShellNames } from './completer.js';
 
 export interface ShellOptions {
   /** `--timeout`: each request's timeout. */
@@ -207,7 +207,7 @@ export async function runShellLine(
       return;
     case 'login': {
       const server = knownServer(s, rest, 'login <server>');
-      const { authCommand } = await import('./login.js');
+      const { authCommand } = await import('../commands/login.js');
       await authCommand(s.out, s.ctx, s.resolved, 'login', [server], {
         noBrowser: s.options.noBrowser,
         loginTimeoutMs: s.options.loginTimeoutMs,
@@ -232,7 +232,7 @@ function notRunning(s: ShellState, server: string): string {
  * entry from a file mcpkit does not write (a `--config`) is held for this session only.
  */
 async function toggle(s: ShellState, command: 'enable' | 'disable', server: string): Promise<void> {
-  const { enableCommand } = await import('./enable-command.js');
+  const { enableCommand } = await import('../commands/enable.js');
   try {
     await enableCommand(s.out, s.ctx, s.selection, command, [server]);
   } catch (error) {

@@ -1,18 +1,18 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
-import { cliHandlers } from './interaction.js';
-import { inCliWords } from './messages.js';
-import { Output } from './output.js';
-import { historyScrubber } from './redact-output.js';
-import { type CliContext, notStartedHint, type ServerSelection } from './servers.js';
-import { openSession } from './session.js';
-import { runShellLine, type ShellOptions, type ShellState, shellError } from './shell-commands.js';
-import { ShellNames } from './shell-completer.js';
-import { ListChanges, stateLine } from './shell-events.js';
-import { ShellHistory, shellHistoryFile } from './shell-history.js';
-import type { InterruptedError, Shutdown } from './signals.js';
-import type { TraceFile } from './trace.js';
+import { inCliWords } from '../core/advice.js';
+import { openSession } from '../core/open-manager.js';
+import { type CliContext, notStartedHint, type ServerSelection } from '../core/server-selection.js';
+import type { InterruptedError, Shutdown } from '../core/signals.js';
+import type { TraceFile } from '../core/trace.js';
+import { runShellLine, type ShellOptions, type ShellState, shellError } from '../shell/commands.js';
+import { ShellNames } from '../shell/completer.js';
+import { ListChanges, stateLine } from '../shell/events.js';
+import { ShellHistory, shellHistoryFile } from '../shell/history.js';
+import { cliHandlers } from '../terminal/interaction.js';
+import { Output } from '../terminal/output.js';
+import { historyScrubber } from '../terminal/redact-output.js';
 
 export interface ShellCommandOptions extends ShellOptions {
   showSecrets: boolean;

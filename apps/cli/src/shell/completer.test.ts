@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ShellNames } from './shell-completer.js';
+import { ShellNames } from './completer.js';
 
 function names(): ShellNames {
   const n = new ShellNames(['github', 'everything']);

@@ -1,4 +1,4 @@
-import { neutralize } from './terminal.js';
+import { neutralize } from './neutralize.js';
 
 /**
  * Pads names into a column; descriptions are cut to one line. Cells are mostly a server's

@@ -2,12 +2,12 @@ import { LoopbackAuthorization, type OAuthProvider } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { TimeoutError } from '@mcpkit/jsonrpc';
 import { oauthProviderFor } from '@mcpkit/manager';
-import { UsageError } from './config-commands.js';
-import { assertMayContact } from './gate.js';
-import type { Output } from './output.js';
-import type { CliContext } from './servers.js';
-import { tokenStore } from './session.js';
-import type { Shutdown } from './signals.js';
+import { assertMayContact } from '../core/gate.js';
+import { tokenStore } from '../core/open-manager.js';
+import type { CliContext } from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import type { Output } from '../terminal/output.js';
+import { UsageError } from './config.js';
 
 export const loginDefaults = Object.freeze({
   /** The whole of `mcpkit login`: discovery, registration, the browser, the token. */

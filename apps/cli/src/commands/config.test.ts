@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { importCommand } from './config-commands.js';
+import { importCommand } from './config.js';
 
 let dir: string | undefined;
 afterEach(() => {

@@ -1,10 +1,10 @@
 import { type LoadResult, redactServerConfig } from '@mcpkit/config';
 import type { ServerState } from '@mcpkit/manager';
-import { listFailure, summarize, toolIssueLines } from './messages.js';
-import type { Output } from './output.js';
-import type { Runner } from './runner.js';
-import { notStartedHint } from './servers.js';
-import { UsageError } from './usage.js';
+import { listFailure, summarize, toolIssueLines } from '../core/advice.js';
+import { notStartedHint } from '../core/server-selection.js';
+import { UsageError } from '../core/usage.js';
+import type { Output } from '../terminal/output.js';
+import type { Runner } from './server-command-run.js';
 
 /**
  * `mcpkit get <name>`: one server in full — its entry (secrets redacted unless

@@ -4,8 +4,8 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import path from 'node:path';
 import type { ResolvedServer } from '@mcpkit/config';
-import { type CliContext, workingDirectory } from './servers.js';
-import { tokenStore } from './session.js';
+import { tokenStore } from '../core/open-manager.js';
+import { type CliContext, workingDirectory } from '../core/server-selection.js';
 
 /** One thing `mcpkit doctor` found about a server. */
 export interface Finding {

@@ -7,9 +7,9 @@ import {
   updateServer,
   type WritableScope,
 } from '@mcpkit/config';
-import { type Io, writeOptions } from './config-commands.js';
-import { type CliContext, resolveServers, type ServerSelection } from './servers.js';
-import { UsageError } from './usage.js';
+import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
+import { UsageError } from '../core/usage.js';
+import { type Io, writeOptions } from './config.js';
 
 const WRITABLE: readonly string[] = ['local', 'user', 'project'];
 

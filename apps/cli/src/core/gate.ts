@@ -1,6 +1,6 @@
 import type { ResolvedServer, ServerStatus } from '@mcpkit/config';
 import { McpkitError } from '@mcpkit/jsonrpc';
-import { notStartedHint } from './servers.js';
+import { notStartedHint } from './server-selection.js';
 
 /** The code of `ServerNotEnabledError`. */
 export const SERVER_NOT_ENABLED = 'MCPKIT_SERVER_NOT_ENABLED';

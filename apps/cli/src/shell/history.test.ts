@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ShellHistory, shellHistoryDefaults, shellHistoryFile } from './shell-history.js';
+import { ShellHistory, shellHistoryDefaults, shellHistoryFile } from './history.js';
 
 let dir: string | undefined;
 afterEach(() => {

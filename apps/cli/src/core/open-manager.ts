@@ -8,10 +8,10 @@ import {
   type McpManagerOptions,
   managerDefaults,
 } from '@mcpkit/manager';
+import { CLI_HINTS } from './advice.js';
+import { checkTimeoutMs } from './flags.js';
 import { assertMayContact } from './gate.js';
-import { CLI_HINTS } from './messages.js';
-import { checkTimeoutMs } from './numbers.js';
-import type { CliContext } from './servers.js';
+import type { CliContext } from './server-selection.js';
 import type { Closable, Shutdown } from './signals.js';
 import { type TraceFile, traceTransport } from './trace.js';
 

@@ -1,8 +1,8 @@
 import type { ResolvedServer } from '@mcpkit/config';
 import type { ServerState } from '@mcpkit/manager';
-import { listFailure, summarize, toolIssueLines } from './messages.js';
-import { notStartedHint } from './servers.js';
-import { neutralize } from './terminal.js';
+import { listFailure, summarize, toolIssueLines } from '../core/advice.js';
+import { notStartedHint } from '../core/server-selection.js';
+import { neutralize } from './neutralize.js';
 
 export interface TableRow {
   entry: ResolvedServer;

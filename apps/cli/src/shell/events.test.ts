@@ -1,6 +1,6 @@
 import type { ServerState } from '@mcpkit/manager';
 import { describe, expect, it } from 'vitest';
-import { ListChanges, stateLine } from './shell-events.js';
+import { ListChanges, stateLine } from './events.js';
 
 const tools = (...names: string[]) => names.map((tool) => ({ tool }));
 const diff = (added: string[], removed: string[] = [], changed: string[] = []) => ({

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { UrlElicitation } from '@mcpkit/client';
 import type { ManagerHandlers } from '@mcpkit/manager';
 import type { ElicitRequestParams } from '@mcpkit/protocol';
-import { neutralize } from './terminal.js';
+import { neutralize } from './neutralize.js';
 
 type ElicitResult = {
   action: 'accept' | 'decline' | 'cancel';

@@ -1,8 +1,8 @@
 import type { ResolvedServer } from '@mcpkit/config';
 import type { McpManager, ServerState } from '@mcpkit/manager';
-import { summarize } from './messages.js';
-import { notStartedHint } from './servers.js';
-import { neutralize } from './terminal.js';
+import { summarize } from '../core/advice.js';
+import { notStartedHint } from '../core/server-selection.js';
+import { neutralize } from './neutralize.js';
 
 /** Live progress while connecting: watches a manager, returns the function that stops. */
 export interface Progress {

@@ -1,5 +1,5 @@
 import type { McpManager } from '@mcpkit/manager';
-import { neutralize } from './terminal.js';
+import { neutralize } from '../terminal/neutralize.js';
 
 /** The shell's commands, in the order `help` lists them. */
 export const SHELL_COMMANDS = [

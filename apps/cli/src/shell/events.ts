@@ -1,5 +1,5 @@
 import type { ServerState } from '@mcpkit/manager';
-import { listFailure, summarize } from './messages.js';
+import { listFailure, summarize } from '../core/advice.js';
 
 /** One line about a server's new state, in the shell's words; undefined when not worth a line. */
 export function stateLine(state: ServerState): string | undefined {

@@ -1,17 +1,17 @@
 import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import type { HostTool, ListKind, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
-import { UsageError } from './config-commands.js';
-import { failureLine, inCliWords, listFailure, once, toolIssueLines } from './messages.js';
-import type { Output } from './output.js';
-import type { Progress } from './progress.js';
-import { type CliContext, notStartedHint } from './servers.js';
-import { serversTable, type TableRow } from './servers-table.js';
-import { openSession } from './session.js';
-import type { Shutdown } from './signals.js';
-import { table } from './table.js';
-import { neutralize } from './terminal.js';
-import type { TraceFile } from './trace.js';
+import { failureLine, inCliWords, listFailure, once, toolIssueLines } from '../core/advice.js';
+import { openSession } from '../core/open-manager.js';
+import { type CliContext, notStartedHint } from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import type { TraceFile } from '../core/trace.js';
+import { neutralize } from '../terminal/neutralize.js';
+import type { Output } from '../terminal/output.js';
+import type { Progress } from '../terminal/progress.js';
+import { serversTable, type TableRow } from '../terminal/servers-table.js';
+import { table } from '../terminal/table.js';
+import { UsageError } from './config.js';
 
 export interface RunnerOptions {
   json: boolean;

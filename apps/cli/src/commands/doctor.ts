@@ -1,6 +1,15 @@
 import type { Diagnostic, LoadResult, ResolvedServer } from '@mcpkit/config';
 import { formatDiagnostic } from '@mcpkit/config';
 import type { ManagerHandlers } from '@mcpkit/manager';
+import { inCliWords, listFailure, summarize, toolIssueLines } from '../core/advice.js';
+import { assertMayContact } from '../core/gate.js';
+import { openSession } from '../core/open-manager.js';
+import { type CliContext, notStartedHint } from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import type { TraceFile } from '../core/trace.js';
+import { UsageError } from '../core/usage.js';
+import { neutralize } from '../terminal/neutralize.js';
+import type { Output } from '../terminal/output.js';
 import {
   authFinding,
   commandFinding,
@@ -8,15 +17,6 @@ import {
   type Finding,
   urlFinding,
 } from './doctor-checks.js';
-import { assertMayContact } from './gate.js';
-import { inCliWords, listFailure, summarize, toolIssueLines } from './messages.js';
-import type { Output } from './output.js';
-import { type CliContext, notStartedHint } from './servers.js';
-import { openSession } from './session.js';
-import type { Shutdown } from './signals.js';
-import { neutralize } from './terminal.js';
-import type { TraceFile } from './trace.js';
-import { UsageError } from './usage.js';
 
 export type { Finding } from './doctor-checks.js';
 

@@ -1,6 +1,6 @@
-import type { Io } from './config-commands.js';
+import type { Io } from '../commands/config.js';
+import { neutralizeBlock, terminalSafeJson } from './neutralize.js';
 import { redactUrls } from './redact-output.js';
-import { neutralizeBlock, terminalSafeJson } from './terminal.js';
 
 export interface OutputOptions {
   /** Results of `call`, `read`, `prompt` are neutralized only on a terminal (or `sanitize`). */

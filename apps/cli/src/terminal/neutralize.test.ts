@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { neutralize, neutralizeBlock, terminalSafeJson } from './terminal.js';
+import { neutralize, neutralizeBlock, terminalSafeJson } from './neutralize.js';
 
 /** Every code unit a terminal may act on, except the ones `allowed`. */
 function forbidden(text: string, allowed: string): string[] {

@@ -1,6 +1,6 @@
 import { chmod, mkdir, open, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CliContext } from './servers.js';
+import type { CliContext } from '../core/server-selection.js';
 
 export const shellHistoryDefaults = Object.freeze({
   /** Lines kept (the oldest go first). */

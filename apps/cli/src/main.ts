@@ -1,14 +1,15 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Io } from './commands/config.js';
 import { cliOptions } from './core/cli-options.js';
 import { parseBytesFlag, parseMsFlag } from './core/flags.js';
+import type { Io } from './core/io.js';
+import { UsageError } from './core/io.js';
 import type { CliContext, ServerSelection } from './core/server-selection.js';
 import type { InterruptedError, Shutdown } from './core/signals.js';
-import { COMMANDS, commandHelp, USAGE, UsageError, usageLine, VERSION } from './core/usage.js';
+import { COMMANDS, commandHelp, USAGE, usageLine, VERSION } from './core/usage.js';
 
-export type { Io } from './commands/config.js';
+export type { Io } from './core/io.js';
 export { USAGE, VERSION } from './core/usage.js';
 
 /** `mcpkit login`'s whole sign-in, unless --login-timeout says otherwise. */

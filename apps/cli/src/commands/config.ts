@@ -21,6 +21,7 @@ import {
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
+import { type Io, UsageError } from '../core/io.js';
 import { runsThisGateway, SELF_REASON } from '../core/self-reference.js';
 import {
   type CliContext,
@@ -30,17 +31,6 @@ import {
 } from '../core/server-selection.js';
 import { redactUrls } from '../terminal/redact-output.js';
 import { table } from '../terminal/table.js';
-
-export { UsageError } from '../core/usage.js';
-
-import { UsageError } from '../core/usage.js';
-
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** A server's own words on stderr (its stderr lines): data, not the CLI's message. */
-  serverStderr?: (text: string) => void;
-}
 
 const SCOPES: WritableScope[] = ['local', 'project', 'user'];
 

@@ -3,11 +3,11 @@ import { formatDiagnostic } from '@mcpkit/config';
 import type { ManagerHandlers } from '@mcpkit/manager';
 import { inCliWords, listFailure, summarize, toolIssueLines } from '../core/advice.js';
 import { assertMayContact } from '../core/gate.js';
+import { UsageError } from '../core/io.js';
 import { openSession } from '../core/open-manager.js';
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import type { TraceFile } from '../core/trace.js';
-import { UsageError } from '../core/usage.js';
 import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
 import {

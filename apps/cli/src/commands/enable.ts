@@ -7,9 +7,10 @@ import {
   updateServer,
   type WritableScope,
 } from '@mcpkit/config';
+import type { Io } from '../core/io.js';
+import { UsageError } from '../core/io.js';
 import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
-import { UsageError } from '../core/usage.js';
-import { type Io, writeOptions } from './config.js';
+import { writeOptions } from './config.js';
 
 const WRITABLE: readonly string[] = ['local', 'user', 'project'];
 

@@ -1,8 +1,8 @@
 import { type LoadResult, redactServerConfig } from '@mcpkit/config';
 import type { ServerState } from '@mcpkit/manager';
 import { listFailure, summarize, toolIssueLines } from '../core/advice.js';
+import { UsageError } from '../core/io.js';
 import { notStartedHint } from '../core/server-selection.js';
-import { UsageError } from '../core/usage.js';
 import type { Output } from '../terminal/output.js';
 import type { Runner } from './server-command-run.js';
 

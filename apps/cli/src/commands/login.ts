@@ -3,11 +3,11 @@ import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { TimeoutError } from '@mcpkit/jsonrpc';
 import { oauthProviderFor } from '@mcpkit/manager';
 import { assertMayContact } from '../core/gate.js';
+import { UsageError } from '../core/io.js';
 import { tokenStore } from '../core/open-manager.js';
 import type { CliContext } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import type { Output } from '../terminal/output.js';
-import { UsageError } from './config.js';
 
 export const loginDefaults = Object.freeze({
   /** The whole of `mcpkit login`: discovery, registration, the browser, the token. */

@@ -4,6 +4,8 @@ import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { createTransport, McpManager } from '@mcpkit/manager';
 import { inCliWords } from '../core/advice.js';
 import { parseBytesFlag } from '../core/flags.js';
+import type { Io } from '../core/io.js';
+import { UsageError } from '../core/io.js';
 import { tokenStore } from '../core/open-manager.js';
 import {
   checkGatewayChain,
@@ -18,8 +20,6 @@ import { Gateway } from '../serve/gateway.js';
 import { generateToken, LOOPBACK_BIND, listenHttpFace } from '../serve/http-face.js';
 import { StdioFace } from '../serve/stdio-face.js';
 import { neutralize } from '../terminal/neutralize.js';
-import type { Io } from './config.js';
-import { UsageError } from './config.js';
 
 export interface ServeFlags {
   server?: string[];

@@ -2,6 +2,7 @@ import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import type { HostTool, ListKind, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { failureLine, inCliWords, listFailure, once, toolIssueLines } from '../core/advice.js';
+import { UsageError } from '../core/io.js';
 import { openSession } from '../core/open-manager.js';
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
@@ -11,7 +12,6 @@ import type { Output } from '../terminal/output.js';
 import type { Progress } from '../terminal/progress.js';
 import { serversTable, type TableRow } from '../terminal/servers-table.js';
 import { table } from '../terminal/table.js';
-import { UsageError } from './config.js';
 
 export interface RunnerOptions {
   json: boolean;

@@ -2,6 +2,7 @@ import { UrlElicitationRequiredError } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { ServerState } from '@mcpkit/manager';
 import { isPairs, noArguments, readStdinJson, typedPairs } from '../core/call-arguments.js';
+import { UsageError } from '../core/io.js';
 import {
   type CliContext,
   problems,
@@ -9,7 +10,6 @@ import {
   type ServerSelection,
 } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
-import { UsageError } from '../core/usage.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
 import type { Output } from '../terminal/output.js';
 import { Runner, type RunnerOptions } from './server-command-run.js';

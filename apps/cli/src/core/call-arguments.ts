@@ -1,4 +1,4 @@
-import { UsageError } from './usage.js';
+import { UsageError } from './io.js';
 
 /** The most a `-` argument reads from stdin: a tool's arguments, not a data dump. */
 export const STDIN_ARGUMENTS_MAX_BYTES = 4 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../commands/config.js';
 import { checkTimeoutMs, MAX_TIMER_MS, parseMsFlag } from './flags.js';
+import { UsageError } from './io.js';
 
 describe('millisecond options', () => {
   it('accept whole numbers from 1 to 2^31-1', () => {

@@ -1,4 +1,4 @@
-import { UsageError } from './usage.js';
+import { UsageError } from './io.js';
 
 /** The longest delay a Node timer takes; longer ones fire at once with a warning. */
 export const MAX_TIMER_MS = 2_147_483_647;

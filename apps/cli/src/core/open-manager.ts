@@ -14,6 +14,7 @@ import { assertMayContact } from './gate.js';
 import type { CliContext } from './server-selection.js';
 import type { Closable, Shutdown } from './signals.js';
 import { type TraceFile, traceTransport } from './trace.js';
+import { VERSION } from './usage.js';
 
 export interface SessionOptions {
   /** `--timeout`: the connect budget of each server and the default per-request timeout. */
@@ -111,7 +112,7 @@ export function openSession(
   const { shutdown } = options;
   const manager = new McpManager({
     servers,
-    clientInfo: { name: 'mcpkit-cli', version: '0.1.0' },
+    clientInfo: { name: 'mcpkit-cli', version: VERSION },
     env: ctx.env,
     cwd: ctx.cwd,
     home: ctx.home,

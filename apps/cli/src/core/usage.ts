@@ -1,8 +1,10 @@
 /** What the CLI says about itself: no dependency, so that --version and --help load nothing else. */
 
-export class UsageError extends Error {}
+// Bundled into dist/bin.js at build: no file is read at run time.
+import packageJson from '../../package.json' with { type: 'json' };
 
-export const VERSION = '0.1.0';
+/** The CLI's version: its package.json's, the one place it is written. */
+export const VERSION: string = packageJson.version;
 
 export const USAGE = `mcpkit ${VERSION} — inspect and call MCP servers
 

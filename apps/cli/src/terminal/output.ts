@@ -1,4 +1,4 @@
-import type { Io } from '../commands/config.js';
+import type { Io } from '../core/io.js';
 import { neutralizeBlock, terminalSafeJson } from './neutralize.js';
 import { redactUrls } from './redact-output.js';
 

@@ -4,7 +4,7 @@ import type { ManagerHandlers } from '@mcpkit/manager';
 import { inCliWords, listFailure, summarize, toolIssueLines } from '../core/advice.js';
 import { assertMayContact } from '../core/gate.js';
 import { UsageError } from '../core/io.js';
-import { openSession } from '../core/open-manager.js';
+import { openManager } from '../core/open-manager.js';
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import type { TraceFile } from '../core/trace.js';
@@ -248,7 +248,7 @@ async function examine(
   const stderr = new Map<string, string>();
   const warnings = new Map<string, string[]>();
   const warningCount = new Map<string, number>();
-  const manager = openSession(servers, ctx, {
+  const manager = openManager(servers, ctx, {
     timeoutMs: options.timeoutMs,
     shutdown: options.shutdown,
     ...(options.handlers ? { handlers: options.handlers } : {}),

@@ -4,7 +4,7 @@ import { listFailure, summarize, toolIssueLines } from '../core/advice.js';
 import { UsageError } from '../core/io.js';
 import { notStartedHint } from '../core/server-selection.js';
 import type { Output } from '../terminal/output.js';
-import type { Runner } from './server-command-run.js';
+import type { ServerCommandRun } from './server-command-run.js';
 
 /**
  * `mcpkit get <name>`: one server in full — its entry (secrets redacted unless
@@ -14,7 +14,7 @@ import type { Runner } from './server-command-run.js';
 export async function getCommand(
   out: Output,
   resolved: LoadResult,
-  run: Runner,
+  run: ServerCommandRun,
   rest: string[],
   options: { json: boolean; showSecrets: boolean },
 ): Promise<number> {

@@ -3,7 +3,7 @@ import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import type { HostTool, ListKind, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import { failureLine, inCliWords, listFailure, once, toolIssueLines } from '../core/advice.js';
 import { UsageError } from '../core/io.js';
-import { openSession } from '../core/open-manager.js';
+import { openManager } from '../core/open-manager.js';
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import type { TraceFile } from '../core/trace.js';
@@ -13,7 +13,7 @@ import type { Progress } from '../terminal/progress.js';
 import { serversTable, type TableRow } from '../terminal/servers-table.js';
 import { table } from '../terminal/table.js';
 
-export interface RunnerOptions {
+export interface ServerCommandRunOptions {
   json: boolean;
   timeoutMs: number;
   /** `--max-message-bytes`: the largest message a transport accepts. */
@@ -26,10 +26,10 @@ export interface RunnerOptions {
 }
 
 /** Connects to the selected servers through one `McpManager`, runs one command, closes it. */
-export class Runner {
+export class ServerCommandRun {
   constructor(
     private readonly out: Output,
-    private readonly options: RunnerOptions,
+    private readonly options: ServerCommandRunOptions,
     private readonly resolved: LoadResult,
     private readonly ctx: CliContext,
     private readonly shutdown: Shutdown,
@@ -58,7 +58,7 @@ export class Runner {
     const notStarted = servers.filter((s) => s.status !== 'enabled');
     if (!quiet) for (const s of notStarted) this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
     const forwarders = new Map<string, LineForwarder>();
-    const manager = openSession(
+    const manager = openManager(
       servers.filter((s) => s.status === 'enabled'),
       this.ctx,
       {

@@ -12,15 +12,15 @@ import {
 import type { Shutdown } from '../core/signals.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
 import type { Output } from '../terminal/output.js';
-import { Runner, type RunnerOptions } from './server-command-run.js';
+import { ServerCommandRun, type ServerCommandRunOptions } from './server-command-run.js';
 
-export interface ServerCommandOptions extends Omit<RunnerOptions, 'progress'> {
+export interface ServerCommandOptions extends Omit<ServerCommandRunOptions, 'progress'> {
   showSecrets: boolean;
   server: string[] | undefined;
   noBrowser: boolean;
   loginTimeoutMs: number;
   /** Makes the live progress (a terminal only), once the config is read. */
-  progress?: () => Promise<RunnerOptions['progress']>;
+  progress?: () => Promise<ServerCommandRunOptions['progress']>;
 }
 
 function parseJsonArgument(
@@ -64,7 +64,7 @@ export async function serverCommand(
     });
   }
   const progress = await options.progress?.();
-  const run = new Runner(
+  const run = new ServerCommandRun(
     out,
     {
       json: options.json,

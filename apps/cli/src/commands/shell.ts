@@ -2,7 +2,7 @@ import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
 import { inCliWords } from '../core/advice.js';
-import { openSession } from '../core/open-manager.js';
+import { openManager } from '../core/open-manager.js';
 import { type CliContext, notStartedHint, type ServerSelection } from '../core/server-selection.js';
 import type { InterruptedError, Shutdown } from '../core/signals.js';
 import type { TraceFile } from '../core/trace.js';
@@ -81,7 +81,7 @@ export async function shellCommand(
     removeHistoryDuplicates: true,
   });
 
-  const manager: McpManager = openSession(
+  const manager: McpManager = openManager(
     resolved.servers.filter((s) => s.status === 'enabled'),
     ctx,
     {

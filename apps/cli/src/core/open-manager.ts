@@ -16,7 +16,7 @@ import type { Closable, Shutdown } from './signals.js';
 import { type TraceFile, traceTransport } from './trace.js';
 import { VERSION } from './usage.js';
 
-export interface SessionOptions {
+export interface OpenManagerOptions {
   /** `--timeout`: the connect budget of each server and the default per-request timeout. */
   timeoutMs: number;
   /** `--max-message-bytes`: every transport's `maxMessageBytes` (their default when absent). */
@@ -104,10 +104,10 @@ function closableFor(transport: Transport): Closable {
  * kills its tree), and the manager itself closed on the first signal so that nothing
  * reconnects while the process exits.
  */
-export function openSession(
+export function openManager(
   servers: readonly ResolvedServer[],
   ctx: CliContext,
-  options: SessionOptions,
+  options: OpenManagerOptions,
 ): McpManager {
   const { shutdown } = options;
   const manager = new McpManager({

@@ -41,3 +41,16 @@ export function checkTimeoutMs(value: unknown, what: string): number {
     );
   return value;
 }
+
+/** A JSON object flag such as `--elicit '<json>'` (the next form elicitation's answer). */
+export function parseJsonObjectFlag(text: string, flag: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${flag} must be a JSON object: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`${flag} must be a JSON object, like '{"confirm": true}'`);
+  return value as Record<string, unknown>;
+}

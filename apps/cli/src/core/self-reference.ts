@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
-import { cliOptions } from './cli-options.js';
+import { allFlags } from '../commands/command-table.js';
 
 /**
  * A gateway never reaches itself. An MCP host's config that lists `mcpkit serve` (SERVE.md's
@@ -120,7 +120,7 @@ function runsServe(cliArgs: readonly string[]): boolean {
   try {
     const { positionals } = parseArgs({
       args: [...cliArgs],
-      options: cliOptions,
+      options: allFlags,
       allowPositionals: true,
       strict: false,
     });

@@ -75,32 +75,6 @@ Options:
       --version             the version
 `;
 
-export const COMMANDS = [
-  'servers',
-  'get',
-  'tools',
-  'call',
-  'resources',
-  'read',
-  'prompts',
-  'prompt',
-  'doctor',
-  'shell',
-  'list',
-  'add',
-  'add-json',
-  'remove',
-  'enable',
-  'disable',
-  'approve',
-  'reject',
-  'reset-project-choices',
-  'import',
-  'login',
-  'logout',
-  'serve',
-];
-
 /** A usage error: one line (node:util's parser writes several), and where to read more. */
 export function usageLine(message: string, command?: string): string {
   return `mcpkit: ${message.replace(/\s*\n\s*/g, ' ')} (see "mcpkit ${command ? `${command} ` : ''}--help")\n`;

@@ -1,12 +1,11 @@
 import { Writable } from 'node:stream';
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
-import { createTransport, McpManager } from '@mcpkit/manager';
 import { inCliWords } from '../core/advice.js';
 import { parseBytesFlag } from '../core/flags.js';
 import type { Io } from '../core/io.js';
 import { UsageError } from '../core/io.js';
-import { tokenStore } from '../core/open-manager.js';
+import { openManager } from '../core/open-manager.js';
 import {
   checkGatewayChain,
   GATEWAY_CHAIN_VARIABLE,
@@ -117,27 +116,18 @@ export async function serveCommand(
   };
 
   let gateway: Gateway | undefined;
-  const manager = new McpManager({
-    servers: served,
-    clientInfo: { name: 'mcpkit-serve', version },
+  const manager = openManager(served, ctx, {
+    names: { client: 'mcpkit-serve', oauth: 'mcpkit' },
+    hints: false,
+    longLived: true,
     handlers: Gateway.handlers(() => gateway),
-    transportFactory: async (server, context) =>
-      withServeLimitHint(
-        await createTransport(
-          marked(server),
-          maxMessageBytes !== undefined ? { ...context, maxMessageBytes } : context,
-        ),
-        // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
-        (server.config.type ?? 'stdio') !== 'stdio',
-      ),
-    auth: {
-      store: tokenStore(ctx),
-      // The sign-in runs when a client calls a backend's `authenticate` tool.
-      interactive: new LoopbackAuthorization({ print: (line) => io.stderr(`${line}\n`) }),
-    },
-    env: ctx.env,
-    cwd: ctx.cwd,
-    home: ctx.home,
+    prepare: marked,
+    // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
+    wrapTransport: (transport, server) =>
+      withServeLimitHint(transport, (server.config.type ?? 'stdio') !== 'stdio'),
+    ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+    // The sign-in runs when a client calls a backend's `authenticate` tool.
+    interactiveAuth: new LoopbackAuthorization({ print: (line) => io.stderr(`${line}\n`) }),
   });
   // Library messages name their own knobs; what the user reads names serve's flags.
   manager.on('warning', ({ server, error }) =>

@@ -17,11 +17,32 @@ import { type TraceFile, traceTransport } from './trace.js';
 import { VERSION } from './usage.js';
 
 export interface OpenManagerOptions {
-  /** `--timeout`: the connect budget of each server and the default per-request timeout. */
-  timeoutMs: number;
+  /**
+   * `--timeout`: the connect budget of each server and the default per-request timeout
+   * (the manager's default when absent: `serve` gives its `--timeout` to its clients' calls).
+   */
+  timeoutMs?: number;
   /** `--max-message-bytes`: every transport's `maxMessageBytes` (their default when absent). */
   maxMessageBytes?: number;
-  shutdown: Shutdown;
+  /**
+   * Tracks every transport, so that a signal closes it (and a second one kills its tree),
+   * and closes the manager on the first signal. Without it (`serve`, which closes its
+   * manager itself) nothing is tracked.
+   */
+  shutdown?: Shutdown;
+  /**
+   * The names servers see: `clientInfo.name` and the OAuth `client_name` it registers
+   * (`mcpkit-cli` and `mcpkit CLI` by default).
+   */
+  names?: { client: string; oauth: string };
+  /** The manager's hints in the CLI's words (the default), or `false`: the manager's own. */
+  hints?: false;
+  /** Signs in when a server asks for it (`serve`: when a client calls `authenticate`). */
+  interactiveAuth?: NonNullable<McpManagerOptions['auth']>['interactive'];
+  /** The entry a transport is made for (`serve` marks its stdio children's env). */
+  prepare?: (server: ResolvedServer) => ResolvedServer;
+  /** Wraps each transport once it is made. */
+  wrapTransport?: (transport: Transport, server: ResolvedServer) => Transport;
   /** Server stderr, a chunk at a time (only with `-v`). */
   onstderr?: (server: string, text: string) => void;
   /** Warnings: garbage stdout lines, failed list fetches (only with `-v`). */
@@ -112,13 +133,17 @@ export function openManager(
   const { shutdown } = options;
   const manager = new McpManager({
     servers,
-    clientInfo: { name: 'mcpkit-cli', version: VERSION },
+    clientInfo: { name: options.names?.client ?? 'mcpkit-cli', version: VERSION },
     env: ctx.env,
     cwd: ctx.cwd,
     home: ctx.home,
-    auth: { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
+    auth: {
+      store: tokenStore(ctx),
+      clientName: options.names?.oauth ?? 'mcpkit CLI',
+      ...(options.interactiveAuth ? { interactive: options.interactiveAuth } : {}),
+    },
     limits: {
-      connectTimeoutMs: options.timeoutMs,
+      ...(options.timeoutMs !== undefined ? { connectTimeoutMs: options.timeoutMs } : {}),
       // One command asks each server for each list once: a list that failed is not asked
       // again by the command's later reads (2^31 ms is longer than any command; the shell
       // keeps the manager's window), and every server's lists stay cached however many
@@ -126,7 +151,7 @@ export function openManager(
       ...(options.longLived ? {} : { listRetryMs: 2 ** 31, listRetryMaxMs: 2 ** 31 }),
       listCacheServers: Math.max(managerDefaults.listCacheServers, servers.length),
     },
-    hints: CLI_HINTS,
+    ...(options.hints === false ? {} : { hints: CLI_HINTS }),
     ...(options.lists ? { lists: options.lists } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
     transportFactory: async (server, context) => {
@@ -134,15 +159,16 @@ export function openManager(
       // Checked here so that a bad entry fails alone, with its name, before anything starts.
       if (server.config.timeout !== undefined)
         checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);
-      shutdown.signal.throwIfAborted();
-      const made = await createTransport(
-        server,
+      shutdown?.signal.throwIfAborted();
+      let made = await createTransport(
+        options.prepare ? options.prepare(server) : server,
         options.maxMessageBytes !== undefined
           ? { ...context, maxMessageBytes: options.maxMessageBytes }
           : context,
       );
+      if (options.wrapTransport) made = options.wrapTransport(made, server);
       const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;
-      untrackOnClose(transport, shutdown.track(closableFor(transport)));
+      if (shutdown) untrackOnClose(transport, shutdown.track(closableFor(transport)));
       return transport;
     },
   });
@@ -155,6 +181,6 @@ export function openManager(
     manager.on('warning', ({ server, error }) => forward(server, error));
   }
   const onAbort = () => void manager.close().catch(() => {});
-  shutdown.signal.addEventListener('abort', onAbort, { once: true });
+  shutdown?.signal.addEventListener('abort', onAbort, { once: true });
   return manager;
 }

@@ -12,8 +12,8 @@ const code = await main(
     // a Ctrl-C at any point closes what was opened.
     shutdown: async () => {
       const [{ Shutdown }, { neutralizeBlock }] = await Promise.all([
-        import('./signals.js'),
-        import('./terminal.js'),
+        import('./core/signals.js'),
+        import('./terminal/neutralize.js'),
       ]);
       const shutdown = new Shutdown({
         log: (line) => process.stderr.write(`${neutralizeBlock(line)}\n`),

@@ -1,5 +1,5 @@
 import { MessageTooLargeError, type Transport } from '@mcpkit/jsonrpc';
-import { hookHandler } from '../handler-hook.js';
+import { hookHandler } from '../core/handler-hook.js';
 
 /** The transports' hints (stdio's framer, the HTTP transports'), in `mcpkit serve`'s words. */
 const HINTS: Array<[RegExp, string]> = [

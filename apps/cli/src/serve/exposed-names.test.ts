@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseBind } from '../commands/serve.js';
 import { EXPOSED_NAME_PATTERN, exposedName, nameAll, toolFilter } from './exposed-names.js';
-import { parseBind } from './serve-command.js';
 
 describe('exposedName', () => {
   it('keeps a safe, unambiguous pair as <server>__<tool>', () => {

@@ -1,0 +1,104 @@
+import { LoopbackAuthorization, type OAuthProvider } from '@mcpkit/auth';
+import type { LoadResult, ResolvedServer } from '@mcpkit/config';
+import { TimeoutError } from '@mcpkit/jsonrpc';
+import { oauthProviderFor } from '@mcpkit/manager';
+import { assertMayContact } from '../core/gate.js';
+import { UsageError } from '../core/io.js';
+import { tokenStore } from '../core/open-manager.js';
+import type { CliContext } from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import type { Output } from '../terminal/output.js';
+
+export const loginDefaults = Object.freeze({
+  /** The whole of `mcpkit login`: discovery, registration, the browser, the token. */
+  loginTimeoutMs: 300_000,
+});
+
+/** The OAuth provider of a remote entry (the manager's wiring, the CLI's token store). */
+function oauthFor(
+  server: ResolvedServer,
+  ctx: CliContext,
+  interactive?: LoopbackAuthorization,
+): Promise<OAuthProvider> {
+  assertMayContact(server);
+  return oauthProviderFor(
+    server,
+    { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
+    interactive,
+  );
+}
+
+export interface AuthCommandOptions {
+  noBrowser: boolean;
+  /** The overall deadline of `login`. */
+  loginTimeoutMs: number;
+  shutdown: Shutdown;
+}
+
+/**
+ * `mcpkit login <server>` and `mcpkit logout <server>`. Login is bounded as a whole (the
+ * provider's `login({ signal, timeoutMs })`: every request, the wait for the browser), a
+ * signal ends it, and the loopback listener is closed on every path out (a failed
+ * registration used to leave it open and the process alive forever).
+ */
+export async function authCommand(
+  io: Output,
+  ctx: CliContext,
+  resolved: LoadResult,
+  command: 'login' | 'logout',
+  rest: string[],
+  options: AuthCommandOptions,
+): Promise<number> {
+  if (rest.length !== 1) throw new UsageError(`usage: mcpkit ${command} <server>`);
+  const name = rest[0]!;
+  const server = resolved.servers.find((s) => s.name === name);
+  if (!server)
+    throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
+  assertMayContact(server);
+  const config = server.config;
+  if (
+    !('url' in config) ||
+    config.type === 'ws' ||
+    config.type === 'ws-ide' ||
+    config.type === 'sse-ide'
+  )
+    throw new UsageError(`server "${name}" is not an HTTP server; only those sign in with OAuth`);
+  if (command === 'logout') {
+    await (await oauthFor(server, ctx)).logout();
+    io.stdout(`Logged out of ${name}: its tokens and registration are forgotten.\n`);
+    return 0;
+  }
+  const oauth = 'oauth' in config ? config.oauth : undefined;
+  const loopback = new LoopbackAuthorization({
+    ...(oauth?.callbackPort ? { port: oauth.callbackPort } : {}),
+    open: !options.noBrowser,
+    print: (line) => io.link(`${line}\n`),
+    timeoutMs: options.loginTimeoutMs,
+  });
+  let provider: OAuthProvider;
+  try {
+    provider = await oauthFor(server, ctx, loopback);
+  } catch (error) {
+    await loopback.close();
+    throw error;
+  }
+  const untrack = options.shutdown.track({ close: () => provider.close() });
+  try {
+    await provider.login({ signal: options.shutdown.signal, timeoutMs: options.loginTimeoutMs });
+  } catch (error) {
+    if (TimeoutError.isInstance(error) && error.timeoutMs === options.loginTimeoutMs)
+      throw new TimeoutError(
+        `${error.message} (--login-timeout <ms> allows longer)`,
+        options.loginTimeoutMs,
+        { cause: error },
+      );
+    throw error;
+  } finally {
+    // The provider closes its listener itself; this also covers a throw before login().
+    await provider.close().catch(() => {});
+    await loopback.close();
+    untrack();
+  }
+  io.stdout(`Logged in to ${name}.\n`);
+  return 0;
+}

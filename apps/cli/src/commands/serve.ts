@@ -1,0 +1,265 @@
+import { Writable } from 'node:stream';
+import { LoopbackAuthorization } from '@mcpkit/auth';
+import type { LoadResult, ResolvedServer } from '@mcpkit/config';
+import { inCliWords } from '../core/advice.js';
+import { parseBytesFlag } from '../core/flags.js';
+import type { Io } from '../core/io.js';
+import { UsageError } from '../core/io.js';
+import { openManager } from '../core/open-manager.js';
+import {
+  checkGatewayChain,
+  GATEWAY_CHAIN_VARIABLE,
+  gatewayIdentity,
+} from '../core/self-reference.js';
+import { type CliContext, notStartedHint } from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import { withServeLimitHint } from '../serve/backend-limit.js';
+import { toolFilter } from '../serve/exposed-names.js';
+import { Gateway } from '../serve/gateway.js';
+import { generateToken, LOOPBACK_BIND, listenHttpFace } from '../serve/http-face.js';
+import { StdioFace } from '../serve/stdio-face.js';
+import { neutralize } from '../terminal/neutralize.js';
+
+export interface ServeFlags {
+  server?: string[];
+  http?: string;
+  token?: string;
+  separator?: string;
+  'no-prefix'?: boolean;
+  tools?: string[];
+  'sse-poll-ms'?: string;
+  'backend-wait-ms'?: string;
+  /** Bounds every message: from the backends, and from the gateway's own clients. */
+  'max-message-bytes'?: string;
+  verbose?: boolean;
+}
+
+export const serveDefaults = {
+  /** Over stdio: how long `initialize` waits for the backends before it is answered. */
+  backendWaitMs: 5_000,
+} as const;
+
+/** A whole number of milliseconds from a flag, or a usage error naming it. */
+function msFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(text))
+    throw new UsageError(`--${flag} takes a whole number of milliseconds (got "${text}")`);
+  return Number(text);
+}
+
+/** `--http [host:]port` → where to bind (loopback when no host is given). */
+export function parseBind(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[2]) : Number.NaN;
+  if (!match || port > 65_535)
+    throw new UsageError(`--http takes [host:]port, like 8765 or 127.0.0.1:8765 (got "${value}")`);
+  return { host: match[1] ?? '127.0.0.1', port };
+}
+
+/**
+ * `mcpkit serve`: the user's servers, connected and supervised by the manager (the same
+ * config resolution and approval gate as the other commands), served as one MCP server
+ * over stdio or Streamable HTTP. Resolves with the exit code once stdin ends (stdio) or on
+ * SIGINT/SIGTERM.
+ */
+export async function serveCommand(
+  io: Io,
+  ctx: CliContext,
+  resolved: LoadResult,
+  flags: ServeFlags,
+  timeoutMs: number,
+  version: string,
+  shutdown?: Shutdown,
+  /** stdin and stdout are a terminal: a person started it by hand. */
+  interactive = false,
+): Promise<number> {
+  const names = resolved.servers.map((s) => s.name);
+  for (const name of flags.server ?? [])
+    if (!names.includes(name))
+      throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
+  const chosen = flags.server?.length
+    ? resolved.servers.filter((s) => flags.server!.includes(s.name))
+    : resolved.servers;
+  if (flags['no-prefix'] && chosen.length !== 1)
+    throw new UsageError(
+      `--no-prefix needs exactly one server (choose it with --server); ${chosen.length} selected`,
+    );
+  const separator = flags.separator ?? '__';
+  if (!/^[A-Za-z0-9_-]{1,8}$/.test(separator))
+    throw new UsageError('--separator must be 1 to 8 characters of [A-Za-z0-9_-]');
+  const bind = flags.http === undefined ? undefined : parseBind(flags.http);
+  const ssePollAfterMs = msFlag('sse-poll-ms', flags['sse-poll-ms']);
+  if (ssePollAfterMs !== undefined && bind === undefined)
+    throw new UsageError('--sse-poll-ms needs --http (SSE streams are HTTP only)');
+  const backendWaitMs =
+    msFlag('backend-wait-ms', flags['backend-wait-ms']) ?? serveDefaults.backendWaitMs;
+  const maxMessageBytes =
+    flags['max-message-bytes'] === undefined
+      ? undefined
+      : parseBytesFlag(flags['max-message-bytes'], '--max-message-bytes');
+  for (const s of chosen)
+    if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
+  // An entry that runs this gateway is never given to the manager (the line above says why).
+  const served = chosen.filter((s) => s.status !== 'skipped');
+  // What no entry shows (`sh -c '… serve'`): the chain of gateways above this one.
+  const chain = checkGatewayChain(ctx.env[GATEWAY_CHAIN_VARIABLE], gatewayIdentity(served));
+  if (!chain.ok) {
+    io.stderr(`mcpkit serve: not started: ${chain.reason}\n`);
+    return 1;
+  }
+  const marked = (server: ResolvedServer): ResolvedServer => {
+    if ((server.config.type ?? 'stdio') !== 'stdio') return server;
+    const config = server.config as Extract<ResolvedServer['config'], { command: string }>;
+    // Set over the entry's own env: a child cannot lose the marker by naming it.
+    const env = { ...config.env, [GATEWAY_CHAIN_VARIABLE]: chain.next };
+    return { ...server, config: { ...config, env } };
+  };
+
+  let gateway: Gateway | undefined;
+  const manager = openManager(served, ctx, {
+    names: { client: 'mcpkit-serve', oauth: 'mcpkit' },
+    hints: false,
+    longLived: true,
+    handlers: Gateway.handlers(() => gateway),
+    prepare: marked,
+    // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
+    wrapTransport: (transport, server) =>
+      withServeLimitHint(transport, (server.config.type ?? 'stdio') !== 'stdio'),
+    ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+    // The sign-in runs when a client calls a backend's `authenticate` tool.
+    interactiveAuth: new LoopbackAuthorization({ print: (line) => io.stderr(`${line}\n`) }),
+  });
+  // Library messages name their own knobs; what the user reads names serve's flags.
+  manager.on('warning', ({ server, error }) =>
+    io.stderr(`mcpkit serve: ${server}: ${inCliWords(error.message, server)}\n`),
+  );
+  if (flags.verbose)
+    // A backend's stderr is its data: neutralized, never redacted.
+    manager.on('stderr', ({ server, text }) =>
+      (io.serverStderr ?? io.stderr)(`[${server}] ${text}${text.endsWith('\n') ? '' : '\n'}`),
+    );
+  manager.on('statechange', ({ name, state, reason }) => {
+    if (state.state === 'failed' || state.state === 'needs-auth')
+      io.stderr(
+        `mcpkit serve: ${name}: ${state.state}: ${inCliWords(state.error.message, name)}\n`,
+      );
+    else if (flags.verbose) io.stderr(`mcpkit serve: ${name}: ${state.state} (${reason})\n`);
+  });
+  // Over stdio the one client can be asked what a backend asks outside any call (roots at
+  // its start), and its roots/list_changed goes to every connected backend.
+  const stdioFace =
+    bind === undefined
+      ? new StdioFace({
+          ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+          // Typed at a terminal, the answers are shown there: what a backend sent can hold
+          // DEL, C1 and bidi controls, which JSON.stringify leaves raw; escaped as \uXXXX,
+          // every line is still the same JSON.
+          ...(interactive ? { stdout: terminalStdout() } : {}),
+          waitMs: timeoutMs,
+          onrootschanged: () => {
+            for (const name of served.map((s) => s.name)) {
+              const state = manager.state(name);
+              if (state?.state === 'connected')
+                void state.client.notifyRootsChanged().catch(() => {});
+            }
+          },
+        })
+      : undefined;
+  gateway = new Gateway({
+    manager,
+    servers: served.map((s) => s.name),
+    info: { name: 'mcpkit-serve', version },
+    separator,
+    prefix: !flags['no-prefix'],
+    allowTool: toolFilter(flags.tools ?? []),
+    callTimeoutMs: timeoutMs,
+    ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
+    ...(stdioFace ? { soleClient: stdioFace } : {}),
+    warn: (text) => io.stderr(`mcpkit serve: ${inCliWords(text)}\n`),
+  });
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  let closeFace: (() => Promise<void>) | undefined;
+  const closeAll = async () => {
+    await closeFace?.().catch(() => {});
+    await gateway?.close().catch(() => {});
+    await manager.close();
+  };
+  // The CLI's signal handling (SIGINT, SIGTERM, SIGHUP) closes the gateway and every backend's
+  // process tree before it exits; without a Shutdown (a host calling this), signals just stop.
+  const onSignal = () => stop?.();
+  const untrack = shutdown?.track({ close: closeAll });
+  if (!shutdown) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    // The lists fill in as backends connect (statechange), with list_changed for clients
+    // already served; `start` reads every backend once they all settled.
+    const settled = manager
+      .connectAll()
+      .then(() => gateway?.start())
+      .catch((error: Error) => io.stderr(`mcpkit serve: ${error.message}\n`));
+    if (bind) {
+      await settled;
+      let token = flags.token ?? ctx.env.MCPKIT_SERVE_TOKEN;
+      if (token !== undefined && token.length < 16)
+        throw new UsageError('the bearer token must be at least 16 characters');
+      if (!token && !LOOPBACK_BIND.has(bind.host.replace(/^\[|\]$/g, ''))) {
+        token = generateToken();
+        io.stderr(`mcpkit serve: bearer token for this run (shown once): ${token}\n`);
+      }
+      const face = await listenHttpFace(gateway, {
+        host: bind.host,
+        port: bind.port,
+        token,
+        ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
+      });
+      closeFace = face.close;
+      io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);
+    } else {
+      // A host times out a slow initialize: it is answered once every backend settled, or
+      // after backendWaitMs with what has connected by then (a hung backend never holds it).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        settled,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, backendWaitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (interactive)
+        io.stderr(
+          `mcpkit serve: ${served.length} server${served.length === 1 ? '' : 's'} (${served.map((c) => c.name).join(', ') || 'none'}) served as one MCP server on stdin/stdout. An MCP host (Claude Desktop, VS Code, an agent) starts this command itself: see "mcpkit serve --help" and the README for its config. Typed here, each line is a JSON-RPC message; Ctrl-C stops.\n`,
+        );
+      const session = await stdioFace!.listen(gateway.server);
+      void session.closed.then(() => stop?.());
+    }
+    await (shutdown
+      ? Promise.race([
+          stopped,
+          new Promise((resolve) =>
+            shutdown.signal.addEventListener('abort', resolve, { once: true }),
+          ),
+        ])
+      : stopped);
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await closeAll();
+    untrack?.();
+  }
+}
+
+/** This process's stdout, with what a terminal could act on escaped inside the JSON lines. */
+function terminalStdout(): Writable {
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      process.stdout.write(neutralize(String(chunk), { newlines: true, tabs: true }), done);
+    },
+  });
+}

@@ -1,0 +1,283 @@
+import { UrlElicitationRequiredError } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
+import type { ServerState } from '@mcpkit/manager';
+import { isPairs, noArguments, readStdinJson, typedPairs } from '../core/call-arguments.js';
+import { UsageError } from '../core/io.js';
+import {
+  type CliContext,
+  problems,
+  resolveServers,
+  type ServerSelection,
+} from '../core/server-selection.js';
+import type { Shutdown } from '../core/signals.js';
+import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
+import type { Output } from '../terminal/output.js';
+import { ServerCommandRun, type ServerCommandRunOptions } from './server-command-run.js';
+
+export interface ServerCommandOptions extends Omit<ServerCommandRunOptions, 'progress'> {
+  showSecrets: boolean;
+  server: string[] | undefined;
+  noBrowser: boolean;
+  loginTimeoutMs: number;
+  /** Makes the live progress (a terminal only), once the config is read. */
+  progress?: () => Promise<ServerCommandRunOptions['progress']>;
+}
+
+function parseJsonArgument(
+  text: string | undefined,
+  what: string,
+): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} must be a JSON object: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`${what} must be a JSON object, like '{"a": 1}'`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The commands that use servers: the config is resolved, its problems said on stderr,
+ * then one manager connects what the command needs.
+ */
+export async function serverCommand(
+  command: string,
+  rest: string[],
+  out: Output,
+  ctx: CliContext,
+  selection: ServerSelection,
+  shutdown: Shutdown,
+  options: ServerCommandOptions,
+): Promise<number> {
+  const resolved = await resolveServers(ctx, selection);
+  for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
+  if (command === 'login' || command === 'logout') {
+    const { authCommand } = await import('./login.js');
+    return await authCommand(out, ctx, resolved, command, rest, {
+      noBrowser: options.noBrowser,
+      loginTimeoutMs: options.loginTimeoutMs,
+      shutdown,
+    });
+  }
+  const progress = await options.progress?.();
+  const run = new ServerCommandRun(
+    out,
+    {
+      json: options.json,
+      timeoutMs: options.timeoutMs,
+      ...(options.maxMessageBytes !== undefined
+        ? { maxMessageBytes: options.maxMessageBytes }
+        : {}),
+      verbose: options.verbose,
+      ...(progress ? { progress } : {}),
+      ...(options.handlers ? { handlers: options.handlers } : {}),
+      ...(options.trace ? { trace: options.trace } : {}),
+    },
+    resolved,
+    ctx,
+    shutdown,
+  );
+  const signal = run.signal;
+  const failedConfig = resolved.errors.length > 0 ? 1 : 0;
+  switch (command) {
+    case 'get': {
+      const { getCommand } = await import('./get.js');
+      return Math.max(
+        failedConfig,
+        await getCommand(out, resolved, run, rest, {
+          json: options.json,
+          showSecrets: options.showSecrets,
+        }),
+      );
+    }
+    case 'servers':
+      return Math.max(failedConfig, await run.servers(options.server));
+    case 'tools':
+      return Math.max(
+        failedConfig,
+        await run.list(
+          'tools',
+          options.server,
+          async (_c, manager, server) => {
+            // The manager's list (fetched once, at connect), in the server's order, each
+            // tool with the name a host (an agent) would call it by.
+            const hostNames = new Map(
+              (await manager.tools({ signal }))
+                .filter((t) => t.server === server)
+                .map((t) => [t.tool, t.name]),
+            );
+            return (await manager.serverTools(server, { signal })).map((t) => ({
+              ...t,
+              hostName: hostNames.get(t.name),
+            }));
+          },
+          (t) => [t.name, t.description ?? ''],
+        ),
+      );
+    case 'resources':
+      return Math.max(
+        failedConfig,
+        await run.list(
+          'resources',
+          options.server,
+          (c) => c.listResources(run.call),
+          (r) => [r.uri, r.name],
+        ),
+      );
+    case 'prompts':
+      return Math.max(
+        failedConfig,
+        await run.list(
+          'prompts',
+          options.server,
+          (c) => c.listPrompts(run.call),
+          (p) => [
+            p.name +
+              (p.arguments?.length
+                ? ` (${p.arguments.map((a) => a.name + (a.required ? '' : '?')).join(', ')})`
+                : ''),
+            p.description ?? '',
+          ],
+        ),
+      );
+    case 'call': {
+      const [server, tool, ...words] = rest;
+      if (!server || !tool)
+        throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
+      const pairs = isPairs(words);
+      if (!pairs && words.length > 1)
+        throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
+      let args =
+        words[0] === '-'
+          ? await readStdinJson()
+          : pairs
+            ? undefined
+            : parseJsonArgument(words[0], 'tool arguments');
+      return await run.one(server, ['tools'], async (client, manager) => {
+        if (pairs) {
+          // key=value pairs are typed from the tool's input schema.
+          const schema = (await manager.tools({ signal })).find(
+            (t) => t.server === server && t.tool === tool,
+          )?.inputSchema as { properties?: Record<string, { type?: string }> } | undefined;
+          args = typedPairs(words, schema);
+        }
+        // "Has no tool" only when the server's list (when it came) lacks the tool, or the
+        // server itself says it has no such tool; any other failure is the server's own
+        // error, named as such. Looked up before the call: a server that dies during it
+        // has no list after.
+        let listedTool: { inputSchema?: unknown } | undefined;
+        const listed = await manager
+          .serverTools(server, { signal })
+          .then((tools) => {
+            listedTool = tools.find((t) => t.name === tool);
+            return listedTool !== undefined || leftOut(manager.state(server), tool);
+          })
+          .catch(() => undefined);
+        // With no arguments, `{}` when the input schema is an object: servers that validate
+        // their input refuse a call without arguments.
+        args ??= noArguments(listedTool?.inputSchema);
+        const unknown = async (said: string, error?: unknown) =>
+          listed === false || saysUnknownTool(said, error)
+            ? new Error(
+                `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
+              )
+            : undefined;
+        const send = () =>
+          client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, run.call);
+        let result: Awaited<ReturnType<typeof client.callTool>>;
+        try {
+          result = await send().catch(async (error: unknown) => {
+            // -32042: the user must finish a page first; once they did, the call is sent
+            // once more (the manager's rule for its own callTool).
+            const pages = handlersOf(options.handlers, server)?.urlElicitation;
+            if (!pages || !UrlElicitationRequiredError.isInstance(error)) throw error;
+            await pages(server, error.elicitations, { signal });
+            return send().catch((again: unknown) => {
+              if (!UrlElicitationRequiredError.isInstance(again)) throw again;
+              throw new Error(
+                `server "${server}" still asks for a page to be finished after the call was sent again (${again.message}); check the page, then run the command again`,
+              );
+            });
+          });
+        } catch (error) {
+          throw (await unknown((error as Error).message, error)) ?? toolFailed(server, tool, error);
+        }
+        if (result.isError === true) {
+          const missing = await unknown(formatToolResult(result));
+          if (missing) throw missing;
+        }
+        return {
+          output: result,
+          text: formatToolResult(result),
+          failed: result.isError === true,
+        };
+      });
+    }
+    case 'read': {
+      const [server, uri] = need(rest, 2, 'read <server> <uri>');
+      return await run.one(server, [], async (client) => {
+        const result = await client.readResource(uri, run.call);
+        return { output: result, text: formatResource(result), failed: false };
+      });
+    }
+    case 'prompt': {
+      const [server, name, json] = need(rest, 2, 'prompt <server> <name> [json-args]');
+      const args = parseJsonArgument(json, 'prompt arguments');
+      for (const [k, v] of Object.entries(args ?? {})) {
+        if (typeof v !== 'string') throw new UsageError(`prompt argument "${k}" must be a string`);
+      }
+      return await run.one(server, [], async (client) => {
+        const result = await client.getPrompt(
+          name,
+          args as Record<string, string> | undefined,
+          run.call,
+        );
+        return { output: result, text: formatPrompt(result), failed: false };
+      });
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/**
+ * The server says it has no such tool: the spec's -32602 for an unknown tool, or a tool
+ * error whose text says so. Matched on the server's words only together with that code,
+ * or in an `isError` result (no code at all).
+ */
+function saysUnknownTool(said: string, error: unknown): boolean {
+  const words = /\bunknown tool\b|\bno such tool\b|\btool\b[^\n]{0,120}\bnot found\b/i;
+  if (error === undefined) return words.test(said);
+  return RpcError.isInstance(error) && error.rpcCode === -32602 && words.test(error.rpcMessage);
+}
+
+/** The server lists the tool, but the client left it out (its schema did not fit). */
+function leftOut(state: ServerState | undefined, tool: string): boolean {
+  return (
+    state?.state === 'connected' &&
+    (state.toolIssues ?? []).some((i) => i.tool === tool && i.action === 'dropped')
+  );
+}
+
+/** A call the server answered with a JSON-RPC error: the server's own error, named as such. */
+function toolFailed(server: string, tool: string, error: unknown): unknown {
+  if (!RpcError.isInstance(error)) return error;
+  return new Error(
+    `server "${server}": its tool "${tool}" failed with the server's own error ${error.rpcCode}: ${error.rpcMessage}`,
+    { cause: error },
+  );
+}
+
+function handlersOf(handlers: ServerCommandOptions['handlers'], server: string) {
+  return typeof handlers === 'function' ? handlers(server) : handlers;
+}
+
+function need(rest: string[], count: number, usage: string): [string, string, string | undefined] {
+  if (rest.length < count || rest.length > count + 1)
+    throw new UsageError(`usage: mcpkit ${usage}`);
+  return [rest[0]!, rest[1]!, rest[2]];
+}

@@ -72,7 +72,7 @@ function anyArgument(): unknown {
 }
 const factories: Record<string, (cls: ErrorClass) => Error> = {
   // Its first argument is its code, which must be one of its own.
-  ConfigReadError: (cls) => Reflect.construct(cls, ['CONFIG_UNREADABLE', 'f', 'p']) as Error,
+  ConfigReadError: (cls) => Reflect.construct(cls, ['MCPKIT_CONFIG_UNREADABLE', 'f', 'p']) as Error,
   // Its third argument is the tool's normalized result, whose text it quotes.
   ToolResultError: (cls) =>
     Reflect.construct(cls, [

@@ -8,7 +8,6 @@ import {
   type McpManagerOptions,
   managerDefaults,
 } from '@mcpkit/manager';
-import { assertMayContact } from './gate.js';
 import { CLI_HINTS } from './messages.js';
 import { checkTimeoutMs } from './numbers.js';
 import type { CliContext } from './servers.js';
@@ -128,8 +127,8 @@ export function openSession(
     hints: CLI_HINTS,
     ...(options.lists ? { lists: options.lists } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
+    // The manager runs the gate (`@mcpkit/config`'s `assertMayContact`) before this factory.
     transportFactory: async (server, context) => {
-      assertMayContact(server);
       // Checked here so that a bad entry fails alone, with its name, before anything starts.
       if (server.config.timeout !== undefined)
         checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);

@@ -82,7 +82,17 @@ const factories: Record<string, (cls: ErrorClass) => Error> = {
     ]) as Error,
   // Its second argument is the error that stopped the connection.
   ServerConnectError: (cls) =>
-    Reflect.construct(cls, ['srv', new Error('refused'), 'check the server']) as Error,
+    Reflect.construct(cls, [
+      'srv',
+      new Error('refused'),
+      'check the server',
+      { failure: { kind: 'other' }, nextStep: { kind: 'reconnect' } },
+    ]) as Error,
+  // Its argument is the resolved entry the gate refused.
+  ServerNotEnabledError: (cls) =>
+    Reflect.construct(cls, [
+      { name: 'srv', status: 'disabled', reason: 'off', source: 'f', config: { command: 'x' } },
+    ]) as Error,
 };
 
 function construct(found: Found): Error {

@@ -51,6 +51,8 @@ export interface ListFailure {
   readonly code?: string;
   /** The JSON-RPC error code the server answered with, when it did. */
   readonly rpcCode?: number;
+  /** The same facts as a `FailureCause` (`list-failed`). */
+  readonly failure: Extract<FailureCause, { kind: 'list-failed' }>;
   /** Epoch ms. */
   readonly failedAt: number;
   /** Epoch ms: before this, a read does not ask the server again. */

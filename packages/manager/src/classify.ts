@@ -2,13 +2,13 @@ import type { AuthErrorCode } from '@mcpkit/auth';
 import type { McpClient } from '@mcpkit/client';
 import { mayContact, type ResolvedServer, ServerNotEnabledError, urlOf } from '@mcpkit/config';
 import {
-  ErrorCode,
   HttpError,
   McpkitError,
   MessageTooLargeError,
   TimeoutError,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
+import type { StdioErrorCode } from '@mcpkit/transport-stdio';
 import type { ReconnectPolicy } from './backoff.js';
 import { CrashLoopError, ServerConnectError, UnsupportedServerTypeError } from './errors.js';
 import type { FailureCause, NextStep } from './failure.js';
@@ -75,6 +75,9 @@ export interface Diagnosis {
 
 // Typed against auth's codes without loading @mcpkit/auth (a host without OAuth never does).
 const NEEDS_AUTH: (typeof AuthErrorCode)['NeedsAuth'] = 'MCPKIT_NEEDS_AUTH';
+// Likewise for the stdio transport's codes (a host without stdio servers never loads it).
+const PROCESS_SPAWN: (typeof StdioErrorCode)['ProcessSpawn'] = 'MCPKIT_PROCESS_SPAWN';
+const PROCESS_EXITED: (typeof StdioErrorCode)['ProcessExited'] = 'MCPKIT_PROCESS_EXITED';
 
 function mcpkitErrors(error: unknown): McpkitError[] {
   const out: McpkitError[] = [];
@@ -154,7 +157,7 @@ export function diagnose(error: unknown, configuredUrl?: string): Diagnosis {
         ...tail,
         ...at,
       };
-    if (e.code === ErrorCode.ProcessSpawn) {
+    if (e.code === PROCESS_SPAWN) {
       const command = (e as { command?: unknown }).command;
       const errno = (e.cause as { code?: unknown } | undefined)?.code;
       return {
@@ -166,7 +169,7 @@ export function diagnose(error: unknown, configuredUrl?: string): Diagnosis {
         nextStep: { kind: 'fix-config' },
       };
     }
-    if (e.code === ErrorCode.ProcessExited) {
+    if (e.code === PROCESS_EXITED) {
       const { exitCode, signal } = e as { exitCode?: unknown; signal?: unknown };
       return {
         failure: {

@@ -163,7 +163,7 @@ describe.skipIf(!haveChromium())(
         .connect(new StreamableHttpTransport({ url: mcp.url, name: 'oidc', auth: quiet }))
         .catch((e: unknown) => e);
       expect(NeedsAuthError.isInstance(error)).toBe(true);
-      expect((error as Error).message).toContain('run "mcpkit login oidc"');
+      expect((error as Error).message).toContain('an interactive sign-in is needed');
     });
 
     it('the same provider type serves a legacy HTTP+SSE server: its GET stream and POSTs carry the token', async () => {

@@ -55,7 +55,7 @@ describe('sign-in failures against oidc-provider', () => {
     const error = await provider.login({ timeoutMs: 3000 }).catch((e: unknown) => e);
     expect(TimeoutError.isInstance(error), String(error)).toBe(true);
     expect((error as Error).message).toBe(
-      'server "oidc": the sign-in did not finish within 3 s; run "mcpkit login oidc" again and complete it in the browser',
+      'server "oidc": the sign-in did not finish within 3 s (it was not completed in the browser)',
     );
     expect(opened).toHaveLength(1);
     expect(logs.some((l) => l.startsWith('server "oidc": registered as client'))).toBe(true);

@@ -72,7 +72,7 @@ function anyArgument(): unknown {
 }
 const factories: Record<string, (cls: ErrorClass) => Error> = {
   // Its first argument is its code, which must be one of its own.
-  ConfigReadError: (cls) => Reflect.construct(cls, ['CONFIG_UNREADABLE', 'f', 'p']) as Error,
+  ConfigReadError: (cls) => Reflect.construct(cls, ['MCPKIT_CONFIG_UNREADABLE', 'f', 'p']) as Error,
   // Its third argument is the tool's normalized result, whose text it quotes.
   ToolResultError: (cls) =>
     Reflect.construct(cls, [
@@ -82,7 +82,17 @@ const factories: Record<string, (cls: ErrorClass) => Error> = {
     ]) as Error,
   // Its second argument is the error that stopped the connection.
   ServerConnectError: (cls) =>
-    Reflect.construct(cls, ['srv', new Error('refused'), 'check the server']) as Error,
+    Reflect.construct(cls, [
+      'srv',
+      new Error('refused'),
+      'check the server',
+      { failure: { kind: 'other' }, nextStep: { kind: 'reconnect' } },
+    ]) as Error,
+  // Its argument is the resolved entry the gate refused.
+  ServerNotEnabledError: (cls) =>
+    Reflect.construct(cls, [
+      { name: 'srv', status: 'disabled', reason: 'off', source: 'f', config: { command: 'x' } },
+    ]) as Error,
 };
 
 function construct(found: Found): Error {

@@ -245,7 +245,7 @@ describe('Streamable HTTP against a test server', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnauthorizedError);
     expect((error as Error).message).toBe(
-      `server "gh": POST ${server.url} → 401 Unauthorized; the server needs authorization (run "mcpkit login gh")`,
+      `server "gh": POST ${server.url} → 401 Unauthorized; the server needs authorization`,
     );
     expect((error as UnauthorizedError).wwwAuthenticate).toContain('Bearer');
 

@@ -134,7 +134,7 @@ export async function main(
       out.stderr(usageLine(error.message, command));
       return 2;
     }
-    out.stderr(`mcpkit: ${(error as Error).message}\n`);
+    out.stderr(`mcpkit: ${(await import('./core/gate.js')).errorText(error)}\n`);
     return 1;
   } finally {
     trace?.close();

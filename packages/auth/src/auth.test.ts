@@ -260,14 +260,14 @@ describe('discovery', () => {
 });
 
 describe('OAuthProvider without a user', () => {
-  it('a 401 it cannot fix is NeedsAuthError, naming the server and the command', async () => {
+  it('a 401 it cannot fix is NeedsAuthError, naming the server (no host command)', async () => {
     const auth = new OAuthProvider({ serverUrl: 'http://127.0.0.1:9/mcp', serverName: 'gh' });
     const error = await auth
       .onUnauthorized({ status: 401, wwwAuthenticate: 'Bearer', url: 'http://127.0.0.1:9/mcp' })
       .catch((e: unknown) => e);
     expect(NeedsAuthError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe(
-      'server "gh": the server needs authorization; run "mcpkit login gh" to authorize',
+      'server "gh": the server needs authorization; an interactive sign-in is needed to authorize',
     );
   });
 

@@ -20,8 +20,8 @@ export type AuthErrorCode = (typeof AuthErrorCode)[keyof typeof AuthErrorCode];
 
 /**
  * The server needs authorization that only the user can give (a browser sign-in), and
- * the provider is not interactive. A host shows the server as `needs-auth`; the CLI says
- * to run `mcpkit login <server>`.
+ * the provider is not interactive. A host shows the server as `needs-auth` and offers its
+ * own way to sign in.
  */
 export class NeedsAuthError extends McpkitError {
   override readonly name: string = 'NeedsAuthError';

@@ -132,7 +132,7 @@ export class OAuthProvider extends BaseProvider {
   }
 
   /**
-   * Signs in now (the CLI's `mcpkit login`): asks the server for its challenge, then runs
+   * Signs in now (a host's sign-in command): asks the server for its challenge, then runs
    * the authorization flow. Needs `interactive`. Ends by `timeoutMs` (`TimeoutError`) or
    * when `signal` aborts (its reason), with the redirect listener closed either way.
    */
@@ -142,12 +142,11 @@ export class OAuthProvider extends BaseProvider {
     checkPositive('timeoutMs', timeoutMs);
     options.signal?.throwIfAborted();
     const deadline = new AbortController();
-    const name = this.options.serverName;
     const timer = setTimeout(
       () =>
         deadline.abort(
           new TimeoutError(
-            `${this.label}: the sign-in did not finish within ${timeoutMs / 1000} s; ${name ? `run "mcpkit login ${name}" again` : 'sign in again'} and complete it in the browser`,
+            `${this.label}: the sign-in did not finish within ${timeoutMs / 1000} s (it was not completed in the browser)`,
             timeoutMs,
           ),
         ),

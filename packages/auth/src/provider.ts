@@ -20,7 +20,7 @@ import { type BearerChallenge, parseAuthChallenges } from './www-authenticate.js
 export interface ProviderOptions {
   /** The MCP server's URL. */
   serverUrl: string | URL;
-  /** Its name, for messages (`server "github": …`, `mcpkit login github`). */
+  /** Its name, for messages (`server "github": …`). */
   serverName?: string;
   /** Where tokens and registrations are kept. Default: memory only. */
   store?: TokenStore;
@@ -139,7 +139,7 @@ export abstract class BaseProvider implements HttpAuth {
   /**
    * The record, read from the store once and then kept: `headers()` runs before every
    * request and must not read a file each time. A 401 reads the store again (another
-   * process, such as `mcpkit login`, may have written it).
+   * process, such as a CLI's sign-in command, may have written it).
    */
   protected async record(): Promise<AuthRecord> {
     this.cached ??= this.store.get(this.key).then((r) => {
@@ -352,7 +352,7 @@ export abstract class BaseProvider implements HttpAuth {
 
   /**
    * Drops what this provider holds in memory: the next request reads the store again
-   * (after another process, such as `mcpkit login`, wrote it).
+   * (after another process, such as a CLI's sign-in command, wrote it).
    */
   reload(): void {
     this.cached = undefined;
@@ -381,10 +381,9 @@ export abstract class BaseProvider implements HttpAuth {
   }
 
   protected needsAuth(reason: string): NeedsAuthError {
-    const name = this.options.serverName;
     return new NeedsAuthError(
-      `${this.label}: ${reason}; ${name ? `run "mcpkit login ${name}"` : 'sign in interactively'} to authorize`,
-      name ?? this.key,
+      `${this.label}: ${reason}; an interactive sign-in is needed to authorize`,
+      this.options.serverName ?? this.key,
     );
   }
 

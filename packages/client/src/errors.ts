@@ -1,5 +1,26 @@
-import { ErrorCode, McpkitError, RpcError } from '@mcpkit/jsonrpc';
+import { McpkitError, RpcError } from '@mcpkit/jsonrpc';
 import { McpErrorCode } from '@mcpkit/protocol';
+
+/** Codes of the errors `@mcpkit/client` throws (their `code`). Stable: match on these. */
+export const ClientErrorCode = {
+  /** No protocol version both sides speak (`UnsupportedProtocolVersionError`). */
+  UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
+  /** A server's result did not match the protocol schema (`InvalidResultError`). */
+  InvalidResult: 'MCPKIT_INVALID_RESULT',
+  /** A tool's structured content did not match its output schema (`OutputSchemaError`). */
+  OutputSchema: 'MCPKIT_OUTPUT_SCHEMA',
+  /** The server does not offer what was asked of it (`UnsupportedByServerError`). */
+  UnsupportedByServer: 'MCPKIT_UNSUPPORTED_BY_SERVER',
+  /** A server returned the same pagination cursor twice (`RepeatedCursorError`). */
+  RepeatedCursor: 'MCPKIT_REPEATED_CURSOR',
+  /** A configured limit was reached, e.g. maxPages (`LimitExceededError`). */
+  LimitExceeded: 'MCPKIT_LIMIT_EXCEEDED',
+  /** The server sent a request this client has no handler for (`MissingHandlerError`). */
+  MissingHandler: 'MCPKIT_MISSING_HANDLER',
+  /** A tool in the server's list was left out as unusable (`InvalidToolError`). */
+  InvalidTool: 'MCPKIT_INVALID_TOOL',
+} as const;
+export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 
 /**
  * No protocol version both sides speak: the server chose one this client does not
@@ -20,7 +41,7 @@ export class UnsupportedProtocolVersionError extends McpkitError {
     serverSupported?: readonly string[],
   ) {
     super(
-      ErrorCode.UnsupportedProtocolVersion,
+      ClientErrorCode.UnsupportedProtocolVersion,
       serverVersion !== undefined
         ? `${label}: server chose protocol version "${serverVersion}", which this client does not support (supported: ${supportedVersions.join(', ')}); upgrade mcpkit or pin a version the server accepts`
         : `${label}: no protocol version in common: the server supports ${serverSupported?.length ? serverSupported.join(', ') : 'none it named'}, this client ${supportedVersions.join(', ')}; upgrade one side or change the pinned version`,
@@ -40,7 +61,7 @@ export class MissingHandlerError extends McpkitError {
   readonly method: string;
   constructor(label: string, method: string) {
     super(
-      ErrorCode.MissingHandler,
+      ClientErrorCode.MissingHandler,
       `${label}: the server asked for "${method}", but this client has no handler for it (pass one in options.handlers)`,
     );
     this.method = method;
@@ -66,7 +87,7 @@ export class InvalidToolError extends McpkitError {
     action: 'dropped' | 'repaired' = 'dropped',
   ) {
     super(
-      ErrorCode.InvalidTool,
+      ClientErrorCode.InvalidTool,
       `${label}: tool "${toolName}" ${action === 'dropped' ? 'left out' : 'repaired'}: ${reason}`,
     );
     this.toolName = toolName;
@@ -81,7 +102,7 @@ export class InvalidResultError extends McpkitError {
   readonly method: string;
   constructor(label: string, method: string, detail: string, cause: unknown) {
     super(
-      ErrorCode.InvalidResult,
+      ClientErrorCode.InvalidResult,
       `${label}: invalid "${method}" result from the server: ${detail}`,
       {
         cause,
@@ -98,7 +119,7 @@ export class InvalidResultError extends McpkitError {
 export class UnsupportedByServerError extends McpkitError {
   override readonly name = 'UnsupportedByServerError';
   constructor(message: string) {
-    super(ErrorCode.UnsupportedByServer, message);
+    super(ClientErrorCode.UnsupportedByServer, message);
   }
 }
 
@@ -108,7 +129,7 @@ export class RepeatedCursorError extends McpkitError {
   readonly method: string;
   readonly cursor: string;
   constructor(message: string, method: string, cursor: string) {
-    super(ErrorCode.RepeatedCursor, message);
+    super(ClientErrorCode.RepeatedCursor, message);
     this.method = method;
     this.cursor = cursor;
   }
@@ -120,7 +141,7 @@ export class LimitExceededError extends McpkitError {
   readonly option: string;
   readonly limit: number;
   constructor(message: string, option: string, limit: number) {
-    super(ErrorCode.LimitExceeded, message);
+    super(ClientErrorCode.LimitExceeded, message);
     this.option = option;
     this.limit = limit;
   }

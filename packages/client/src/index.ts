@@ -4,6 +4,7 @@ export {
   type ServerRequestContext,
 } from './client-handlers.js';
 export {
+  ClientErrorCode,
   InvalidResultError,
   InvalidToolError,
   LimitExceededError,

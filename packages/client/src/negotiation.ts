@@ -1,4 +1,4 @@
-import { ErrorCode, type JsonRpcPeer, McpkitError, RpcError, TimeoutError } from '@mcpkit/jsonrpc';
+import { type JsonRpcPeer, McpkitError, RpcError, TimeoutError } from '@mcpkit/jsonrpc';
 import {
   ClientMethod,
   type DiscoverResult,
@@ -9,7 +9,7 @@ import {
 } from '@mcpkit/protocol';
 import type { ConnectSteps } from './connect-budget.js';
 import type { Connection } from './connection.js';
-import { InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
+import { ClientErrorCode, InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
 import { mcpTransportOf } from './mcp-transport-of.js';
 import {
   type EraRecord,
@@ -44,7 +44,7 @@ export async function negotiate(
   if (mcpTransportOf(peer).capabilities?.legacyOnly) {
     if (era === 'modern') {
       throw new McpkitError(
-        ErrorCode.UnsupportedProtocolVersion,
+        ClientErrorCode.UnsupportedProtocolVersion,
         `${label}: ${mcpTransportOf(peer).description ?? 'this transport'} carries only handshake-era revisions; 2026-07-28 needs stdio or Streamable HTTP`,
       );
     }
@@ -143,7 +143,7 @@ async function discover(
       if (!required && meansLegacyServer(error)) return { legacyVersion: undefined };
       if (required && meansLegacyServer(error)) {
         throw new McpkitError(
-          ErrorCode.UnsupportedProtocolVersion,
+          ClientErrorCode.UnsupportedProtocolVersion,
           `${label}: the server did not answer "server/discover" as a 2026-07-28 server does (${(error as Error).message}); it seems to speak only handshake-era revisions: allow them (era "auto") or connect to a newer server`,
           { cause: error },
         );

@@ -1,12 +1,13 @@
-import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH, ErrorCode, McpkitError } from '@mcpkit/jsonrpc';
+import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH, McpkitError } from '@mcpkit/jsonrpc';
 import type { CallToolResult } from '@mcpkit/protocol';
+import { ClientErrorCode } from './errors.js';
 
 /** A tool's `structuredContent` does not match the `outputSchema` it declared. */
 export class OutputSchemaError extends McpkitError {
   override readonly name = 'OutputSchemaError';
   readonly tool: string;
   constructor(label: string, tool: string, detail: string) {
-    super(ErrorCode.OutputSchema, `${label}: tool "${tool}" returned ${detail}`);
+    super(ClientErrorCode.OutputSchema, `${label}: tool "${tool}" returned ${detail}`);
     this.tool = tool;
   }
 }

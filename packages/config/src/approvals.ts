@@ -11,6 +11,9 @@ export interface ProjectApprovals {
   approved?: readonly string[];
 }
 
+/** Why a project server waits for approval: never approved, changed since, or approved by name only. */
+export type ApprovalNeeded = 'new' | 'changed' | 'name-only';
+
 /** Whether approvals hold old name-only entries, which no longer count. */
 export function legacyApprovals(a: ProjectApprovals | undefined): boolean {
   return !!a && (a.enableAll === true || (Array.isArray(a.approved) && a.approved.length > 0));
@@ -25,26 +28,32 @@ export function approvalStatus(
   source: string,
   current: ApprovalRecord,
   approvals: ProjectApprovals | undefined,
-): { status: 'enabled' | 'pending-approval' | 'rejected'; reason: string } {
+): {
+  status: 'enabled' | 'pending-approval' | 'rejected';
+  reason: string;
+  approvalNeeded?: ApprovalNeeded;
+} {
   const a = approvals ?? {};
   if (Array.isArray(a.rejected) && a.rejected.includes(name))
     return { status: 'rejected', reason: 'project server rejected by the user' };
   const stored = a.servers && Object.hasOwn(a.servers, name) ? a.servers[name] : undefined;
   const changes = stored === undefined ? undefined : approvalChanges(stored, current);
   if (changes?.length === 0) return { status: 'enabled', reason: 'project server approved' };
-  const run = `run "mcpkit approve ${name}"`;
   if (changes)
     return {
       status: 'pending-approval',
-      reason: `changed since approved: ${changes.join(', ')}; check ${source} and ${run} again`,
+      reason: `changed since approved: ${changes.join(', ')} (in ${source}); it is not started until approved again`,
+      approvalNeeded: 'changed',
     };
   if (a.enableAll === true || (Array.isArray(a.approved) && a.approved.includes(name)))
     return {
       status: 'pending-approval',
-      reason: `approved by name only (an older format, which no longer counts): check ${source} and ${run}`,
+      reason: `approved by name only (an older format, which no longer counts); the entry in ${source} is not started until approved again`,
+      approvalNeeded: 'name-only',
     };
   return {
     status: 'pending-approval',
     reason: `project server from ${source} waits for approval; it is not started until approved`,
+    approvalNeeded: 'new',
   };
 }

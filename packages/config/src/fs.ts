@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc/errors';
+import { ConfigErrorCode } from './errors.js';
 
 /** The file operations config needs; tests and hosts may supply their own. */
 export interface ConfigFs {
@@ -17,12 +18,13 @@ export interface ConfigFs {
 /** No config file is read past this size (10 MiB): a real one is a few kilobytes. */
 export const MAX_CONFIG_FILE_BYTES = 10 * 1024 * 1024;
 
+/** The read codes of `ConfigErrorCode`, by their old keys. */
 export const CONFIG_READ_ERROR_CODES = {
   /** A FIFO, a device (`/dev/stdin`, `/dev/zero`), a socket or a folder. */
-  notAFile: 'CONFIG_NOT_A_FILE',
-  tooLarge: 'CONFIG_TOO_LARGE',
+  notAFile: ConfigErrorCode.NotAFile,
+  tooLarge: ConfigErrorCode.TooLarge,
   /** Permissions, a symlink loop, an I/O error. */
-  unreadable: 'CONFIG_UNREADABLE',
+  unreadable: ConfigErrorCode.Unreadable,
 } as const;
 export type ConfigReadErrorCode =
   (typeof CONFIG_READ_ERROR_CODES)[keyof typeof CONFIG_READ_ERROR_CODES];

@@ -1,8 +1,9 @@
-export type { ProjectApprovals } from './approvals.js';
+export type { ApprovalNeeded, ProjectApprovals } from './approvals.js';
 export {
   type Diagnostic,
   formatDiagnostic,
 } from './diagnostics.js';
+export { ConfigErrorCode } from './errors.js';
 export {
   CONFIG_READ_ERROR_CODES,
   type ConfigFs,
@@ -11,6 +12,7 @@ export {
   nodeFs,
   readConfigFile,
 } from './fs.js';
+export { assertMayContact, mayContact, ServerNotEnabledError } from './gate.js';
 export {
   IMPORT_LOCATIONS,
   IMPORT_SOURCES,

@@ -180,7 +180,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadResult> {
       source: paths.localState,
       path: jsonPath(['projects', project, 'approvals']),
       message:
-        'approvals in the old name-only format no longer count (an approval now records the entry it approved): check the project servers and run "mcpkit approve" again',
+        'approvals in the old name-only format no longer count (an approval now records the entry it approved): the project servers wait for approval again',
     });
   }
   for (const entry of slots) {

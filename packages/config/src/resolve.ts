@@ -1,5 +1,5 @@
 import { isRecord } from '@mcpkit/jsonrpc/errors';
-import { approvalStatus, type ProjectApprovals } from './approvals.js';
+import { type ApprovalNeeded, approvalStatus, type ProjectApprovals } from './approvals.js';
 import { type Diagnostic, jsonPath } from './diagnostics.js';
 import { expandServer, referencedVariables } from './expand.js';
 import { parseJsoncText } from './jsonc.js';
@@ -122,6 +122,8 @@ export interface ResolvedServer extends ServerOrigin {
    * entry replaces: the user may think their own server runs.
    */
   replaces?: ServerOrigin[];
+  /** `pending-approval` only: never approved, changed since approved, or approved by name only. */
+  approvalNeeded?: ApprovalNeeded;
 }
 
 export interface DroppedServer extends ServerOrigin {
@@ -305,6 +307,7 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
     const approval = c.scope === 'project' ? approvalRecord(c.config, c.source) : undefined;
     let status: ServerStatus = 'enabled';
     let reason = 'enabled';
+    let approvalNeeded: ApprovalNeeded | undefined;
     if (!policy.allowed) {
       status = 'blocked';
       reason = `blocked by policy: ${policy.reason}`;
@@ -312,7 +315,12 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       status = 'disabled';
       reason = `disabled in ${c.source}`;
     } else if (c.scope === 'project') {
-      ({ status, reason } = approvalStatus(c.name, c.source, approval!, input.approvals));
+      ({ status, reason, approvalNeeded } = approvalStatus(
+        c.name,
+        c.source,
+        approval!,
+        input.approvals,
+      ));
     }
     const replaces = c.scope === 'project' ? replaced.get(c) : undefined;
     servers.push({
@@ -325,6 +333,7 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       referencedVariables: referencedVariables(c.config as Record<string, unknown>),
       ...(approval ? { approval } : {}),
       ...(replaces?.length ? { replaces } : {}),
+      ...(approvalNeeded ? { approvalNeeded } : {}),
     });
   }
   servers.sort((a, b) => a.name.localeCompare(b.name));

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { ErrorCode, McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc/errors';
+import { McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc/errors';
 import { applyEdits, modify } from 'jsonc-parser';
 import { formatDiagnostic } from './diagnostics.js';
+import { ConfigErrorCode } from './errors.js';
 import { type ConfigFs, nodeFs } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
 import { configPaths } from './paths.js';
@@ -23,7 +24,7 @@ export interface WriteOptions {
 export class ConfigWriteError extends McpkitError {
   override readonly name: string = 'ConfigWriteError';
   constructor(message: string, options?: McpkitErrorOptions) {
-    super(ErrorCode.ConfigWrite, message, options);
+    super(ConfigErrorCode.Write, message, options);
   }
 }
 

@@ -197,6 +197,12 @@ export class Catalog {
       message: error.message,
       ...(typeof facts.code === 'string' ? { code: facts.code } : {}),
       ...(typeof facts.rpcCode === 'number' ? { rpcCode: facts.rpcCode } : {}),
+      failure: {
+        kind: 'list-failed',
+        list: kind,
+        ...(typeof facts.code === 'string' ? { code: facts.code } : {}),
+        ...(typeof facts.rpcCode === 'number' ? { rpcCode: facts.rpcCode } : {}),
+      },
       failedAt: now,
       retryAt,
       nextStep: nextStepFor(error, retryAt),

@@ -1,7 +1,17 @@
+import type { AuthErrorCode } from '@mcpkit/auth';
 import type { McpClient } from '@mcpkit/client';
-import { type ResolvedServer, urlOf } from '@mcpkit/config';
+import { mayContact, type ResolvedServer, ServerNotEnabledError, urlOf } from '@mcpkit/config';
+import {
+  HttpError,
+  McpkitError,
+  MessageTooLargeError,
+  TimeoutError,
+  UnauthorizedError,
+} from '@mcpkit/jsonrpc';
+import type { StdioErrorCode } from '@mcpkit/transport-stdio';
 import type { ReconnectPolicy } from './backoff.js';
-import { ServerConnectError, ServerNotEnabledError } from './errors.js';
+import { CrashLoopError, ServerConnectError, UnsupportedServerTypeError } from './errors.js';
+import type { FailureCause, NextStep } from './failure.js';
 import { defaultHints, type ResolvedHints } from './hints.js';
 import type { ConnectedState, FailedState, NeedsAuthState, ServerState } from './state.js';
 import { cut } from './text.js';
@@ -53,72 +63,230 @@ function find<T>(
   return undefined;
 }
 
-/** Turns a connect error into the state a host sees, with a next step for each cause. */
+/** A connect failure as facts: why, and what gets the server back. */
+export interface Diagnosis {
+  readonly failure: FailureCause;
+  readonly nextStep: NextStep;
+  readonly exitCode?: number;
+  readonly stderrTail?: string;
+  readonly url?: string;
+  readonly status?: number;
+}
+
+// Typed against auth's codes without loading @mcpkit/auth (a host without OAuth never does).
+const NEEDS_AUTH: (typeof AuthErrorCode)['NeedsAuth'] = 'MCPKIT_NEEDS_AUTH';
+// Likewise for the stdio transport's codes (a host without stdio servers never loads it).
+const PROCESS_SPAWN: (typeof StdioErrorCode)['ProcessSpawn'] = 'MCPKIT_PROCESS_SPAWN';
+const PROCESS_EXITED: (typeof StdioErrorCode)['ProcessExited'] = 'MCPKIT_PROCESS_EXITED';
+
+function mcpkitErrors(error: unknown): McpkitError[] {
+  const out: McpkitError[] = [];
+  for (const e of chain(error)) if (McpkitError.isInstance(e)) out.push(e);
+  return out;
+}
+
+/** The OS error code (`ECONNREFUSED`, …) of a network failure in the chain, if any. */
+function networkErrno(error: unknown): string | undefined {
+  return find(error, (e) =>
+    typeof e.code === 'string' && TERMINAL_CODES.has(e.code) ? e.code : undefined,
+  );
+}
+
+/** The gate's refusal as facts (the config's status says which). */
+export function notEnabledDiagnosis(status: string): { failure: FailureCause; nextStep: NextStep } {
+  switch (status) {
+    case 'pending-approval':
+      return { failure: { kind: 'not-approved' }, nextStep: { kind: 'approve' } };
+    case 'rejected':
+      return { failure: { kind: 'rejected' }, nextStep: { kind: 'approve' } };
+    case 'blocked':
+      return { failure: { kind: 'denied-by-policy' }, nextStep: { kind: 'ask-admin' } };
+    case 'skipped':
+      return { failure: { kind: 'skipped' }, nextStep: { kind: 'none' } };
+    default:
+      return {
+        failure: { kind: 'disabled', by: 'config' },
+        nextStep: { kind: 'enable', by: 'config' },
+      };
+  }
+}
+
+/**
+ * Why a connect failed, from the error's classes and codes (never its message): the first
+ * error of the chain that says something decides.
+ */
+export function diagnose(error: unknown, configuredUrl?: string): Diagnosis {
+  const errors = mcpkitErrors(error);
+  const stderrTail = find(error, (e) =>
+    typeof e.stderrTail === 'string' && e.stderrTail.trim() !== '' ? e.stderrTail : undefined,
+  );
+  const tail = stderrTail ? { stderrTail } : {};
+  const at = configuredUrl ? { url: configuredUrl } : {};
+  if (find(error, (e) => (e.code === NEEDS_AUTH ? true : undefined)))
+    return {
+      failure: { kind: 'needs-sign-in', ...at },
+      nextStep: { kind: 'sign-in' },
+      ...at,
+    };
+  for (const e of errors) {
+    if (ServerNotEnabledError.isInstance(e)) return { ...notEnabledDiagnosis(e.status), ...at };
+    if (UnsupportedServerTypeError.isInstance(e))
+      return {
+        failure: { kind: 'unsupported-type', type: e.type },
+        nextStep: { kind: 'fix-config' },
+      };
+    if (CrashLoopError.isInstance(e))
+      return {
+        failure: e.failure,
+        nextStep: e.nextStep,
+        ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}),
+        ...tail,
+      };
+    if (UnauthorizedError.isInstance(e)) {
+      const url = UnauthorizedError.isInstance(e) ? e.url : configuredUrl;
+      return {
+        failure: { kind: 'needs-sign-in', ...(url ? { url } : {}) },
+        nextStep: { kind: 'sign-in' },
+        ...(url ? { url } : {}),
+      };
+    }
+    if (TimeoutError.isInstance(e))
+      return {
+        failure: { kind: 'timeout', timeoutMs: e.timeoutMs },
+        nextStep: { kind: 'raise-limit', option: 'limits.connectTimeoutMs' },
+        ...tail,
+        ...at,
+      };
+    if (e.code === PROCESS_SPAWN) {
+      const command = (e as { command?: unknown }).command;
+      const errno = (e.cause as { code?: unknown } | undefined)?.code;
+      return {
+        failure: {
+          kind: 'spawn-failed',
+          command: typeof command === 'string' ? command : '',
+          ...(typeof errno === 'string' ? { errno } : {}),
+        },
+        nextStep: { kind: 'fix-config' },
+      };
+    }
+    if (e.code === PROCESS_EXITED) {
+      const { exitCode, signal } = e as { exitCode?: unknown; signal?: unknown };
+      return {
+        failure: {
+          kind: 'exited',
+          ...(typeof exitCode === 'number' ? { exitCode } : {}),
+          ...(typeof signal === 'string' ? { signal } : {}),
+        },
+        nextStep: { kind: 'fix-config' },
+        ...(typeof exitCode === 'number' ? { exitCode } : {}),
+        ...tail,
+      };
+    }
+    if (HttpError.isInstance(e) && e.status > 0)
+      return {
+        failure: { kind: 'http-status', status: e.status, url: e.url },
+        // A 5xx is the server's own trouble, which may pass; a 4xx is the request's (URL, headers).
+        nextStep: e.status >= 500 ? { kind: 'retry' } : { kind: 'fix-config' },
+        status: e.status,
+        url: e.url,
+      };
+    if (MessageTooLargeError.isInstance(e))
+      return {
+        failure: { kind: 'message-too-large', limit: e.limitBytes },
+        nextStep: { kind: 'raise-limit', option: 'maxMessageBytes' },
+        ...at,
+      };
+  }
+  const errno = networkErrno(error);
+  if (errno !== undefined)
+    return {
+      failure: { kind: 'unreachable', ...(configuredUrl ? { url: configuredUrl } : {}), errno },
+      nextStep: { kind: 'reconnect' },
+      ...at,
+    };
+  const code = errors[0]?.code;
+  return {
+    failure: { kind: 'other', ...(code ? { code } : {}) },
+    nextStep: { kind: 'reconnect' },
+    ...tail,
+    ...at,
+  };
+}
+
+/** The manager's own words for a next step (a host words `nextStep` in its own). */
+export function nextStepText(step: NextStep, name: string, hints: ResolvedHints): string {
+  switch (step.kind) {
+    case 'sign-in':
+      return step.interactive === false ? hints.signInElsewhere(name) : hints.signIn(name);
+    case 'raise-limit':
+      return step.option === 'limits.connectTimeoutMs'
+        ? `${hints.connectTimeout(name)}, then ${hints.reconnect(name)}`
+        : `raise ${step.option}, then ${hints.reconnect(name)}`;
+    case 'fix-config':
+      return `check the server's entry and its stderr, then ${hints.reconnect(name)}`;
+    case 'approve':
+      return 'approve it for this project first';
+    case 'enable':
+      return step.by === 'host' ? hints.hostEnable(name) : 'enable it in its config first';
+    case 'ask-admin':
+      return 'the managed policy decides; ask its administrator';
+    case 'fix-server':
+      return "only the server's authors can fix it";
+    case 'none':
+      return 'nothing to do here';
+    default:
+      return `${hints.reconnect(name)} to try again`;
+  }
+}
+
+/** Turns a connect error into the state a host sees, with the cause and next step as facts. */
 export function classifyFailure(
   name: string,
   server: ResolvedServer,
   error: Error,
   hints: ResolvedHints = defaultHints,
 ): FailedState | NeedsAuthState {
-  const url = urlOf(server.config);
-  const needsAuth = find(error, (e) =>
-    e.code === 'MCPKIT_NEEDS_AUTH' || e.code === 'MCPKIT_UNAUTHORIZED'
-      ? (e as unknown as Error)
-      : undefined,
-  );
-  if (needsAuth) {
+  const configured = urlOf(server.config);
+  const d = diagnose(error, configured);
+  if (d.failure.kind === 'needs-sign-in') {
+    const url = d.url ?? configured ?? '';
     return {
       name,
       state: 'needs-auth',
-      error: new ServerConnectError(name, needsAuth, hints.signIn(name), {
+      error: new ServerConnectError(name, error, nextStepText(d.nextStep, name, hints), {
         ...(url ? { url } : {}),
+        failure: d.failure,
+        nextStep: d.nextStep,
       }),
-      url: url ?? '',
+      url,
+      failure: d.failure,
+      nextStep: d.nextStep,
     };
   }
-  const exitCode = find(error, (e) =>
-    e.code === 'MCPKIT_PROCESS_EXITED' && typeof e.exitCode === 'number' ? e.exitCode : undefined,
-  );
-  const stderrTail = find(error, (e) =>
-    typeof e.stderrTail === 'string' && e.stderrTail.trim() !== '' ? e.stderrTail : undefined,
-  );
-  const status = find(error, (e) =>
-    typeof e.status === 'number' && e.status > 0 && 'bodyExcerpt' in e ? e.status : undefined,
-  );
-  const httpUrl = find(error, (e) =>
-    typeof e.url === 'string' && 'bodyExcerpt' in e ? e.url : undefined,
-  );
-  const code = find(error, (e) => (typeof e.code === 'string' ? e.code : undefined));
-  const reconnect = hints.reconnect(name);
-  const next =
-    code === 'MCPKIT_SERVER_NOT_ENABLED' || code === 'MCPKIT_UNSUPPORTED_SERVER_TYPE'
-      ? 'see above'
-      : code === 'MCPKIT_TIMEOUT'
-        ? `${reconnect} to try again`
-        : exitCode !== undefined || code === 'MCPKIT_PROCESS_SPAWN'
-          ? `check the command and its stderr, then ${reconnect}`
-          : status !== undefined
-            ? `check the URL and the server, then ${reconnect}`
-            : isTerminal(error)
-              ? `check that the server is running and reachable, then ${reconnect}`
-              : `${reconnect} to try again`;
+  // The gate's and the type's refusals are complete as they are: nothing was tried.
   const wrapped =
-    code === 'MCPKIT_SERVER_NOT_ENABLED' || code === 'MCPKIT_UNSUPPORTED_SERVER_TYPE'
+    ServerNotEnabledError.isInstance(error) ||
+    UnsupportedServerTypeError.isInstance(error) ||
+    CrashLoopError.isInstance(error)
       ? error
-      : new ServerConnectError(name, error, next, {
-          ...(exitCode !== undefined ? { exitCode } : {}),
-          ...(stderrTail ? { stderrTail } : {}),
-          ...(httpUrl || url ? { url: httpUrl ?? url } : {}),
-          ...(status !== undefined ? { status } : {}),
+      : new ServerConnectError(name, error, nextStepText(d.nextStep, name, hints), {
+          ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}),
+          ...(d.stderrTail ? { stderrTail: d.stderrTail } : {}),
+          ...(d.url ? { url: d.url } : {}),
+          ...(d.status !== undefined ? { status: d.status } : {}),
+          failure: d.failure,
+          nextStep: d.nextStep,
         });
   return {
     name,
     state: 'failed',
     error: wrapped,
-    ...(exitCode !== undefined ? { exitCode } : {}),
-    ...(stderrTail ? { stderrTail } : {}),
-    ...(httpUrl || url ? { url: (httpUrl ?? url)! } : {}),
-    ...(status !== undefined ? { status } : {}),
+    failure: d.failure,
+    nextStep: d.nextStep,
+    ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}),
+    ...(d.stderrTail ? { stderrTail: d.stderrTail } : {}),
+    ...(d.url ? { url: d.url } : {}),
+    ...(d.status !== undefined ? { status: d.status } : {}),
   };
 }
 
@@ -129,13 +297,13 @@ export function initialState(
   policy: ReconnectPolicy,
   hints: ResolvedHints = defaultHints,
 ): ServerState {
-  const status = server.status ?? 'enabled';
-  if (status !== 'enabled' || server.config.disabled === true) {
-    const shown = status === 'enabled' ? 'disabled' : status;
+  if (!mayContact(server)) {
+    const refusal = new ServerNotEnabledError(server);
     return {
       name: server.name,
       state: 'disabled',
-      reason: new ServerNotEnabledError(server.name, shown, server.reason, hints).message,
+      reason: refusal.message,
+      ...notEnabledDiagnosis(refusal.status),
     };
   }
   if (hostDisabled)
@@ -143,6 +311,8 @@ export function initialState(
       name: server.name,
       state: 'disabled',
       reason: `server "${server.name}" was disabled by the host; ${hints.hostEnable(server.name)}`,
+      failure: { kind: 'disabled', by: 'host' },
+      nextStep: { kind: 'enable', by: 'host' },
     };
   return {
     name: server.name,

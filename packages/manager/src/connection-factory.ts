@@ -82,7 +82,7 @@ export class ConnectionFactory {
         crashLoop: host.crashLoop,
         hints: host.hints,
         makeTransport: async (s) => {
-          assertEnabled(s, host.hints);
+          assertEnabled(s);
           if (!isLocal(s)) await this.ensureStore();
           const factory = host.options.transportFactory ?? createTransport;
           return factory(s, this.transportContext(s.name));

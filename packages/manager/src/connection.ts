@@ -411,6 +411,8 @@ export class ServerConnection {
         name: this.name,
         state: 'failed',
         error,
+        failure: error.failure,
+        nextStep: error.nextStep,
         ...(exitCode !== undefined ? { exitCode } : {}),
         ...(stderrTail ? { stderrTail } : {}),
       },

@@ -1,9 +1,13 @@
 import { McpkitError, type McpkitErrorOptions, TimeoutError } from '@mcpkit/jsonrpc';
+import type { FailureCause, NextStep } from './failure.js';
 import { defaultHints, type ResolvedHints } from './hints.js';
 
 /** Codes of the errors `@mcpkit/manager` throws (their `code`). Stable: match on these. */
 export const ManagerErrorCode = {
-  /** The config says the server must not start (pending approval, rejected, blocked, disabled). */
+  /**
+   * The config says the server must not start (pending approval, rejected, blocked,
+   * disabled): `ServerNotEnabledError`, thrown by `@mcpkit/config`'s gate (its `ConfigErrorCode.NotEnabled`).
+   */
   NotEnabled: 'MCPKIT_SERVER_NOT_ENABLED',
   /** The config entry's type has no transport here (and the host registered none). */
   UnsupportedType: 'MCPKIT_UNSUPPORTED_SERVER_TYPE',
@@ -24,51 +28,42 @@ export const ManagerErrorCode = {
 } as const;
 export type ManagerErrorCode = (typeof ManagerErrorCode)[keyof typeof ManagerErrorCode];
 
-/** Base of the manager's own errors. Every one names the server and says what to do next. */
+/** The structured facts a manager error carries beside its message. */
+export interface FailureFacts {
+  /** Why it failed (match on `failure.kind`, never on the message). */
+  failure?: FailureCause;
+  /** What gets the server back, for a host to word in its own commands. */
+  nextStep?: NextStep;
+}
+
+/**
+ * Base of the manager's own errors. Every one names the server; those about a failure
+ * carry `failure` and `nextStep` as facts.
+ */
 export class ManagerError extends McpkitError {
   override readonly name: string = 'ManagerError';
   /** The server the error is about. */
   readonly server: string;
-  constructor(code: string, server: string, message: string, options?: McpkitErrorOptions) {
+  readonly failure: FailureCause | undefined;
+  readonly nextStep: NextStep | undefined;
+  constructor(
+    code: string,
+    server: string,
+    message: string,
+    options?: McpkitErrorOptions & FailureFacts,
+  ) {
     super(code, message, options);
     this.server = server;
+    this.failure = options?.failure;
+    this.nextStep = options?.nextStep;
   }
 }
 
 /**
- * The security gate: the config did not enable this server, so the manager refuses to
- * spawn it or send it a byte.
+ * The gate's refusal (pending approval, rejected, blocked, disabled): one class, from
+ * `@mcpkit/config`, which owns the resolved entry the gate decides on.
  */
-export class ServerNotEnabledError extends ManagerError {
-  override readonly name = 'ServerNotEnabledError';
-  readonly status: string;
-  constructor(
-    server: string,
-    status: string,
-    reason: string | undefined,
-    hints: ResolvedHints = defaultHints,
-  ) {
-    super(
-      ManagerErrorCode.NotEnabled,
-      server,
-      `server "${server}": not started because its status is "${status}"${reason ? ` (${reason})` : ''}; ${nextStepFor(server, status, hints)}`,
-    );
-    this.status = status;
-  }
-}
-
-function nextStepFor(server: string, status: string, hints: ResolvedHints): string {
-  switch (status) {
-    case 'pending-approval':
-      return hints.approve(server);
-    case 'rejected':
-      return `it was rejected for this project; reset the project's approvals to be asked again`;
-    case 'blocked':
-      return 'the managed policy blocks it; ask your administrator';
-    default:
-      return hints.configEnable(server);
-  }
-}
+export { ServerNotEnabledError } from '@mcpkit/config';
 
 export class UnsupportedServerTypeError extends ManagerError {
   override readonly name = 'UnsupportedServerTypeError';
@@ -78,6 +73,7 @@ export class UnsupportedServerTypeError extends ManagerError {
       ManagerErrorCode.UnsupportedType,
       server,
       `server "${server}": type "${type}" cannot be connected: ${hint}`,
+      { failure: { kind: 'unsupported-type', type }, nextStep: { kind: 'fix-config' } },
     );
     this.type = type;
   }
@@ -110,7 +106,12 @@ export class ServerUnavailableError extends ManagerError {
   override readonly name = 'ServerUnavailableError';
   readonly state: string;
   /** `detail` that is already a sentence about the server (`server "x" was …`) is the message as it is. */
-  constructor(server: string, state: string, detail: string, options?: McpkitErrorOptions) {
+  constructor(
+    server: string,
+    state: string,
+    detail: string,
+    options?: McpkitErrorOptions & FailureFacts,
+  ) {
     super(
       ManagerErrorCode.Unavailable,
       server,
@@ -130,11 +131,20 @@ export class ServerConnectError extends ManagerError {
   readonly stderrTail: string | undefined;
   readonly url: string | undefined;
   readonly status: number | undefined;
+  declare readonly failure: FailureCause;
+  declare readonly nextStep: NextStep;
   constructor(
     server: string,
     cause: Error,
     next: string,
-    details: { exitCode?: number; stderrTail?: string; url?: string; status?: number } = {},
+    details: {
+      exitCode?: number;
+      stderrTail?: string;
+      url?: string;
+      status?: number;
+      failure: FailureCause;
+      nextStep: NextStep;
+    },
   ) {
     const text = cause.message.startsWith(`server "${server}"`)
       ? cause.message.slice(`server "${server}"`.length).replace(/^:\s*/, '')
@@ -143,7 +153,7 @@ export class ServerConnectError extends ManagerError {
       ManagerErrorCode.ConnectFailed,
       server,
       `server "${server}": could not connect: ${text}; ${next}`,
-      { cause },
+      { cause, failure: details.failure, nextStep: details.nextStep },
     );
     this.exitCode = details.exitCode;
     this.stderrTail = details.stderrTail;
@@ -157,6 +167,8 @@ export class CrashLoopError extends ManagerError {
   override readonly name = 'CrashLoopError';
   readonly exitCode: number | undefined;
   readonly stderrTail: string | undefined;
+  declare readonly failure: FailureCause;
+  declare readonly nextStep: NextStep;
   constructor(
     server: string,
     starts: number,
@@ -169,6 +181,15 @@ export class CrashLoopError extends ManagerError {
       ManagerErrorCode.CrashLoop,
       server,
       `server "${server}": crashed ${starts} times within ${Math.round(windowMs / 1000)} s of starting (last exit code ${exitCode ?? 'unknown'}); not restarting it on its own — fix the server or its config, then ${hints.reconnect(server)}${stderrTail ? `; last stderr:\n${stderrTail}` : ''}`,
+      {
+        failure: {
+          kind: 'crash-loop',
+          attempts: starts,
+          windowMs,
+          ...(exitCode !== undefined ? { exitCode } : {}),
+        },
+        nextStep: { kind: 'fix-config' },
+      },
     );
     this.exitCode = exitCode;
     this.stderrTail = stderrTail;
@@ -190,11 +211,15 @@ export class ManagerClosedError extends ManagerError {
 export class ConnectTimeoutError extends TimeoutError {
   override readonly name = 'ConnectTimeoutError';
   readonly server: string;
+  readonly failure: FailureCause;
+  readonly nextStep: NextStep;
   constructor(server: string, timeoutMs: number, hints: ResolvedHints = defaultHints) {
     super(
       `server "${server}": did not finish connecting within ${timeoutMs} ms (handshake included); the server was stopped — check that it starts, or ${hints.connectTimeout(server)}`,
       timeoutMs,
     );
     this.server = server;
+    this.failure = { kind: 'timeout', timeoutMs };
+    this.nextStep = { kind: 'raise-limit', option: 'limits.connectTimeoutMs' };
   }
 }

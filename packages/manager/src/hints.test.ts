@@ -25,11 +25,9 @@ test('the default hints keep the messages hosts already match on (the CLI rewrit
   expect(new CrashLoopError('s', 5, 60_000, 1, undefined).message).toContain(
     'then call reconnect("s")',
   );
-  expect(new ServerNotEnabledError('s', 'disabled', undefined).message).toContain(
-    'enable it first (e.g. "mcpkit enable s")',
-  );
-  expect(new ServerNotEnabledError('s', 'pending-approval', undefined).message).toContain(
-    'approve it first (e.g. "mcpkit approve s")',
+  // The gate's refusal states facts only: no command of any host.
+  expect(new ServerNotEnabledError(server('s', 'disabled')).message).toBe(
+    'server "s": not started because its status is "disabled" (test); nothing was sent to it',
   );
   const auth = Object.assign(new Error('401'), { code: 'MCPKIT_NEEDS_AUTH' });
   const verdict = classifyFailure('s', server('s'), auth);
@@ -51,14 +49,12 @@ test("a host's hints replace every next step, and no message names the manager's
     connectTimeout: 'pass --timeout <ms>',
     outputBudget: 'pass --max-output <chars>',
     hostEnable: (s) => `run "tool on ${s}"`,
-    configEnable: (s) => `set "enabled": true for ${s}`,
-    approve: (s) => `run "tool trust ${s}"`,
   });
   const texts = [
     new ConnectTimeoutError('s', 1500, hints).message,
     new CrashLoopError('s', 5, 60_000, 1, undefined, hints).message,
-    new ServerNotEnabledError('s', 'disabled', undefined, hints).message,
-    new ServerNotEnabledError('s', 'pending-approval', undefined, hints).message,
+    new ServerNotEnabledError(server('s', 'disabled')).message,
+    new ServerNotEnabledError(server('s', 'pending-approval')).message,
     classifyFailure(
       's',
       server('s'),
@@ -75,8 +71,6 @@ test("a host's hints replace every next step, and no message names the manager's
   expect(texts.join('\n')).toContain('pass --timeout <ms>');
   expect(texts.join('\n')).toContain('run "tool restart s"');
   expect(texts.join('\n')).toContain('run "tool login s"');
-  expect(texts.join('\n')).toContain('set "enabled": true for s');
-  expect(texts.join('\n')).toContain('run "tool trust s"');
   expect(texts.join('\n')).toContain('run "tool on s"');
   expect(texts.join('\n')).toContain('pass --max-output <chars>');
 });

@@ -17,7 +17,7 @@ export interface ManagerHints {
   signIn?: ManagerHint;
   /**
    * Sign in when the host does not allow an interactive sign-in (`auth.interactive` off).
-   * Default `sign in another way (e.g. "mcpkit login")`.
+   * Default `sign in another way, outside this host`.
    */
   signInElsewhere?: ManagerHint;
   /** Give connects more time. Default `raise MCP_TIMEOUT / limits.connectTimeoutMs`. */
@@ -26,10 +26,6 @@ export interface ManagerHints {
   outputBudget?: ManagerHint;
   /** Enable a server the host disabled. Default `call enable("<server>")`. */
   hostEnable?: ManagerHint;
-  /** Enable a server its configuration disables. Default `enable it first (e.g. "mcpkit enable <server>")`. */
-  configEnable?: ManagerHint;
-  /** Approve a server waiting for approval. Default `approve it first (e.g. "mcpkit approve <server>")`. */
-  approve?: ManagerHint;
 }
 
 /** Every hint as a function. */
@@ -39,12 +35,10 @@ export const defaultHints: ResolvedHints = Object.freeze({
   reconnect: (server: string) => `call reconnect("${server}")`,
   signIn: (server: string) =>
     `sign in with the manager's authenticate("${server}") (or its "authenticate" tool)`,
-  signInElsewhere: () => 'sign in another way (e.g. "mcpkit login")',
+  signInElsewhere: () => 'sign in another way, outside this host',
   connectTimeout: () => 'raise MCP_TIMEOUT / limits.connectTimeoutMs',
   outputBudget: () => 'raise limits.outputBudgetChars',
   hostEnable: (server: string) => `call enable("${server}")`,
-  configEnable: (server: string) => `enable it first (e.g. "mcpkit enable ${server}")`,
-  approve: (server: string) => `approve it first (e.g. "mcpkit approve ${server}")`,
 });
 
 /** The host's hints over the defaults; a hint that throws or returns nothing uses the default. */

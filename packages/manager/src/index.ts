@@ -13,11 +13,13 @@ export {
   reconnectDelay,
 } from './backoff.js';
 export type { ListKind } from './catalog.js';
+export { type Diagnosis, diagnose } from './classify.js';
 export { type Clock, systemClock } from './clock.js';
 export { type HostCommand, parseCommandArguments } from './commands.js';
 export {
   ConnectTimeoutError,
   CrashLoopError,
+  type FailureFacts,
   ManagerClosedError,
   ManagerError,
   ManagerErrorCode,
@@ -28,6 +30,7 @@ export {
   UnknownToolError,
   UnsupportedServerTypeError,
 } from './errors.js';
+export type { FailureCause, FailureKind, NextStep, NextStepKind } from './failure.js';
 export {
   defaultHints,
   type ManagerHint,

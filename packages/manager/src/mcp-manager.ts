@@ -400,6 +400,10 @@ export class McpManager implements ManagerView {
         name,
         'needs-auth',
         `interactive sign-in is off in this host (auth.interactive); ${this.hints.signInElsewhere(name)} and ${this.hints.reconnect(name)}`,
+        {
+          failure: { kind: 'needs-sign-in', interactive: false },
+          nextStep: { kind: 'sign-in', interactive: false },
+        },
       );
     }
     await this.factory.ensureStore();
@@ -418,8 +422,11 @@ export class McpManager implements ManagerView {
   async reconnect(name: string): Promise<ServerState> {
     const connection = this.connection(name);
     if (this.hostDisabled.has(name) && connection.state.state === 'disabled')
-      throw new ServerUnavailableError(name, 'disabled', connection.state.reason);
-    assertEnabled(connection.server, this.hints);
+      throw new ServerUnavailableError(name, 'disabled', connection.state.reason, {
+        ...(connection.state.failure ? { failure: connection.state.failure } : {}),
+        ...(connection.state.nextStep ? { nextStep: connection.state.nextStep } : {}),
+      });
+    assertEnabled(connection.server);
     this.needsAuth.forget(name);
     await connection.reconnect('reconnect requested');
     await this.settled();
@@ -434,6 +441,8 @@ export class McpManager implements ManagerView {
         name,
         state: 'disabled',
         reason: `server "${name}" was disconnected by the host; ${this.hints.reconnect(name)}`,
+        failure: { kind: 'disabled', by: 'host' },
+        nextStep: { kind: 'reconnect' },
       },
       'disconnected',
     );
@@ -447,6 +456,8 @@ export class McpManager implements ManagerView {
         name,
         state: 'disabled',
         reason: `server "${name}" was disabled by the host; ${this.hints.hostEnable(name)}`,
+        failure: { kind: 'disabled', by: 'host' },
+        nextStep: { kind: 'enable', by: 'host' },
       },
       'disabled',
     );
@@ -456,7 +467,7 @@ export class McpManager implements ManagerView {
   async enable(name: string): Promise<ServerState> {
     const connection = this.connection(name);
     this.hostDisabled.delete(name);
-    assertEnabled(connection.server, this.hints);
+    assertEnabled(connection.server);
     await connection.connect('enabled');
     await this.settled();
     return connection.state;

@@ -1,5 +1,6 @@
 import type { McpClient } from '@mcpkit/client';
 import type { Implementation, LoggingMessageParams, ServerCapabilities } from '@mcpkit/protocol';
+import type { FailureCause, NextStep } from './failure.js';
 
 /** One server as the host sees it. Immutable: a new object on every transition. */
 export type ServerState =
@@ -31,7 +32,7 @@ export interface ConnectedState {
   readonly toolIssues?: readonly ToolListIssue[];
 }
 
-/** What gets a failed list back (an application words it). */
+/** What gets a failed list back (an application words it): the list kinds of `NextStep`. */
 export type ListNextStep =
   /** The manager asks again on the next read after `at` (epoch ms), or on a `list_changed`. */
   | { readonly kind: 'retry'; readonly at: number }
@@ -50,6 +51,8 @@ export interface ListFailure {
   readonly code?: string;
   /** The JSON-RPC error code the server answered with, when it did. */
   readonly rpcCode?: number;
+  /** The same facts as a `FailureCause` (`list-failed`). */
+  readonly failure: Extract<FailureCause, { kind: 'list-failed' }>;
   /** Epoch ms. */
   readonly failedAt: number;
   /** Epoch ms: before this, a read does not ask the server again. */
@@ -70,6 +73,10 @@ export interface FailedState {
   readonly state: 'failed';
   /** Typed: names the server, the cause and what to do next. */
   readonly error: Error;
+  /** Why, as facts (match on `failure.kind`, never on `error.message`). */
+  readonly failure: FailureCause;
+  /** What gets it back, for the host to word in its own commands. */
+  readonly nextStep: NextStep;
   readonly exitCode?: number;
   readonly stderrTail?: string;
   readonly url?: string;
@@ -81,6 +88,8 @@ export interface NeedsAuthState {
   readonly state: 'needs-auth';
   readonly error: Error;
   readonly url: string;
+  readonly failure: FailureCause;
+  readonly nextStep: NextStep;
 }
 
 export interface PendingState {
@@ -99,6 +108,9 @@ export interface DisabledState {
   readonly name: string;
   readonly state: 'disabled';
   readonly reason: string;
+  /** Which gate holds it (config status or the host), as facts. */
+  readonly failure?: FailureCause;
+  readonly nextStep?: NextStep;
 }
 
 export interface ManagerSnapshot {

@@ -92,9 +92,12 @@ describe('the enabled-status gate (issue #10 finding 4)', () => {
     await manager.connectAll();
     const state = manager.state('proj');
     expect(state?.state).toBe('disabled');
-    expect(state?.state === 'disabled' && state.reason).toMatch(
-      /pending-approval.*approve it first/,
-    );
+    expect(state?.state === 'disabled' && state.reason).toMatch(/"pending-approval"/);
+    // The next step is a fact a host words, not a sentence of the manager's.
+    expect(state?.state === 'disabled' && [state.failure, state.nextStep]).toEqual([
+      { kind: 'not-approved' },
+      { kind: 'approve' },
+    ]);
     await expect(manager.enable('proj')).rejects.toBeInstanceOf(ServerNotEnabledError);
     expect(calls).toBe(0);
   });

@@ -1,8 +1,7 @@
-import type { ResolvedServer } from '@mcpkit/config';
+import { assertMayContact, type ResolvedServer } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import { httpAuthFor, type ManagerAuthOptions, workingDirectoryOf } from './auth-wiring.js';
-import { ServerNotEnabledError, UnsupportedServerTypeError } from './errors.js';
-import type { ResolvedHints } from './hints.js';
+import { UnsupportedServerTypeError } from './errors.js';
 
 /** What a transport factory is given besides the server entry. */
 export interface TransportContext {
@@ -39,20 +38,14 @@ export type TransportFactory = (
 ) => Transport | Promise<Transport>;
 
 /**
- * The security gate (one place for every path that starts a server): a server the config
- * did not enable — pending approval, rejected, blocked, disabled — is refused before any
+ * The security gate (one place for every path that starts a server): `@mcpkit/config`'s
+ * `assertMayContact`, which decides on the resolved entry alone — a server pending
+ * approval, rejected, blocked or disabled is refused (`ServerNotEnabledError`) before any
  * process is spawned or any byte is sent. The manager calls this before every factory,
  * the host's own included.
  */
-export function assertEnabled(server: ResolvedServer, hints?: ResolvedHints): void {
-  const status = server.status ?? 'enabled';
-  if (status !== 'enabled' || server.config.disabled === true)
-    throw new ServerNotEnabledError(
-      server.name,
-      status === 'enabled' ? 'disabled' : status,
-      server.reason,
-      hints,
-    );
+export function assertEnabled(server: ResolvedServer): void {
+  assertMayContact(server);
 }
 
 function streamHooks(context: TransportContext) {

@@ -9,6 +9,8 @@ export function unavailableError(state: ServerState, hints: ResolvedHints): Serv
     case 'failed':
       return new ServerUnavailableError(name, 'failed', state.error.message, {
         cause: state.error,
+        failure: state.failure,
+        nextStep: state.nextStep,
       });
     case 'needs-auth': {
       // The state's error already says how to sign in, unless it came from elsewhere.
@@ -18,12 +20,15 @@ export function unavailableError(state: ServerState, hints: ResolvedHints): Serv
         name,
         'needs-auth',
         text.includes(signIn) ? text : `${text}; ${signIn}`,
-        { cause: state.error },
+        { cause: state.error, failure: state.failure, nextStep: state.nextStep },
       );
     }
     case 'disabled':
       // The reason names the server and its next step already (config, host or disconnect).
-      return new ServerUnavailableError(name, 'disabled', state.reason);
+      return new ServerUnavailableError(name, 'disabled', state.reason, {
+        ...(state.failure ? { failure: state.failure } : {}),
+        ...(state.nextStep ? { nextStep: state.nextStep } : {}),
+      });
     case 'pending':
       return new ServerUnavailableError(
         name,

@@ -1,4 +1,13 @@
-import { ErrorCode, TransportError } from '@mcpkit/jsonrpc';
+import { TransportError } from '@mcpkit/jsonrpc';
+
+/** Codes of the errors `@mcpkit/transport-stdio` throws (their `code`). Stable: match on these. */
+export const StdioErrorCode = {
+  /** The server process exited or was killed while the connection was open (`ProcessExitedError`). */
+  ProcessExited: 'MCPKIT_PROCESS_EXITED',
+  /** The server process could not be started (`ProcessSpawnError`). */
+  ProcessSpawn: 'MCPKIT_PROCESS_SPAWN',
+} as const;
+export type StdioErrorCode = (typeof StdioErrorCode)[keyof typeof StdioErrorCode];
 
 /** The server process exited (or was killed) while the connection was open. */
 export class ProcessExitedError extends TransportError {
@@ -18,7 +27,7 @@ export class ProcessExitedError extends TransportError {
     super(
       `${label}: process ${how}${tail ? `; last stderr:\n${indent(tail)}` : ' (no stderr output)'}`,
       {
-        code: ErrorCode.ProcessExited,
+        code: StdioErrorCode.ProcessExited,
       },
     );
     this.exitCode = exitCode;
@@ -38,7 +47,10 @@ export class ProcessSpawnError extends TransportError {
         : cause.code === 'EACCES'
           ? `permission denied; check that "${command}" is executable`
           : cause.message;
-    super(`${label}: cannot start "${command}": ${hint}`, { code: ErrorCode.ProcessSpawn, cause });
+    super(`${label}: cannot start "${command}": ${hint}`, {
+      code: StdioErrorCode.ProcessSpawn,
+      cause,
+    });
     this.command = command;
   }
 }

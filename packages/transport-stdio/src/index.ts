@@ -6,7 +6,7 @@ export {
   resolveCommand,
 } from './command-line.js';
 export { type InheritEnv, inheritedEnvironment } from './environment.js';
-export { ProcessExitedError, ProcessSpawnError } from './errors.js';
+export { ProcessExitedError, ProcessSpawnError, StdioErrorCode } from './errors.js';
 export {
   DEFAULT_STDERR_BUFFER_CHARS,
   StdioTransport,

@@ -23,7 +23,7 @@ export interface PostHost extends StreamHost {
   readonly url: URL;
   readonly dispatcher: Dispatcher;
   readonly auth: HttpAuth | undefined;
-  /** The server's name, when the transport was given one (for "mcpkit login <name>"). */
+  /** The server's name, when the transport was given one (for messages). */
   readonly name: string | undefined;
   readonly maxMessageBytes: number;
   readonly sessionId: string | undefined;
@@ -174,7 +174,7 @@ function unauthorized(
 ): UnauthorizedError {
   const challenge = header(res.headers, 'www-authenticate');
   return new UnauthorizedError(
-    `${host.description}: POST ${host.url.href} → ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}; the server needs authorization${host.name ? ` (run "mcpkit login ${host.name}")` : ''}`,
+    `${host.description}: POST ${host.url.href} → ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}; the server needs authorization`,
     status,
     host.url.href,
     excerpt,

@@ -87,8 +87,9 @@ export async function authCommand(
     await provider.login({ signal: options.shutdown.signal, timeoutMs: options.loginTimeoutMs });
   } catch (error) {
     if (TimeoutError.isInstance(error) && error.timeoutMs === options.loginTimeoutMs)
+      // Worded from the facts (server, budget), not from the provider's message.
       throw new TimeoutError(
-        `${error.message} (--login-timeout <ms> allows longer)`,
+        `server "${name}": the sign-in did not finish within ${options.loginTimeoutMs / 1000} s; run "mcpkit login ${name}" again and complete it in the browser (--login-timeout <ms> allows longer)`,
         options.loginTimeoutMs,
         { cause: error },
       );

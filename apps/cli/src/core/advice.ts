@@ -1,4 +1,6 @@
-import type { ManagerHints, ServerState } from '@mcpkit/manager';
+import { ServerNotEnabledError } from '@mcpkit/config';
+import { type ManagerHints, ServerConnectError, type ServerState } from '@mcpkit/manager';
+import { refusalText } from './gate.js';
 
 /**
  * The next steps the manager writes into its messages, in the CLI's words (the manager's
@@ -10,7 +12,6 @@ export const CLI_HINTS: ManagerHints = {
   signIn: (server) => `run "mcpkit login ${server}"`,
   signInElsewhere: (server) => `run "mcpkit login ${server}"`,
   connectTimeout: () => 'raise mcpkit --timeout <ms> (the connect budget)',
-  configEnable: () => 'enable it in its config file',
   // Only the shell disables a server for the session alone; its own command undoes that.
   hostEnable: (server) => `type "enable ${server}" in the shell`,
 };
@@ -52,22 +53,75 @@ export interface StateSummary {
   next: string;
 }
 
-function nextForFailure(name: string, state: Extract<ServerState, { state: 'failed' }>): string {
-  const text = state.error.message;
-  if (/did not finish connecting within|timed out/i.test(text))
-    return `raise --timeout <ms> if "${name}" is slow to start, or run "mcpkit -v servers -s ${name}" to see its stderr`;
-  if (/ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|fetch failed/i.test(text))
-    return `check that the server at ${state.url ?? 'its URL'} is running (mcpkit list shows the entry)`;
-  if (state.status !== undefined && state.status >= 500)
-    return `the server failed with HTTP ${state.status}: try again later or check the server's own logs`;
-  if (state.status !== undefined)
-    return `the server answered HTTP ${state.status}: check the URL and headers of "${name}" (mcpkit list)`;
-  // The spawn error already says what to install or fix.
-  if (/command not found/i.test(text)) return '';
-  if (state.exitCode !== undefined || /cannot start/i.test(text))
-    return `check the command of "${name}" and its stderr (run "mcpkit -v servers -s ${name}")`;
-  if (/crashed \d+ times/.test(text)) return `fix the server or its config, then run again`;
-  return `run "mcpkit -v servers -s ${name}" to see its stderr and warnings`;
+type Failed = Extract<ServerState, { state: 'failed' }>;
+
+/** Raising a manager limit, in the CLI's flags. */
+function raiseLimit(option: string): string {
+  switch (option) {
+    case 'limits.connectTimeoutMs':
+      return '--timeout <ms>';
+    case 'maxMessageBytes':
+      return '--max-message-bytes <n>';
+    default:
+      return option;
+  }
+}
+
+/**
+ * What to do about a failed server, worded from its `failure` and `nextStep` alone (never
+ * from the library's message, whose wording may change).
+ */
+export function nextForFailure(name: string, state: Failed): string {
+  const { failure, nextStep } = state;
+  const stderr = `run "mcpkit -v servers -s ${name}"`;
+  switch (failure.kind) {
+    case 'timeout':
+      return `raise ${raiseLimit(nextStep.kind === 'raise-limit' ? nextStep.option : 'limits.connectTimeoutMs')} if "${name}" is slow to start, or ${stderr} to see its stderr`;
+    case 'unreachable':
+      return `check that the server at ${failure.url ?? state.url ?? 'its URL'} is running (mcpkit list shows the entry)`;
+    case 'http-status':
+      return nextStep.kind === 'retry'
+        ? `the server failed with HTTP ${failure.status}: try again later or check the server's own logs`
+        : `the server answered HTTP ${failure.status}: check the URL and headers of "${name}" (mcpkit list)`;
+    case 'spawn-failed':
+      // The spawn error says what to install or fix when the OS said why.
+      if (failure.errno === 'ENOENT' || failure.errno === 'EACCES') return '';
+      return `check the command of "${name}" and its stderr (${stderr})`;
+    case 'exited':
+      return `check the command of "${name}" and its stderr (${stderr})`;
+    case 'crash-loop':
+      return 'fix the server or its config, then run again';
+    case 'message-too-large':
+      return `mcpkit ${raiseLimit('maxMessageBytes')} accepts more`;
+    case 'not-approved':
+    case 'rejected':
+    case 'disabled':
+    case 'denied-by-policy':
+    case 'skipped':
+    case 'unsupported-type':
+      // The reason is the gate's (or the type's) whole sentence, with its next step.
+      return '';
+    default:
+      return `${stderr} to see its stderr and warnings`;
+  }
+}
+
+/** The facts of a failure in one sentence, without the library's advice. */
+function failureReason(name: string, state: Failed): string {
+  const error = state.error;
+  const { failure } = state;
+  if (failure.kind === 'crash-loop') {
+    const tail = state.stderrTail?.trim();
+    return `server "${name}": crashed ${failure.attempts} times within ${Math.round(failure.windowMs / 1000)} s of starting (last exit code ${failure.exitCode ?? 'unknown'}); not restarting it on its own${tail ? `; last stderr:\n${tail}` : ''}`;
+  }
+  if (ServerNotEnabledError.isInstance(error)) return refusalText(error);
+  // A connect error's own text is the cause's; its next step is the manager's (not ours).
+  const cause = ServerConnectError.isInstance(error) ? (error.cause as Error) : error;
+  const prefix = `server "${name}"`;
+  const text = cause.message.startsWith(prefix)
+    ? cause.message.slice(prefix.length).replace(/^:\s*/, '')
+    : cause.message;
+  return once(`${prefix}: ${inCliWords(text, name)}`, name);
 }
 
 export function summarize(state: ServerState): StateSummary {
@@ -77,11 +131,7 @@ export function summarize(state: ServerState): StateSummary {
     case 'failed':
       return {
         state: 'failed',
-        // "could not connect" says nothing the state does not: the cause comes right after the name.
-        reason: once(stripNext(inCliWords(state.error.message, state.name)), state.name).replace(
-          `server "${state.name}": could not connect: `,
-          `server "${state.name}": `,
-        ),
+        reason: failureReason(state.name, state),
         next: nextForFailure(state.name, state),
       };
     case 'needs-auth':
@@ -99,16 +149,6 @@ export function summarize(state: ServerState): StateSummary {
     case 'disabled':
       return { state: 'disabled', reason: inCliWords(state.reason, state.name), next: '' };
   }
-}
-
-/**
- * The manager's message ends with its own next step after the last "; " — the CLI gives
- * its own instead, so the two never disagree.
- */
-function stripNext(message: string): string {
-  const cut = message.lastIndexOf('; ');
-  if (cut < 0 || !/could not connect/.test(message)) return message;
-  return message.slice(0, cut);
 }
 
 /** A nested cause repeats the server's name: keep the first. */

@@ -1,51 +1,20 @@
-import type { ResolvedServer, ServerStatus } from '@mcpkit/config';
-import { McpkitError } from '@mcpkit/jsonrpc';
-import { notStartedHint } from './server-selection.js';
-
-/** The code of `ServerNotEnabledError`. */
-export const SERVER_NOT_ENABLED = 'MCPKIT_SERVER_NOT_ENABLED';
+import { ServerNotEnabledError } from '@mcpkit/config';
+import { notStartedHint, refusalFacts } from './server-selection.js';
 
 /**
- * A command was about to contact (or spawn) a server that is not `enabled`. Its own brand:
- * the manager has a class of the same name (and code), and without one `isInstance` of
- * either class would answer true for the other's errors.
+ * The one gate between the config and the network or a process is `@mcpkit/config`'s
+ * `assertMayContact` (the manager's transport factory calls it too): every CLI path that
+ * makes a transport, runs a headers helper or talks OAuth to a server calls it first.
  */
-export class ServerNotEnabledError extends McpkitError {
-  static readonly brand = 'mcpkit-cli.ServerNotEnabledError';
-  override readonly name: string = 'ServerNotEnabledError';
+export { assertMayContact, ServerNotEnabledError } from '@mcpkit/config';
 
-  constructor(
-    readonly server: string,
-    readonly status: Exclude<ServerStatus, 'enabled'> | string,
-    message: string,
-  ) {
-    super(SERVER_NOT_ENABLED, message);
-  }
+/** The gate's refusal in the CLI's words: why, and what to run (nothing was sent to it). */
+export function refusalText(error: ServerNotEnabledError): string {
+  return `${notStartedHint(refusalFacts(error))} (nothing was sent to it)`;
 }
 
-function nextStep(server: ResolvedServer): string {
-  switch (server.status) {
-    case 'blocked':
-      return '; "mcpkit list" shows the policy that blocks it';
-    case 'disabled':
-      return `; enable it in ${server.source}`;
-    default:
-      return '';
-  }
-}
-
-/**
- * The one check between the config and the network or a process: every path that makes a
- * transport, runs a headers helper or talks OAuth to a server calls it first. A server
- * that is pending approval, rejected, blocked by policy or disabled (or in any state this
- * version does not know) gets no byte and no process.
- */
-export function assertMayContact(server: ResolvedServer): void {
-  if (server.status === 'enabled') return;
-  const hint = notStartedHint(server) || `server "${server.name}" is ${server.status}`;
-  throw new ServerNotEnabledError(
-    server.name,
-    server.status,
-    `${hint}${nextStep(server)} (nothing was sent to it)`,
-  );
+/** An error's text for stderr: the gate's refusal in the CLI's words, else its message. */
+export function errorText(error: unknown): string {
+  if (ServerNotEnabledError.isInstance(error)) return refusalText(error);
+  return (error as Error).message;
 }

@@ -10,7 +10,6 @@ import {
 } from '@mcpkit/manager';
 import { CLI_HINTS } from './advice.js';
 import { checkTimeoutMs } from './flags.js';
-import { assertMayContact } from './gate.js';
 import type { CliContext } from './server-selection.js';
 import type { Closable, Shutdown } from './signals.js';
 import { type TraceFile, traceTransport } from './trace.js';
@@ -154,8 +153,8 @@ export function openManager(
     ...(options.hints === false ? {} : { hints: CLI_HINTS }),
     ...(options.lists ? { lists: options.lists } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
+    // The manager runs the gate (`@mcpkit/config`'s `assertMayContact`) before this factory.
     transportFactory: async (server, context) => {
-      assertMayContact(server);
       // Checked here so that a bad entry fails alone, with its name, before anything starts.
       if (server.config.timeout !== undefined)
         checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);

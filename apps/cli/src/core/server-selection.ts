@@ -1,6 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { formatDiagnostic, type LoadResult, loadConfig, type ResolvedServer } from '@mcpkit/config';
+import {
+  type ApprovalNeeded,
+  formatDiagnostic,
+  type LoadResult,
+  loadConfig,
+  type ResolvedServer,
+  type ServerNotEnabledError,
+  type ServerOrigin,
+} from '@mcpkit/config';
 import { skipSelfReferences } from './self-reference.js';
 
 export interface CliContext {
@@ -54,27 +62,52 @@ export function problems(result: LoadResult): string[] {
   ];
 }
 
-/** Why a configured server will not be started, with what to do about it. */
-export function notStartedHint(server: ResolvedServer): string {
+/** The facts of the gate's refusal that the CLI words (a resolved entry, or the gate's error). */
+export interface NotStartedFacts {
+  name: string;
+  status: string;
+  reason: string;
+  source: string;
+  replaces?: readonly ServerOrigin[] | undefined;
+  approvalNeeded?: ApprovalNeeded | undefined;
+}
+
+/** The gate's refusal (`ServerNotEnabledError`) as the facts `notStartedHint` words. */
+export function refusalFacts(error: ServerNotEnabledError): NotStartedFacts {
+  return {
+    name: error.server,
+    status: error.status,
+    reason: error.reason,
+    source: error.source,
+    replaces: error.replaces,
+    approvalNeeded: error.approvalNeeded,
+  };
+}
+
+/**
+ * Why a configured server will not be started, with what to do about it: the one place
+ * the CLI words the gate (status, approval state, policy reason), for every command.
+ */
+export function notStartedHint(server: NotStartedFacts): string {
+  const approve = `run "mcpkit approve ${server.name}"`;
   switch (server.status) {
     case 'pending-approval': {
       const mine = server.replaces?.[0];
       if (mine)
-        return `the project entry "${server.name}" (${server.source}, pending approval) replaces your ${mine.scope} entry in ${mine.source}, so neither runs: run "mcpkit approve ${server.name}" or rename one of them`;
-      // A reason that already says what to run (a changed entry, an old approval) is enough.
-      if (server.reason.includes('mcpkit approve'))
-        return `server "${server.name}": ${server.reason}`;
-      return `server "${server.name}" (${server.source}) waits for approval: run "mcpkit approve ${server.name}"`;
+        return `the project entry "${server.name}" (${server.source}, pending approval) replaces your ${mine.scope} entry in ${mine.source}, so neither runs: ${approve} or rename one of them`;
+      if (server.approvalNeeded === 'changed' || server.approvalNeeded === 'name-only')
+        return `server "${server.name}": ${server.reason}: check ${server.source} and ${approve}`;
+      return `server "${server.name}" (${server.source}) waits for approval: ${approve}`;
     }
     case 'rejected':
-      return `server "${server.name}" was rejected: run "mcpkit approve ${server.name}" to allow it`;
+      return `server "${server.name}" was rejected: ${approve} to allow it`;
     case 'blocked':
-      return `server "${server.name}" is ${server.reason}`;
+      return `server "${server.name}" is ${server.reason}; "mcpkit list" shows the policy that blocks it`;
     case 'disabled':
-      return `server "${server.name}" is disabled in ${server.source}`;
+      return `server "${server.name}" is disabled in ${server.source}: run "mcpkit enable ${server.name}"`;
     case 'skipped':
       return `server "${server.name}" is skipped: ${server.reason}`;
     default:
-      return '';
+      return `server "${server.name}" is ${server.status}`;
   }
 }

@@ -1,0 +1,76 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
+import { McpManager, ServerConnectError, type ServerState } from '@mcpkit/manager';
+import { describe, expect, it } from 'vitest';
+import { summarize } from './advice.js';
+
+const entry = (name: string, config: ServerConfig): ResolvedServer =>
+  ({
+    name,
+    scope: 'user',
+    source: 'test',
+    config,
+    status: 'enabled',
+    reason: 'test entry',
+    policy: { allowed: true },
+    missingVariables: [],
+  }) as unknown as ResolvedServer;
+
+async function refusedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+/** The same failure, its library message (and its cause's) in other words. */
+function reworded(state: Extract<ServerState, { state: 'failed' }>): ServerState {
+  const error = state.error as ServerConnectError;
+  return {
+    ...state,
+    error: new ServerConnectError(
+      state.name,
+      new Error('entirely different library words'),
+      'do X',
+      {
+        failure: error.failure,
+        nextStep: error.nextStep,
+      },
+    ),
+  };
+}
+
+describe("the CLI's advice comes from failure and nextStep, not from the library's message", () => {
+  it('a refused port and a missing command: the next step stays when the message changes', async () => {
+    const url = await refusedUrl();
+    await using manager = new McpManager({
+      servers: [
+        entry('web', { type: 'streamable-http', url }),
+        entry('gone', { type: 'stdio', command: 'mcpkit-no-such-command-22', args: [] }),
+        entry('quits', {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', 'process.exit(3)'],
+        }),
+      ],
+    });
+    await manager.connectAll();
+    const advice: Record<string, string> = {};
+    for (const name of ['web', 'gone', 'quits']) {
+      const state = manager.state(name)!;
+      if (state.state !== 'failed') throw new Error(`${name}: expected failed, got ${state.state}`);
+      advice[name] = summarize(state).next;
+      expect(summarize(reworded(state)).next).toBe(advice[name]);
+    }
+    expect(advice.web).toBe(
+      `check that the server at ${url} is running (mcpkit list shows the entry)`,
+    );
+    // ENOENT: the spawn error says what to install; the CLI adds nothing.
+    expect(advice.gone).toBe('');
+    expect(advice.quits).toBe(
+      'check the command of "quits" and its stderr (run "mcpkit -v servers -s quits")',
+    );
+  });
+});

@@ -12,10 +12,10 @@ import { tokenStore } from '../session.js';
 import type { Shutdown } from '../signals.js';
 import { neutralize } from '../terminal.js';
 import { withServeLimitHint } from './backend-limit.js';
-import { toolFilter } from './exposed-names.js';
-import { Gateway } from './gateway.js';
-import { generateToken, LOOPBACK_BIND, listenHttpFace } from './http-face.js';
-import { StdioFace } from './stdio-face.js';
+import { toolFilter } from '@mcpkit/gateway/exposed-names';
+import { Gateway } from '@mcpkit/gateway/gateway';
+import { generateToken, LOOPBACK_BIND, listenHttpFace } from '@mcpkit/gateway/http-face';
+import { StdioFace } from '@mcpkit/gateway/stdio-face';
 
 export interface ServeFlags {
   server?: string[];

@@ -7,7 +7,7 @@ import {
   refuseHostOrOrigin,
   streamableHttpDefaults,
 } from '@mcpkit/server';
-import type { Gateway } from './gateway.js';
+import type { Gateway } from '../gateway.js';
 
 export const LOOPBACK_BIND = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 

@@ -1,7 +1,7 @@
 import { McpManager } from '@mcpkit/manager';
 import { describe, expect, it } from 'vitest';
-import { Gateway } from './gateway.js';
-import { listenHttpFace } from './http-face.js';
+import { Gateway } from '../gateway.js';
+import { listenHttpFace } from './http-listener.js';
 
 describe('listenHttpFace', () => {
   it('refuses to bind a non-loopback address without a bearer token (before binding anything)', async () => {

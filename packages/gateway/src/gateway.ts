@@ -19,7 +19,7 @@ import { CallForwarder } from './call-forwarder.js';
 import { nameAll } from './exposed-names.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { originOf } from './routing.js';
-import type { SoleClient } from './stdio-face.js';
+import type { SoleClient } from './node/stdio-listener.js';
 
 export interface GatewayOptions {
   manager: McpManager;

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { McpServer } from '@mcpkit/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StdioFace } from './stdio-face.js';
+import { StdioFace } from './stdio-listener.js';
 
 /**
  * The stdio face over real streams (a `StdioServerTransport` on PassThrough pipes, the

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
+import { createGateway, type Gateway, gatewayHandlers, toolFilter } from '@mcpkit/gateway';
+import { generateToken, isLoopbackBind, listenHttp, StdioListener } from '@mcpkit/gateway/node';
 import { createTransport, McpManager } from '@mcpkit/manager';
 import type { Io } from '../config-commands.js';
 import { UsageError } from '../config-commands.js';
@@ -12,10 +14,6 @@ import { tokenStore } from '../session.js';
 import type { Shutdown } from '../signals.js';
 import { neutralize } from '../terminal.js';
 import { withServeLimitHint } from './backend-limit.js';
-import { toolFilter } from '@mcpkit/gateway/exposed-names';
-import { Gateway } from '@mcpkit/gateway/gateway';
-import { generateToken, LOOPBACK_BIND, listenHttpFace } from '@mcpkit/gateway/http-face';
-import { StdioFace } from '@mcpkit/gateway/stdio-face';
 
 export interface ServeFlags {
   server?: string[];
@@ -116,7 +114,7 @@ export async function serveCommand(
   const manager = new McpManager({
     servers: served,
     clientInfo: { name: 'mcpkit-serve', version },
-    handlers: Gateway.handlers(() => gateway),
+    handlers: gatewayHandlers(() => gateway),
     transportFactory: async (server, context) =>
       withServeLimitHint(
         await createTransport(
@@ -155,8 +153,9 @@ export async function serveCommand(
   // its start), and its roots/list_changed goes to every connected backend.
   const stdioFace =
     bind === undefined
-      ? new StdioFace({
+      ? new StdioListener({
           ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+          tooLargeAdvice: 'start mcpkit serve with a larger --max-message-bytes <n> to accept it',
           // Typed at a terminal, the answers are shown there: what a backend sent can hold
           // DEL, C1 and bidi controls, which JSON.stringify leaves raw; escaped as \uXXXX,
           // every line is still the same JSON.
@@ -171,13 +170,12 @@ export async function serveCommand(
           },
         })
       : undefined;
-  gateway = new Gateway({
+  gateway = createGateway({
     manager,
     servers: served.map((s) => s.name),
     info: { name: 'mcpkit-serve', version },
-    separator,
-    prefix: !flags['no-prefix'],
-    allowTool: toolFilter(flags.tools ?? []),
+    naming: { separator, prefix: !flags['no-prefix'] },
+    filter: toolFilter(flags.tools ?? []),
     callTimeoutMs: timeoutMs,
     ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     ...(stdioFace ? { soleClient: stdioFace } : {}),
@@ -213,15 +211,16 @@ export async function serveCommand(
       let token = flags.token ?? ctx.env.MCPKIT_SERVE_TOKEN;
       if (token !== undefined && token.length < 16)
         throw new UsageError('the bearer token must be at least 16 characters');
-      if (!token && !LOOPBACK_BIND.has(bind.host.replace(/^\[|\]$/g, ''))) {
+      if (!token && !isLoopbackBind(bind.host)) {
         token = generateToken();
         io.stderr(`mcpkit serve: bearer token for this run (shown once): ${token}\n`);
       }
-      const face = await listenHttpFace(gateway, {
+      const face = await listenHttp(gateway, {
         host: bind.host,
         port: bind.port,
         token,
         ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
+        tooLargeAdvice: 'mcpkit serve --max-message-bytes <n> raises it',
       });
       closeFace = face.close;
       io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);

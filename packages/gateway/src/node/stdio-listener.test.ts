@@ -46,6 +46,8 @@ async function pipe(options: { waitMs?: number; maxMessageBytes?: number } = {})
       stdin,
       stdout,
       waitMs: options.waitMs ?? 30_000,
+      // The application's words (the CLI names its flag); the library adds them as given.
+      tooLargeAdvice: 'raise --max-message-bytes',
       ...(options.maxMessageBytes !== undefined
         ? { maxMessageBytes: options.maxMessageBytes }
         : {}),

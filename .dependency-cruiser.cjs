@@ -28,6 +28,7 @@ const allowed = {
     'transport-websocket',
   ],
   server: ['jsonrpc', 'protocol'],
+  gateway: ['manager', 'server', 'client', 'protocol', 'jsonrpc'],
   'ai-sdk': ['manager', 'jsonrpc'],
 };
 

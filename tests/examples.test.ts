@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main as gatewayEmbed } from '../examples/gateway-embed.js';
 import { main as httpClient } from '../examples/http-client.js';
 import { main as jsonRpcInProcess } from '../examples/json-rpc-in-process.js';
 import { main as resolveConfig } from '../examples/resolve-config.js';
@@ -12,6 +13,10 @@ import { startWsServer } from './support/ws-server.js';
 
 // The examples are real programs; running them here keeps them working.
 describe('examples', () => {
+  it('gateway-embed.ts: two servers behind one gateway over HTTP', async () => {
+    expect(await gatewayEmbed()).toMatch(/^(\d+) \+ \1 tools; b__get-sum → .*\b5\b/);
+  });
+
   it('json-rpc-in-process.ts', async () => {
     expect(await jsonRpcInProcess()).toBe(
       'count → {"counted":3} after progress 1,2,3; sleep timed out: true',

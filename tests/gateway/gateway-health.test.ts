@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { faultServer, type HttpGateway, startHttpGateway } from './gateway-process.js';
+import { faultServer } from './gateway-process.js';
+import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
- * `GET /healthz` of `mcpkit serve --http` (the built CLI) when a backend is connected but
+ * `GET /healthz` of `@mcpkit/gateway` over HTTP (in-process, real backends) when a backend is connected but
  * its tools/list failed: that backend is `degraded` (with the list), the whole is
  * `degraded`, and the answer is still 200 (the gateway itself works).
  */
 const TOKEN = 'gateway-health-token-0123456789abcdef';
-let gateway: HttpGateway | undefined;
+let gateway: InProcessGateway | undefined;
 afterEach(async () => {
   await gateway?.close();
   gateway = undefined;
@@ -20,12 +21,12 @@ interface Health {
 
 describe('mcpkit serve: /healthz', () => {
   it('a backend whose tools/list failed is degraded, with the list; the whole is degraded, 200', async () => {
-    gateway = await startHttpGateway(
+    gateway = await startInProcessHttpGateway(
       {
         fine: { command: process.execPath, args: [faultServer, 'ok'] },
         broken: { command: process.execPath, args: [faultServer, 'list-error'] },
       },
-      ['--token', TOKEN],
+      { token: TOKEN },
     );
     const url = new URL('/healthz', gateway.url);
     const headers = { Authorization: `Bearer ${TOKEN}` };

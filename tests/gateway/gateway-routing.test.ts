@@ -4,7 +4,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingEntry } from '../support/everything.js';
 import { startEverythingHttp } from '../support/everything-http.js';
-import { type HttpGateway, startHttpGateway } from './gateway-process.js';
+import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
  * Where a backend's server→client request goes when several clients call the same backend
@@ -14,12 +14,12 @@ import { type HttpGateway, startHttpGateway } from './gateway-process.js';
  * names nothing), and two SDK v1 clients over HTTP.
  */
 let everythingHttp: Awaited<ReturnType<typeof startEverythingHttp>>;
-let gateway: HttpGateway;
+let gateway: InProcessGateway;
 const opened: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
   everythingHttp = await startEverythingHttp('streamableHttp');
-  gateway = await startHttpGateway({
+  gateway = await startInProcessHttpGateway({
     web: { type: 'http', url: `${everythingHttp.base}/mcp` },
     local: { command: process.execPath, args: [everythingEntry, 'stdio'] },
   });

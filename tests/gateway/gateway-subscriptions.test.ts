@@ -1,17 +1,18 @@
 import { McpClient } from '@mcpkit/client';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conformanceServer, type HttpGateway, startHttpGateway } from './gateway-process.js';
+import { conformanceServer } from './gateway-process.js';
+import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
- * `resources/subscribe` through `mcpkit serve --http` (the built CLI) in front of the
+ * `resources/subscribe` through `@mcpkit/gateway` over HTTP (in-process, real backends) in front of the
  * @mcpkit/server conformance fixture over stdio: a subscription is forwarded to the backend
  * that owns the URI, and `notifications/resources/updated` reaches the subscribed clients only.
  */
-let gateway: HttpGateway;
+let gateway: InProcessGateway;
 const opened: McpClient[] = [];
 beforeAll(async () => {
-  gateway = await startHttpGateway({
+  gateway = await startInProcessHttpGateway({
     conf: { command: process.execPath, args: [conformanceServer, 'stdio'] },
   });
 }, 60_000);

@@ -219,6 +219,28 @@ await client.close();`,
     expect(out).toContain('5');
   });
 
+  it('the gateway alone: createGateway over a manager, listenHttp answers /healthz', async () => {
+    const { dir, packages } = await installAlone('@mcpkit/gateway');
+    expect(packages).toContain('@mcpkit/manager');
+    const out = await runScript(
+      dir,
+      `import { createGateway, gatewayHandlers } from '@mcpkit/gateway';
+import { listenHttp } from '@mcpkit/gateway/node';
+import { McpManager } from '@mcpkit/manager';
+let gateway;
+const manager = new McpManager({ servers: [], handlers: gatewayHandlers(() => gateway) });
+gateway = createGateway({ manager, servers: [], info: { name: 'alone', version: '1' }, callTimeoutMs: 5000 });
+await gateway.start();
+const listener = await listenHttp(gateway, { port: 0 });
+const health = await (await fetch(new URL('/healthz', listener.url))).json();
+console.log(JSON.stringify(health));
+await listener.close();
+await gateway.close();
+await manager.close();`,
+    );
+    expect(JSON.parse(out)).toEqual({ status: 'ok', servers: [] });
+  });
+
   it('every published package installs alone; its footprint is printed', async () => {
     const names = [...tarballs.keys()].sort();
     // Two installs at a time: npm spends most of its time waiting on the cache.

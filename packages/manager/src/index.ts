@@ -41,7 +41,13 @@ export {
 export type { HostTool, HostToolCallOptions } from './host-tool.js';
 export { type ManagerLimits, managerDefaults, resolveLimits } from './limits.js';
 export { McpManager } from './mcp-manager.js';
-export { HOST_NAME_MAX, HOST_NAME_PATTERN, hostName, NameRegistry } from './names.js';
+export {
+  HOST_NAME_MAX,
+  HOST_NAME_PATTERN,
+  hostName,
+  NameRegistry,
+  type NamingOptions,
+} from './names.js';
 export { extensionFor, type HostContent, type HostToolResult } from './normalize-result.js';
 export type { ManagerHandlers, ManagerView, McpManagerOptions } from './options.js';
 export { diffServers, type ReloadResult, serverFingerprint } from './reload.js';

@@ -88,4 +88,17 @@ describe('host names', () => {
     expect(registry.resolve(a)).toEqual({ server: 'fs', item: 'read.file' });
     expect(registry.resolve(b)).toEqual({ server: 'fs', item: literal });
   });
+
+  test('naming options: no prefix and another separator, under the same rules', () => {
+    const naming = { prefix: '', separator: '-' };
+    expect(hostName('github', 'create_issue', naming)).toBe('github-create_issue');
+    expect(hostName('github', 'create_issue', { prefix: '' })).toBe('github__create_issue');
+    // A server name holding the separator would not read back: mapped and hashed.
+    const dotted = hostName('a-b', 'c', naming);
+    expect(dotted).toMatch(HOST_NAME_PATTERN);
+    expect(dotted).not.toBe(hostName('a', 'b-c', naming));
+    const registry = new NameRegistry(naming);
+    registry.rebuild([{ server: 'fs', item: 'read' }]);
+    expect(registry.nameOf('fs', 'read')).toBe('fs-read');
+  });
 });

@@ -15,21 +15,41 @@ function pairHash(server: string, item: string, salt = ''): string {
     .slice(0, HASH_CHARS);
 }
 
+/** How host names are made: `<prefix><separator><server><separator><item>`. */
+export interface NamingOptions {
+  /** Before the server's name; `''` for none (`<server><separator><item>`). Default `mcp`. */
+  prefix?: string;
+  /** Between the parts. Default `__`. */
+  separator?: string;
+}
+
 /**
- * The host-safe name of a server's tool (or prompt): `mcp__<server>__<tool>`.
+ * The host-safe name of a server's tool (or prompt): `mcp__<server>__<tool>` by default
+ * (`naming` changes the prefix and the separator; a string is the prefix).
  *
  * A name depends only on its own pair, never on which other servers are present, so it is
  * the same across restarts and as servers come and go:
- * - when the pair reads back unambiguously (both parts already safe, the server name has no
- *   `__` and does not end in `_`) and fits in 64 characters, it is used as is;
+ * - when the pair reads back unambiguously (both parts already safe, the server name does not
+ *   contain the separator or end in `_`) and fits in 64 characters, it is used as is;
  * - otherwise characters outside `[A-Za-z0-9_-]` become `_`, the name is cut to leave room,
  *   and it ends in `_` plus a short hash of the original pair — so `read.file` and
  *   `read_file` never collapse into one name.
  */
-export function hostName(server: string, item: string, prefix = 'mcp'): string {
-  const plain = `${prefix}__${server}__${item}`;
+export function hostName(
+  server: string,
+  item: string,
+  naming: string | NamingOptions = 'mcp',
+): string {
+  const { prefix = 'mcp', separator = '__' } =
+    typeof naming === 'string' ? { prefix: naming } : naming;
+  const pair = `${server}${separator}${item}`;
+  const plain = prefix === '' ? pair : `${prefix}${separator}${pair}`;
   const unambiguous =
-    SAFE.test(server) && SAFE.test(item) && !server.includes('__') && !server.endsWith('_');
+    SAFE.test(server) &&
+    SAFE.test(item) &&
+    SAFE.test(separator) &&
+    !server.includes(separator) &&
+    !server.endsWith('_');
   if (unambiguous && plain.length <= HOST_NAME_MAX) return plain;
   return withHash(plain.replace(/[^A-Za-z0-9_-]/g, '_'), pairHash(server, item));
 }
@@ -54,7 +74,7 @@ export class NameRegistry {
   private readonly byName = new Map<string, NameEntry>();
   private readonly byPair = new Map<string, string>();
 
-  constructor(private readonly prefix = 'mcp') {}
+  constructor(private readonly naming: string | NamingOptions = 'mcp') {}
 
   /** Rebuilds the map from every pair; returns the collisions found (for a warning). */
   rebuild(pairs: readonly NameEntry[]): Array<{ name: string; kept: NameEntry[] }> {
@@ -67,7 +87,7 @@ export class NameRegistry {
     for (const pair of sorted) {
       const key = pairKey(pair);
       if (this.byPair.has(key)) continue;
-      let name = hostName(pair.server, pair.item, this.prefix);
+      let name = hostName(pair.server, pair.item, this.naming);
       const other = this.byName.get(name);
       if (other) {
         let salt = 1;

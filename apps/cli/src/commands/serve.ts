@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
+import { createGateway, type Gateway, gatewayHandlers, toolFilter } from '@mcpkit/gateway';
+import { generateToken, isLoopbackBind, listenHttp, StdioListener } from '@mcpkit/gateway/node';
 import { inCliWords } from '../core/advice.js';
 import { parseBytesFlag } from '../core/flags.js';
 import type { Io } from '../core/io.js';
@@ -14,10 +16,6 @@ import {
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import { withServeLimitHint } from '../serve/backend-limit.js';
-import { toolFilter } from '../serve/exposed-names.js';
-import { Gateway } from '../serve/gateway.js';
-import { generateToken, LOOPBACK_BIND, listenHttpFace } from '../serve/http-face.js';
-import { StdioFace } from '../serve/stdio-face.js';
 import { neutralize } from '../terminal/neutralize.js';
 
 export interface ServeFlags {
@@ -120,7 +118,7 @@ export async function serveCommand(
     names: { client: 'mcpkit-serve', oauth: 'mcpkit' },
     hints: false,
     longLived: true,
-    handlers: Gateway.handlers(() => gateway),
+    handlers: gatewayHandlers(() => gateway),
     prepare: marked,
     // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
     wrapTransport: (transport, server) =>
@@ -149,8 +147,9 @@ export async function serveCommand(
   // its start), and its roots/list_changed goes to every connected backend.
   const stdioFace =
     bind === undefined
-      ? new StdioFace({
+      ? new StdioListener({
           ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+          tooLargeAdvice: 'start mcpkit serve with a larger --max-message-bytes <n> to accept it',
           // Typed at a terminal, the answers are shown there: what a backend sent can hold
           // DEL, C1 and bidi controls, which JSON.stringify leaves raw; escaped as \uXXXX,
           // every line is still the same JSON.
@@ -165,13 +164,12 @@ export async function serveCommand(
           },
         })
       : undefined;
-  gateway = new Gateway({
+  gateway = createGateway({
     manager,
     servers: served.map((s) => s.name),
     info: { name: 'mcpkit-serve', version },
-    separator,
-    prefix: !flags['no-prefix'],
-    allowTool: toolFilter(flags.tools ?? []),
+    naming: { separator, prefix: !flags['no-prefix'] },
+    filter: toolFilter(flags.tools ?? []),
     callTimeoutMs: timeoutMs,
     ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     ...(stdioFace ? { soleClient: stdioFace } : {}),
@@ -207,15 +205,16 @@ export async function serveCommand(
       let token = flags.token ?? ctx.env.MCPKIT_SERVE_TOKEN;
       if (token !== undefined && token.length < 16)
         throw new UsageError('the bearer token must be at least 16 characters');
-      if (!token && !LOOPBACK_BIND.has(bind.host.replace(/^\[|\]$/g, ''))) {
+      if (!token && !isLoopbackBind(bind.host)) {
         token = generateToken();
         io.stderr(`mcpkit serve: bearer token for this run (shown once): ${token}\n`);
       }
-      const face = await listenHttpFace(gateway, {
+      const face = await listenHttp(gateway, {
         host: bind.host,
         port: bind.port,
         token,
         ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
+        tooLargeAdvice: 'mcpkit serve --max-message-bytes <n> raises it',
       });
       closeFace = face.close;
       io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);

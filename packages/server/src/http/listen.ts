@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '../mcp-server.js';
 import { sendJsonError } from './sse.js';
@@ -15,6 +15,11 @@ export interface ListenOptions extends StreamableHttpOptions {
   port?: number;
   /** The MCP endpoint; other paths get 404. */
   path?: string;
+  /**
+   * Sees every request first (any path): answers it and returns true (a health route, an
+   * authorization check), or returns false to let the listener route it.
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 }
 
 export interface StreamableHttpListener {
@@ -32,12 +37,13 @@ export async function listenStreamableHttp(
   server: McpServer,
   options: ListenOptions = {},
 ): Promise<StreamableHttpListener> {
-  const host = options.host ?? '127.0.0.1';
+  const host = (options.host ?? '127.0.0.1').replace(/^\[|\]$/g, '');
   const path = options.path ?? '/mcp';
   const handler = createStreamableHttpHandler(server, options);
   const httpServer = createServer((req, res) => {
     const url = req.url ?? '/';
-    const pathname = url.split('?', 1)[0];
+    const pathname = url.split('?', 1)[0] ?? '/';
+    if (options.intercept?.(req, res, pathname)) return;
     if (pathname !== path) {
       sendJsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${path}`);
       return;

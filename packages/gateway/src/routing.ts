@@ -2,7 +2,7 @@ import type { CallOptions, InputRoundOptions, McpClient } from '@mcpkit/client';
 import { type JsonRpcId, type Progress, RpcError } from '@mcpkit/jsonrpc';
 import type { InputRequiredResult } from '@mcpkit/protocol';
 import type { HandlerContext } from '@mcpkit/server';
-import type { ForwardedCall } from './forwarded-call.js';
+import type { ForwardedCall } from './resumable-call.js';
 
 /** Error code of a server→client request the gateway's client cannot answer. */
 const NOT_FORWARDABLE = -32601;

@@ -9,7 +9,7 @@ import {
   type InputRequiredReturn,
   inputRequired,
 } from '@mcpkit/server';
-import { ForwardedCall } from './forwarded-call.js';
+import { ForwardedCall } from './resumable-call.js';
 import { callOptions, InflightCalls, isInputRound } from './routing.js';
 
 export interface CallForwarderOptions {

@@ -1,14 +1,14 @@
 import { PassThrough } from 'node:stream';
 import { McpServer } from '@mcpkit/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StdioFace } from './stdio-face.js';
+import { StdioListener } from './stdio-listener.js';
 
 /**
  * The stdio face over real streams (a `StdioServerTransport` on PassThrough pipes, the
  * client's side written and read as JSON lines by the test).
  */
 interface Pipe {
-  face: StdioFace;
+  face: StdioListener;
   write(message: unknown): void;
   /** The next line the face sends that matches. */
   next(match: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
@@ -42,10 +42,12 @@ async function pipe(options: { waitMs?: number; maxMessageBytes?: number } = {})
     }
   });
   const result: Pipe = {
-    face: new StdioFace({
+    face: new StdioListener({
       stdin,
       stdout,
       waitMs: options.waitMs ?? 30_000,
+      // The application's words (the CLI names its flag); the library adds them as given.
+      tooLargeAdvice: 'raise --max-message-bytes',
       ...(options.maxMessageBytes !== undefined
         ? { maxMessageBytes: options.maxMessageBytes }
         : {}),
@@ -82,7 +84,7 @@ const initialize = (capabilities: Record<string, unknown>) => ({
 
 const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
-describe('StdioFace', () => {
+describe('StdioListener', () => {
   it('a backend request before the client initialized waits for it, then goes to the 2025 client that declared roots', async () => {
     const p = await pipe();
     const asked = p.face.ask('probe', 'roots/list', 'roots', {}, new AbortController().signal);

@@ -19,19 +19,20 @@ import { CallForwarder } from './call-forwarder.js';
 import { nameAll } from './exposed-names.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { originOf } from './routing.js';
-import type { SoleClient } from './stdio-face.js';
+import type { SoleClient } from './sole-client.js';
 
 export interface GatewayOptions {
   manager: McpManager;
   /** The backends served, in order. */
   servers: readonly string[];
   info: Implementation;
-  /** Between server and tool/prompt name. Default `__`. */
-  separator?: string;
-  /** False: names pass through unchanged (one backend only). */
-  prefix?: boolean;
-  /** Which backend tools are served. */
-  allowTool?: (server: string, tool: string) => boolean;
+  /**
+   * How tools and prompts are named: `<server><separator><name>` by the manager's host-name
+   * rules (separator `__` by default); `prefix: false` passes names through (one backend).
+   */
+  naming?: { prefix?: boolean; separator?: string };
+  /** Which backend tools are served (`toolFilter` makes one from patterns). All by default. */
+  filter?: (server: string, tool: string) => boolean;
   /** How long a call waits for a reconnecting backend, and for its answer. */
   callTimeoutMs: number;
   /** Quiet time before list changes are applied (and announced once). */
@@ -43,11 +44,12 @@ export interface GatewayOptions {
    */
   ssePollAfterMs?: number;
   /**
-   * The face's one client (stdio), asked a backend's request that belongs to no call. Over
-   * HTTP (many sessions) there is none, and such a request is refused.
+   * The listener's one client (stdio), asked a backend's request that belongs to no call.
+   * Over HTTP (many sessions) there is none, and such a request is refused.
    */
   soleClient?: SoleClient;
-  warn: (text: string) => void;
+  /** What the gateway could not do (a list unread, a name collision). Ignored by default. */
+  warn?: (text: string) => void;
 }
 
 /**
@@ -78,7 +80,14 @@ export class Gateway {
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
 
-  constructor(private readonly options: GatewayOptions) {
+  private readonly options: GatewayOptions & { warn: (text: string) => void };
+
+  constructor(options: GatewayOptions) {
+    if (options.naming?.prefix === false && options.servers.length !== 1)
+      throw new TypeError(
+        `naming.prefix false needs exactly one server (${options.servers.length} given)`,
+      );
+    this.options = { ...options, warn: options.warn ?? (() => {}) };
     this.calls = new CallForwarder(options);
     this.server = new McpServer({
       info: options.info,
@@ -90,14 +99,14 @@ export class Gateway {
         completions: {},
         logging: {},
       },
-      onerror: (error) => options.warn(`gateway: ${error.message}`),
+      onerror: (error) => this.options.warn(`gateway: ${error.message}`),
       onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
     });
     this.subscriptions = new ResourceSubscriptions({
       client: (server) => this.connectedClient(server),
       timeoutMs: options.callTimeoutMs,
-      warn: options.warn,
+      warn: this.options.warn,
     });
     const { manager } = options;
     const served = new Set(options.servers);
@@ -286,7 +295,8 @@ export class Gateway {
    */
   private sync(): void {
     if (this.closed) return;
-    const { separator = '__', prefix = true, allowTool = () => true } = this.options;
+    const { separator = '__', prefix = true } = this.options.naming ?? {};
+    const allowTool = this.options.filter ?? (() => true);
     const toolPairs: Array<{ server: string; item: string; tool?: Tool }> = [];
     const promptPairs: Array<{ server: string; item: string; prompt: Prompt }> = [];
     for (const server of this.options.servers) {
@@ -515,4 +525,19 @@ export class Gateway {
     const state = this.options.manager.state(server);
     return state?.state === 'connected' ? state.client : undefined;
   }
+}
+
+/** Many backends behind one `McpServer` (see `Gateway`); `start()` once the manager connected. */
+export function createGateway(options: GatewayOptions): Gateway {
+  return new Gateway(options);
+}
+
+/**
+ * The handlers to give the manager (`new McpManager({ handlers })`): the backends'
+ * elicitation, sampling and roots requests go to the gateway made later.
+ */
+export function gatewayHandlers(
+  gateway: () => Gateway | undefined,
+): (server: string) => ManagerHandlers {
+  return Gateway.handlers(gateway);
 }

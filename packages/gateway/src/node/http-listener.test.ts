@@ -1,9 +1,9 @@
 import { McpManager } from '@mcpkit/manager';
 import { describe, expect, it } from 'vitest';
-import { Gateway } from './gateway.js';
-import { listenHttpFace } from './http-face.js';
+import { Gateway } from '../gateway.js';
+import { listenHttp } from './http-listener.js';
 
-describe('listenHttpFace', () => {
+describe('listenHttp', () => {
   it('refuses to bind a non-loopback address without a bearer token (before binding anything)', async () => {
     await using manager = new McpManager({ servers: [] });
     const gateway = new Gateway({
@@ -14,8 +14,8 @@ describe('listenHttpFace', () => {
       warn: () => {},
     });
     await expect(
-      listenHttpFace(gateway, { host: '0.0.0.0', port: 0, token: undefined }),
-    ).rejects.toThrow(/needs a bearer token \(--token or MCPKIT_SERVE_TOKEN\)/);
+      listenHttp(gateway, { host: '0.0.0.0', port: 0, token: undefined }),
+    ).rejects.toThrow(/needs a bearer token/);
     await gateway.close();
   });
 
@@ -28,7 +28,7 @@ describe('listenHttpFace', () => {
       callTimeoutMs: 1000,
       warn: () => {},
     });
-    const face = await listenHttpFace(gateway, {
+    const face = await listenHttp(gateway, {
       host: '127.0.0.1',
       port: 0,
       token: 'x'.repeat(32),

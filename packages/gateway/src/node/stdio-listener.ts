@@ -7,54 +7,45 @@ import {
   type SessionClient,
   StdioServerTransport,
 } from '@mcpkit/server';
+import type { SoleClient } from '../sole-client.js';
 
 /** Error code of a backend's request the gateway's client cannot be asked. */
 const NOT_FORWARDABLE = -32601;
 
-/** What a backend's request outside any call needs: the one client that can answer it. */
-export interface SoleClient {
-  /**
-   * Asks the client `method` for `server` (no call of that backend is running), or throws
-   * an `RpcError` the backend receives, saying why it cannot be asked.
-   */
-  ask(
-    server: string,
-    method: string,
-    capability: 'elicitation' | 'sampling' | 'roots',
-    params: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<unknown>;
-}
-
-export interface StdioFaceOptions {
+export interface StdioListenerOptions {
   /** Where the client's messages arrive; `process.stdin` by default. */
   stdin?: Readable;
   /** Where messages to the client go; `process.stdout` by default. */
   stdout?: Writable;
-  /** The largest line the client may send (`--max-message-bytes`); the transport's default when absent. */
+  /** The largest line the client may send ; the transport's default when absent. */
   maxMessageBytes?: number;
   /** How long a backend's request waits for the client to say who it is (initialize). */
   waitMs: number;
   /** The client sent `notifications/roots/list_changed`. */
   onrootschanged: () => void;
+  /**
+   * Words added when a message over `maxMessageBytes` is refused (an application names its
+   * own option); the refusal states the size and the limit either way.
+   */
+  tooLargeAdvice?: string;
 }
 
 /**
- * The gateway's stdio face. Over stdio the gateway has exactly one client, so a backend's
+ * The gateway's stdio listener. Over stdio the gateway has exactly one client, so a backend's
  * `roots/list`, `sampling/createMessage` or `elicitation/create` that belongs to no call can
  * still go to it — when it is a 2025 client that declared the capability (a 2026-07-28
  * client can be asked only within a call). It also passes the client's
- * `notifications/roots/list_changed` on, and has a request over `--max-message-bytes`
- * answered with the flag to raise.
+ * `notifications/roots/list_changed` on, and has a request over `maxMessageBytes`
+ * refused with the size and the limit.
  */
-export class StdioFace implements SoleClient {
+export class StdioListener implements SoleClient {
   private session: ServerSession | undefined;
   /** The stdio client, once its session knows it. */
   private known: SessionClient | undefined;
   private readonly waiters = new Set<() => void>();
   private closed = false;
 
-  constructor(private readonly options: StdioFaceOptions) {}
+  constructor(private readonly options: StdioListenerOptions) {}
 
   /** Serves `server` on stdin/stdout; resolves with the session once it listens. */
   async listen(server: McpServer): Promise<ServerSession> {
@@ -67,7 +58,9 @@ export class StdioFace implements SoleClient {
     const session = await server.connect(transport, {
       label: 'stdio client',
       // A request over the limit is answered -32600 by the session's peer, with this advice.
-      tooLargeAdvice: 'start mcpkit serve with a larger --max-message-bytes <n> to accept it',
+      ...(this.options.tooLargeAdvice !== undefined
+        ? { tooLargeAdvice: this.options.tooLargeAdvice }
+        : {}),
     });
     this.session = session;
     // The client's era and capabilities, once it is initialized (2025) or has sent its first
@@ -111,7 +104,7 @@ export class StdioFace implements SoleClient {
       if (MessageTooLargeError.isInstance(error))
         throw new RpcError(
           RpcErrorCode.InternalError,
-          `mcpkit gateway: the client's answer to "${method}" was over the gateway's ${error.limitBytes}-byte message limit and was dropped (mcpkit serve --max-message-bytes <n> raises it)`,
+          `mcpkit gateway: the client's answer to "${method}" was over the gateway's ${error.limitBytes}-byte message limit and was dropped${this.options.tooLargeAdvice ? ` (${this.options.tooLargeAdvice})` : ''}`,
         );
       throw error;
     }

@@ -1,0 +1,8 @@
+export { exposedName, type NamedPair, nameAll, toolFilter } from './exposed-names.js';
+export {
+  createGateway,
+  Gateway,
+  type GatewayOptions,
+  gatewayHandlers,
+} from './gateway.js';
+export type { SoleClient } from './sole-client.js';

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
+import { createGateway, type Gateway, gatewayHandlers } from '@mcpkit/gateway';
+import { listenHttp } from '@mcpkit/gateway/node';
+import { McpManager } from '@mcpkit/manager';
+
+export interface InProcessGateway {
+  readonly url: URL;
+  readonly gateway: Gateway;
+  readonly manager: McpManager;
+  /** What the gateway and the manager warned about. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * `@mcpkit/gateway` in this process, the way `mcpkit serve --http 127.0.0.1:0` wires it: a
+ * manager of these backends (real child processes, real HTTP servers), `createGateway`,
+ * `listenHttp`. A private HOME keeps the machine's token store out of it.
+ */
+export async function startInProcessHttpGateway(
+  servers: Record<string, unknown>,
+  options: { token?: string } = {},
+): Promise<InProcessGateway> {
+  const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-home-'));
+  let stderr = '';
+  const entries = Object.entries(servers).map(
+    ([name, config]): ResolvedServer =>
+      ({
+        name,
+        scope: 'user',
+        source: 'test',
+        config: config as ServerConfig,
+        status: 'enabled',
+        reason: 'test entry',
+        policy: { allowed: true },
+      }) as ResolvedServer,
+  );
+  let gateway: Gateway | undefined;
+  const manager = new McpManager({
+    servers: entries,
+    clientInfo: { name: 'mcpkit-serve', version: '0.0.0' },
+    handlers: gatewayHandlers(() => gateway),
+    env: { PATH: process.env.PATH ?? '', HOME: home },
+    home,
+  });
+  manager.on('warning', ({ server, error }) => {
+    stderr += `${server}: ${error.message}\n`;
+  });
+  gateway = createGateway({
+    manager,
+    servers: entries.map((s) => s.name),
+    info: { name: 'mcpkit-serve', version: '0.0.0' },
+    callTimeoutMs: 30_000,
+    warn: (text) => {
+      stderr += `${text}\n`;
+    },
+  });
+  const started = gateway;
+  await manager.connectAll();
+  await started.start();
+  const listener = await listenHttp(started, {
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.token !== undefined ? { token: options.token } : {}),
+  });
+  return {
+    url: listener.url,
+    gateway: started,
+    manager,
+    stderr: () => stderr,
+    close: async () => {
+      await listener.close().catch(() => {});
+      await started.close().catch(() => {});
+      await manager.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

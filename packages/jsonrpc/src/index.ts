@@ -87,7 +87,7 @@ export {
   checkReconnectPolicy,
   type ReconnectPolicy,
   reconnectDelay,
-} from './reconnect-policy.js';
+} from './stream-retry-policy.js';
 export {
   CANCELLED_NOTIFICATION,
   type NotificationHandler,

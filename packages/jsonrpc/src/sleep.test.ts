@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRecord } from './is-record.js';
-import { checkReconnectPolicy, reconnectDelay } from './reconnect-policy.js';
+import { checkReconnectPolicy, reconnectDelay } from './stream-retry-policy.js';
 import { sleep } from './sleep.js';
 
 describe('sleep', () => {

@@ -34,7 +34,7 @@ export function isRefused(error: unknown): boolean {
 }
 
 /** A network error that says the connection is gone (not a server's answer). */
-export function isTerminal(error: unknown): boolean {
+export function isConnectionLost(error: unknown): boolean {
   for (const e of chain(error)) {
     if (typeof e.code === 'string' && TERMINAL_CODES.has(e.code)) return true;
     if (typeof e.message === 'string' && TERMINAL_TEXT.test(e.message)) return true;
@@ -99,7 +99,7 @@ export function classifyFailure(
           ? `check the command and its stderr, then ${reconnect}`
           : status !== undefined
             ? `check the URL and the server, then ${reconnect}`
-            : isTerminal(error)
+            : isConnectionLost(error)
               ? `check that the server is running and reachable, then ${reconnect}`
               : `${reconnect} to try again`;
   const wrapped =

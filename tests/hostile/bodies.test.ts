@@ -4,11 +4,11 @@ import {
   ConnectionClosedError,
   HttpError,
   JsonRpcPeer,
-  MAX_ERROR_BODY_BYTES,
   MessageTooLargeError,
   type Transport,
   TransportError,
 } from '@mcpkit/jsonrpc';
+import { MAX_ERROR_BODY_BYTES } from '@mcpkit/jsonrpc/internal';
 import { SseTransport } from '@mcpkit/transport-sse';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';

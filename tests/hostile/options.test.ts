@@ -3,9 +3,9 @@ import { HttpFallbackTransport } from '@mcpkit/manager/http-fallback';
 import { SseTransport } from '@mcpkit/transport-sse';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import {
-  reconnectDefaults,
-  reconnectDelay,
   StreamableHttpTransport,
+  streamRetryDefaults,
+  streamRetryDelay,
 } from '@mcpkit/transport-streamable-http';
 import { WebSocketTransport } from '@mcpkit/transport-websocket';
 import { describe, expect, it } from 'vitest';
@@ -135,7 +135,9 @@ describe('numeric options of the transports', () => {
   });
 
   it("a server's SSE retry of 99999999999 ms waits no longer than maxDelayMs", () => {
-    expect(reconnectDelay(reconnectDefaults, 1, 99_999_999_999)).toBe(reconnectDefaults.maxDelayMs);
-    expect(reconnectDelay(reconnectDefaults, 1, 20)).toBe(20);
+    expect(streamRetryDelay(streamRetryDefaults, 1, 99_999_999_999)).toBe(
+      streamRetryDefaults.maxDelayMs,
+    );
+    expect(streamRetryDelay(streamRetryDefaults, 1, 20)).toBe(20);
   });
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dispatchParsed, type JsonRpcMessage, JsonRpcPeer, type Transport } from '@mcpkit/jsonrpc';
+import { type JsonRpcMessage, JsonRpcPeer, type Transport } from '@mcpkit/jsonrpc';
+import { dispatchParsed } from '@mcpkit/jsonrpc/internal';
 
 /** A legacy HTTP+SSE MCP server for tests: GET /sse opens a session, POST /messages?session= feeds it. */
 export async function startSseServer(

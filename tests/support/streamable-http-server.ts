@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  dispatchParsed,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  JsonRpcPeer,
-  type Transport,
-} from '@mcpkit/jsonrpc';
+import { type JsonRpcId, type JsonRpcMessage, JsonRpcPeer, type Transport } from '@mcpkit/jsonrpc';
+import { dispatchParsed } from '@mcpkit/jsonrpc/internal';
 
 /**
  * A Streamable HTTP MCP server for tests, on node:http, with knobs for the faults a real

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { dispatchParsed, type JsonRpcMessage, JsonRpcPeer, type Transport } from '@mcpkit/jsonrpc';
+import { type JsonRpcMessage, JsonRpcPeer, type Transport } from '@mcpkit/jsonrpc';
+import { dispatchParsed } from '@mcpkit/jsonrpc/internal';
 import { WebSocketServer } from 'ws';
 
 /** No package offers an MCP WebSocket server: this one, on `ws`, serves tests. */

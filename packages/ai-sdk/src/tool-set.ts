@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_JSON_DEPTH, jsonValueDepth } from '@mcpkit/jsonrpc';
+import { DEFAULT_MAX_JSON_DEPTH } from '@mcpkit/jsonrpc';
+import { jsonValueDepth } from '@mcpkit/jsonrpc/internal';
 import type { HostTool, HostToolResult } from '@mcpkit/manager';
 import { jsonSchema, type Tool, tool } from 'ai';
 import { ToolResultError } from './errors.js';

@@ -2,45 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { isRecord } from '@mcpkit/jsonrpc';
-import type { StoredDpopKey } from './dpop.js';
-import { storedRecord } from './stored-record.js';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
+import { type AuthRecord, storedRecord } from './stored-record.js';
 
-/** Tokens as kept: `expires_at` is absolute (ms since the epoch). */
-export interface StoredTokens {
-  access_token: string;
-  /** `Bearer`, or `DPoP` for a token bound to the issuer's DPoP key. */
-  token_type: string;
-  refresh_token?: string;
-  expires_at?: number;
-  scope?: string;
-}
-
-/** A client registration, valid only with the authorization server that issued it. */
-export interface StoredClient {
-  client_id: string;
-  client_secret?: string;
-  /** How this client authenticates at the token endpoint. */
-  token_endpoint_auth_method?: string;
-  redirect_uris?: string[];
-  /** `dynamic` (RFC 7591), `metadata-document` (a URL as client_id), `pre-registered`. */
-  kind: 'dynamic' | 'metadata-document' | 'pre-registered';
-}
-
-/** Everything known about one MCP server's authorization, per authorization server. */
-export interface AuthRecord {
-  /** The issuer in use. */
-  issuer?: string;
-  issuers: Record<
-    string,
-    {
-      client?: StoredClient;
-      tokens?: StoredTokens;
-      /** The DPoP key this client's tokens from that issuer are bound to (private JWK). */
-      dpop_key?: StoredDpopKey;
-    }
-  >;
-}
+export type { AuthRecord, StoredClient, StoredTokens } from './stored-record.js';
 
 /** Where credentials live. Keys are MCP server URLs (or names). */
 export interface TokenStore {

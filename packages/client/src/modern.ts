@@ -1,11 +1,5 @@
-import {
-  ErrorCode,
-  HttpError,
-  isRecord,
-  McpkitError,
-  RpcError,
-  UnauthorizedError,
-} from '@mcpkit/jsonrpc';
+import { ErrorCode, HttpError, McpkitError, RpcError, UnauthorizedError } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 import {
   type ClientCapabilities,
   type Era,

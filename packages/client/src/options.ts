@@ -1,10 +1,5 @@
-import {
-  CancelScope,
-  checkCount,
-  checkTimerMs,
-  type JsonRpcId,
-  type RequestOptions,
-} from '@mcpkit/jsonrpc';
+import { CancelScope, type JsonRpcId, type RequestOptions } from '@mcpkit/jsonrpc';
+import { checkCount, checkTimerMs } from '@mcpkit/jsonrpc/internal';
 import type {
   ClientCapabilities,
   Implementation,

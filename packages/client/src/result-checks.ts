@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 import { type CallToolResult, ClientMethod, fastCallToolResult } from '@mcpkit/protocol';
 import type { z } from 'zod';
 import { InvalidResultError } from './errors.js';

@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 import type { ReadResourceResult } from '@mcpkit/protocol';
 import type { SkillResource } from './skill-entry.js';
 import { SkillError, SkillErrorCode, SkillVerificationError } from './skill-errors.js';

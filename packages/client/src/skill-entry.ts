@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 import { SkillError, SkillErrorCode } from './skill-errors.js';
 
 /** The extension's identifier under `capabilities.extensions`. */

@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 
 type Yaml = typeof import('yaml');
 let yaml: Promise<Yaml> | undefined;

@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 import { ClientMethod, type ReadResourceResult } from '@mcpkit/protocol';
 import type { Connection } from './connection.js';
 import { InvalidResultError } from './errors.js';

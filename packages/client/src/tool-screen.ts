@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 import { fastListToolsResult, type Tool } from '@mcpkit/protocol';
 import { loadSchemas } from './result-checks.js';
 

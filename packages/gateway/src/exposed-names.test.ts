@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseBind } from '../commands/serve.js';
 import { EXPOSED_NAME_PATTERN, exposedName, nameAll, toolFilter } from './exposed-names.js';
 
 describe('exposedName', () => {

@@ -1,11 +1,3 @@
-export {
-  type BodyChunks,
-  MAX_ERROR_BODY_BYTES,
-  readBodyExcerpt,
-  readBodyLimited,
-  readSseStream,
-  type SseStreamHandlers,
-} from './bounded-body.js';
 export { type Cancellation, CancelScope } from './cancellation.js';
 export {
   AbortedError,
@@ -29,24 +21,13 @@ export {
   TransportError,
   UnauthorizedError,
 } from './errors.js';
-export {
-  authorizationOf,
-  type HttpAuth,
-  type HttpAuthChallenge,
-  type HttpAuthRequest,
-  type HttpAuthResponse,
-  noteAuthResponse,
+export type {
+  HttpAuth,
+  HttpAuthChallenge,
+  HttpAuthRequest,
+  HttpAuthResponse,
 } from './http-auth.js';
-export { isRecord } from './is-record.js';
-export { JoinedWriter, type LineSink } from './joined-writer.js';
-export {
-  assertJsonDepth,
-  checkJsonTextDepth,
-  checkMaxJsonDepth,
-  DEFAULT_MAX_JSON_DEPTH,
-  jsonTextDepth,
-  jsonValueDepth,
-} from './json-depth.js';
+export { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   JsonRpcPeer,
@@ -73,21 +54,7 @@ export {
   type NdjsonFramerOptions,
   serializeNdjson,
 } from './ndjson-framer.js';
-export {
-  type CountOptionRules,
-  checkCount,
-  checkFinite,
-  checkMaxMessageBytes,
-  checkTimerMs,
-  MAX_TIMER_MS,
-  type TimerOptionRules,
-} from './option-checks.js';
-export { DEFAULT_CLOSE_FLUSH_MS, PendingSends } from './pending-sends.js';
-export {
-  checkReconnectPolicy,
-  type ReconnectPolicy,
-  reconnectDelay,
-} from './reconnect-policy.js';
+export { MAX_TIMER_MS } from './option-checks.js';
 export {
   CANCELLED_NOTIFICATION,
   type NotificationHandler,
@@ -99,11 +66,9 @@ export {
 } from './request-types.js';
 export { sleep } from './sleep.js';
 export {
-  dispatchJsonText,
-  type SseEvent,
-  SseParser,
-  type SseParserOptions,
-} from './sse-parser.js';
+  type StreamRetryPolicy,
+  streamRetryDelay,
+} from './stream-retry-policy.js';
 export {
   type MessageExtra,
   SENT,
@@ -111,4 +76,4 @@ export {
   type TransportCapabilities,
   type TransportSendOptions,
 } from './transport.js';
-export { dispatchParsed, type ValidationResult, validateMessage } from './validate.js';
+export { type ValidationResult, validateMessage } from './validate.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRecord } from './is-record.js';
-import { checkReconnectPolicy, reconnectDelay } from './reconnect-policy.js';
 import { sleep } from './sleep.js';
+import { checkStreamRetryPolicy, streamRetryDelay } from './stream-retry-policy.js';
 
 describe('sleep', () => {
   it('resolves after the wait', async () => {
@@ -24,14 +24,14 @@ describe('sleep', () => {
 describe('the shared reconnect policy', () => {
   const policy = { initialDelayMs: 100, growthFactor: 2, maxDelayMs: 1_000, maxAttempts: 3 };
   it('backs off exponentially up to maxDelayMs; a server retry wins but is capped', () => {
-    expect([1, 2, 3, 4, 5].map((n) => reconnectDelay(policy, n))).toEqual([
+    expect([1, 2, 3, 4, 5].map((n) => streamRetryDelay(policy, n))).toEqual([
       100, 200, 400, 800, 1_000,
     ]);
-    expect(reconnectDelay(policy, 1, 50)).toBe(50);
-    expect(reconnectDelay(policy, 1, 86_400_000)).toBe(1_000);
+    expect(streamRetryDelay(policy, 1, 50)).toBe(50);
+    expect(streamRetryDelay(policy, 1, 86_400_000)).toBe(1_000);
   });
   it('refuses numbers out of range, naming the option', () => {
-    expect(() => checkReconnectPolicy('T', { ...policy, growthFactor: 0.5 })).toThrow(
+    expect(() => checkStreamRetryPolicy('T', { ...policy, growthFactor: 0.5 })).toThrow(
       /reconnect\.growthFactor/,
     );
   });

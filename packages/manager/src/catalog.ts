@@ -1,7 +1,7 @@
 import { InvalidResultError, InvalidToolError, type McpClient } from '@mcpkit/client';
 import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from '@mcpkit/jsonrpc';
 import type { GetPromptResult, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
-import { isTerminal } from './classify.js';
+import { isConnectionLost } from './classify.js';
 import type { Clock } from './clock.js';
 import { type HostCommand, makeHostCommand } from './commands.js';
 import type { Emitter } from './emitter.js';
@@ -450,7 +450,7 @@ function hostToolsEqual(a: HostTool, b: HostTool): boolean {
 function nextStepFor(error: Error, retryAt: number): ListNextStep {
   if (InvalidResultError.isInstance(error)) return { kind: 'fix-server' };
   // An answer of the server's own (a JSON-RPC error) says nothing about the connection.
-  if (typeof (error as { rpcCode?: unknown }).rpcCode !== 'number' && isTerminal(error))
+  if (typeof (error as { rpcCode?: unknown }).rpcCode !== 'number' && isConnectionLost(error))
     return { kind: 'reconnect' };
   return { kind: 'retry', at: retryAt };
 }

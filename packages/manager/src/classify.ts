@@ -44,7 +44,7 @@ export function isRefused(error: unknown): boolean {
 }
 
 /** A network error that says the connection is gone (not a server's answer). */
-export function isTerminal(error: unknown): boolean {
+export function isConnectionLost(error: unknown): boolean {
   for (const e of chain(error)) {
     if (typeof e.code === 'string' && TERMINAL_CODES.has(e.code)) return true;
     if (typeof e.message === 'string' && TERMINAL_TEXT.test(e.message)) return true;

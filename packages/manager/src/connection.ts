@@ -7,7 +7,7 @@ import {
   type ReconnectPolicy,
   reconnectDelay,
 } from './backoff.js';
-import { classifyFailure, connectedState, isRefused, isTerminal } from './classify.js';
+import { classifyFailure, connectedState, isConnectionLost, isRefused } from './classify.js';
 import type { Clock } from './clock.js';
 import { connectWithin } from './connect-attempt.js';
 import { CrashLoopError, ManagerClosedError, type ServerUnavailableError } from './errors.js';
@@ -174,7 +174,7 @@ export class ServerConnection {
       this.onDrop(error as Error, this.generation);
       return;
     }
-    if (!isTerminal(error)) return;
+    if (!isConnectionLost(error)) return;
     this.terminalErrors++;
     if (this.terminalErrors >= CONSECUTIVE_TERMINAL_ERRORS)
       this.onDrop(error as Error, this.generation);
@@ -349,7 +349,7 @@ export class ServerConnection {
     const previousOnError = client.onerror;
     client.onerror = (error) => {
       previousOnError?.(error);
-      if (isTerminal(error)) this.noteCallError(error);
+      if (isConnectionLost(error)) this.noteCallError(error);
     };
     // Connected long enough: the next drop starts the backoff from the beginning.
     this.resetTimer = this.host.clock.setTimeout(() => {
@@ -484,7 +484,7 @@ export class ServerConnection {
     const intervalMs = this.host.reconnect.reachabilityProbeMs;
     const endpoint = endpointOf(urlOf(this.server.config));
     if (!endpoint || intervalMs <= 0 || this.attempt > this.host.reconnect.fastAttempts) return;
-    if (!isTerminal(cause)) return;
+    if (!isConnectionLost(cause)) return;
     const generation = this.generation;
     watchUntilOpen(endpoint, intervalMs, {
       clock: this.host.clock,

@@ -14,7 +14,7 @@ import type {
   Tool,
 } from '@mcpkit/protocol';
 import type { Catalog } from './catalog.js';
-import { isTerminal } from './classify.js';
+import { isConnectionLost } from './classify.js';
 import type { HostCommand } from './commands.js';
 import type { ServerConnection } from './connection.js';
 import type { Emitter } from './emitter.js';
@@ -53,7 +53,11 @@ export interface SurfaceHost {
  */
 function lostConnection(server: string, error: unknown): unknown {
   const code = (error as { code?: unknown })?.code;
-  if (code !== ErrorCode.ConnectionClosed && code !== ErrorCode.ProcessExited && !isTerminal(error))
+  if (
+    code !== ErrorCode.ConnectionClosed &&
+    code !== ErrorCode.ProcessExited &&
+    !isConnectionLost(error)
+  )
     return error;
   const prefix = `server "${server}": `;
   const text = String((error as Error).message ?? error);

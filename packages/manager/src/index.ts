@@ -1,11 +1,5 @@
+export { type ManagerAuthOptions, oauthProviderFor } from './auth-wiring.js';
 export {
-  httpAuthFor,
-  type ManagerAuthOptions,
-  oauthProviderFor,
-  workingDirectoryOf,
-} from './auth-wiring.js';
-export {
-  CrashLoopBreaker,
   type CrashLoopPolicy,
   crashLoopDefaults,
   type ReconnectPolicy,
@@ -15,7 +9,7 @@ export {
 export type { ListKind } from './catalog.js';
 export { type Diagnosis, diagnose } from './classify.js';
 export { type Clock, systemClock } from './clock.js';
-export { type HostCommand, parseCommandArguments } from './commands.js';
+export type { HostCommand } from './commands.js';
 export {
   ConnectTimeoutError,
   CrashLoopError,
@@ -31,26 +25,14 @@ export {
   UnsupportedServerTypeError,
 } from './errors.js';
 export type { FailureCause, FailureKind, NextStep, NextStepKind } from './failure.js';
-export {
-  defaultHints,
-  type ManagerHint,
-  type ManagerHints,
-  type ResolvedHints,
-  resolveHints,
-} from './hints.js';
+export type { ManagerHint, ManagerHints, ResolvedHints } from './hints.js';
 export type { HostTool, HostToolCallOptions } from './host-tool.js';
-export { type ManagerLimits, managerDefaults, resolveLimits } from './limits.js';
+export { type ManagerLimits, managerDefaults } from './limits.js';
 export { McpManager } from './mcp-manager.js';
-export {
-  HOST_NAME_MAX,
-  HOST_NAME_PATTERN,
-  hostName,
-  NameRegistry,
-  type NamingOptions,
-} from './names.js';
-export { extensionFor, type HostContent, type HostToolResult } from './normalize-result.js';
+export { HOST_NAME_PATTERN, hostName, NameRegistry, type NamingOptions } from './names.js';
+export type { HostContent, HostToolResult } from './normalize-result.js';
 export type { ManagerHandlers, ManagerView, McpManagerOptions } from './options.js';
-export { diffServers, type ReloadResult, serverFingerprint } from './reload.js';
+export type { ReloadResult } from './reload.js';
 export type { HostResource, HostResourceTemplate } from './resources.js';
 export { ManagerScope } from './scope.js';
 export type {
@@ -68,9 +50,7 @@ export type {
   ToolListIssue,
 } from './state.js';
 export {
-  assertEnabled,
   createTransport,
-  isLocal,
   type TransportContext,
   type TransportFactory,
 } from './transport-factory.js';

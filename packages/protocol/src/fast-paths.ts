@@ -1,4 +1,4 @@
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 import type { InitializeResult } from './schemas/capabilities.js';
 import type { CallToolResult, ListToolsResult } from './schemas/features.js';
 

@@ -1,5 +1,5 @@
 import type { JsonRpcMessage } from '@mcpkit/jsonrpc';
-import { isRecord } from '@mcpkit/jsonrpc';
+import { isRecord } from '@mcpkit/jsonrpc/internal';
 
 /**
  * HTTP request metadata of the 2026-07-28 Streamable HTTP binding: body fields mirrored

@@ -2,8 +2,6 @@ import type { Readable, Writable } from 'node:stream';
 import {
   ConnectionClosedError,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
-  JoinedWriter,
   type JsonRpcMessage,
   type MessageExtra,
   NdjsonFramer,
@@ -11,6 +9,7 @@ import {
   type Transport,
   TransportError,
 } from '@mcpkit/jsonrpc';
+import { dispatchParsed, JoinedWriter } from '@mcpkit/jsonrpc/internal';
 
 export interface StdioServerTransportOptions {
   /** Where messages arrive; `process.stdin` by default. */

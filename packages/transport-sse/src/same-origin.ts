@@ -3,9 +3,9 @@ import {
   type HttpAuth,
   HttpError,
   type McpkitErrorOptions,
-  noteAuthResponse,
   TransportError,
 } from '@mcpkit/jsonrpc';
+import { noteAuthResponse } from '@mcpkit/jsonrpc/internal';
 import { type Dispatcher, request } from 'undici';
 
 /**

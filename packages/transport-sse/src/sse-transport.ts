@@ -1,30 +1,32 @@
 import {
   AlreadyStartedError,
-  authorizationOf,
   ConnectionClosedError,
-  checkMaxJsonDepth,
-  checkMaxMessageBytes,
-  checkReconnectPolicy,
-  checkTimerMs,
-  DEFAULT_CLOSE_FLUSH_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchJsonText,
   type HttpAuth,
   HttpError,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
-  PendingSends,
-  type ReconnectPolicy,
-  readBodyExcerpt,
-  readSseStream,
-  reconnectDelay,
+  type StreamRetryPolicy,
   sleep,
+  streamRetryDelay,
   type Transport,
   type TransportCapabilities,
   TransportError,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
+import {
+  authorizationOf,
+  checkMaxJsonDepth,
+  checkMaxMessageBytes,
+  checkStreamRetryPolicy,
+  checkTimerMs,
+  DEFAULT_CLOSE_FLUSH_MS,
+  dispatchJsonText,
+  PendingSends,
+  readBodyExcerpt,
+  readSseStream,
+} from '@mcpkit/jsonrpc/internal';
 import { Agent, type Dispatcher } from 'undici';
 import {
   CrossOriginError,
@@ -35,7 +37,7 @@ import {
 } from './same-origin.js';
 
 /** The shared policy of @mcpkit/jsonrpc; with 0 attempts a drop closes the transport at once. */
-export type SseReconnectPolicy = ReconnectPolicy;
+export type SseReconnectPolicy = StreamRetryPolicy;
 
 /** How the event stream is re-opened after it drops. */
 export const sseReconnectDefaults: Readonly<SseReconnectPolicy> = Object.freeze({
@@ -88,7 +90,7 @@ export function checkSseTransportOptions(options: Partial<SseTransportOptions>):
   checkMaxJsonDepth(owner, options.maxJsonDepth);
   checkTimerMs(owner, 'endpointTimeoutMs', options.endpointTimeoutMs);
   checkTimerMs(owner, 'closeFlushMs', options.closeFlushMs, { zero: true });
-  checkReconnectPolicy(owner, { ...sseReconnectDefaults, ...options.reconnect });
+  checkStreamRetryPolicy(owner, { ...sseReconnectDefaults, ...options.reconnect });
 }
 
 // `legacyOnly` is `McpTransportCapabilities`' (in @mcpkit/protocol, which this package does
@@ -333,7 +335,7 @@ export class SseTransport implements Transport {
     this.endpoint = undefined;
     while (this.state === 'open' && this.attempts < this.policy.maxAttempts) {
       this.attempts++;
-      const delayMs = reconnectDelay(this.policy, this.attempts);
+      const delayMs = streamRetryDelay(this.policy, this.attempts);
       this.options.onreconnect?.({ attempt: this.attempts, delayMs, reason });
       // close() aborts the wait: no timer outlives the transport.
       await (this.options.sleep ?? sleep)(delayMs, this.abort.signal).catch(() => {});

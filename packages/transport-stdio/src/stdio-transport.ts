@@ -2,13 +2,7 @@ import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:c
 import {
   AlreadyStartedError,
   ConnectionClosedError,
-  checkCount,
-  checkMaxJsonDepth,
-  checkMaxMessageBytes,
-  checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchParsed,
-  JoinedWriter,
   type JsonRpcId,
   type JsonRpcMessage,
   JsonTooDeepError,
@@ -20,6 +14,14 @@ import {
   type Transport,
   type TransportCapabilities,
 } from '@mcpkit/jsonrpc';
+import {
+  checkCount,
+  checkMaxJsonDepth,
+  checkMaxMessageBytes,
+  checkTimerMs,
+  dispatchParsed,
+  JoinedWriter,
+} from '@mcpkit/jsonrpc/internal';
 import { applyShellPrefix, resolveCommand } from './command-line.js';
 import { type InheritEnv, inheritedEnvironment } from './environment.js';
 import { ProcessExitedError, ProcessSpawnError } from './errors.js';

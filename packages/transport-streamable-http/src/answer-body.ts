@@ -1,4 +1,4 @@
-import { readBodyExcerpt, readBodyLimited } from '@mcpkit/jsonrpc';
+import { readBodyExcerpt, readBodyLimited } from '@mcpkit/jsonrpc/internal';
 import type { Dispatcher } from 'undici';
 
 /**

@@ -1,9 +1,9 @@
 export {
-  checkReconnectPolicy,
+  checkStreamRetryPolicy,
   type ReconnectEvent,
-  type ReconnectPolicy,
-  reconnectDefaults,
-  reconnectDelay,
+  type StreamRetryPolicy,
+  streamRetryDefaults,
+  streamRetryDelay,
 } from './reconnect.js';
 export {
   StreamableHttpTransport,

@@ -1,17 +1,19 @@
 import {
-  authorizationOf,
   type HttpAuth,
   HttpError,
   type JsonRpcId,
   type JsonRpcMessage,
-  MAX_ERROR_BODY_BYTES,
   type MessageTooLargeError,
-  noteAuthResponse,
-  readBodyExcerpt,
   SessionExpiredError,
   type TransportSendOptions,
   UnauthorizedError,
 } from '@mcpkit/jsonrpc';
+import {
+  authorizationOf,
+  MAX_ERROR_BODY_BYTES,
+  noteAuthResponse,
+  readBodyExcerpt,
+} from '@mcpkit/jsonrpc/internal';
 import { standardRequestHeaders } from '@mcpkit/protocol';
 import { type Dispatcher, request } from 'undici';
 import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';

@@ -1,11 +1,12 @@
-import type { ReconnectPolicy } from '@mcpkit/jsonrpc';
+import type { StreamRetryPolicy } from '@mcpkit/jsonrpc';
 
 // The policy's type, its checks and the back-off are @mcpkit/jsonrpc's, shared with the SSE
 // transport; this package keeps its defaults and re-exports them for its users.
-export { checkReconnectPolicy, type ReconnectPolicy, reconnectDelay } from '@mcpkit/jsonrpc';
+export { type StreamRetryPolicy, streamRetryDelay } from '@mcpkit/jsonrpc';
+export { checkStreamRetryPolicy } from '@mcpkit/jsonrpc/internal';
 
 /** How a dropped stream is re-opened. */
-export const reconnectDefaults: Readonly<ReconnectPolicy> = Object.freeze({
+export const streamRetryDefaults: Readonly<StreamRetryPolicy> = Object.freeze({
   initialDelayMs: 500,
   growthFactor: 2,
   maxDelayMs: 30_000,

@@ -3,8 +3,8 @@ import {
   type JsonRpcId,
   MessageTooLargeError,
   ResponseLostError,
-  reconnectDelay,
   SessionExpiredError,
+  streamRetryDelay,
 } from '@mcpkit/jsonrpc';
 import { emptyStream, isUnreachable } from './reconnect.js';
 import type { StreamHost, StreamState } from './stream-host.js';
@@ -48,7 +48,7 @@ export async function consumeResponseStream(
         `${host.description}: ${reason}; gave up resuming after ${attempt} attempts`,
       );
     }
-    const delayMs = reconnectDelay(host.policy, attempt + 1, host.serverRetryMs);
+    const delayMs = streamRetryDelay(host.policy, attempt + 1, host.serverRetryMs);
     host.onreconnect({
       stream: 'response',
       attempt: attempt + 1,

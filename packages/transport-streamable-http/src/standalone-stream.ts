@@ -1,8 +1,8 @@
 import {
   ConnectionClosedError,
   MessageTooLargeError,
-  reconnectDelay,
   SessionExpiredError,
+  streamRetryDelay,
 } from '@mcpkit/jsonrpc';
 import type { StreamHost, StreamState } from './stream-host.js';
 
@@ -43,7 +43,7 @@ export async function runStandaloneStream(host: StreamHost, signal: AbortSignal)
       );
       return;
     }
-    const delayMs = reconnectDelay(host.policy, attempt, host.serverRetryMs);
+    const delayMs = streamRetryDelay(host.policy, attempt, host.serverRetryMs);
     host.onreconnect({
       stream: 'standalone',
       attempt,

@@ -1,5 +1,5 @@
 import type { HttpError, JsonRpcId } from '@mcpkit/jsonrpc';
-import type { ReconnectEvent, ReconnectPolicy } from './reconnect.js';
+import type { ReconnectEvent, StreamRetryPolicy } from './reconnect.js';
 
 /** What a stream reader knows of its events so far. */
 export interface StreamState {
@@ -16,7 +16,7 @@ export interface StreamState {
  */
 export interface StreamHost {
   readonly description: string;
-  readonly policy: ReconnectPolicy;
+  readonly policy: StreamRetryPolicy;
   /** The `retry` the server last sent, in ms. */
   readonly serverRetryMs: number | undefined;
   /** The 2026-07-28 binding is in force: streams cannot be resumed. */

@@ -1,35 +1,37 @@
 import {
   AlreadyStartedError,
   ConnectionClosedError,
-  checkMaxJsonDepth,
-  checkMaxMessageBytes,
-  checkTimerMs,
-  DEFAULT_CLOSE_FLUSH_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchJsonText,
   type HttpAuth,
   HttpError,
   type JsonRpcId,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
-  noteAuthResponse,
-  PendingSends,
-  readBodyExcerpt,
-  readSseStream,
   SessionExpiredError,
   sleep,
   type TransportCapabilities,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
+import {
+  checkMaxJsonDepth,
+  checkMaxMessageBytes,
+  checkTimerMs,
+  DEFAULT_CLOSE_FLUSH_MS,
+  dispatchJsonText,
+  noteAuthResponse,
+  PendingSends,
+  readBodyExcerpt,
+  readSseStream,
+} from '@mcpkit/jsonrpc/internal';
 import { eraOf, type McpTransport } from '@mcpkit/protocol';
 import { Agent, type Dispatcher, request } from 'undici';
 import { type PostHost, postMessage } from './post-message.js';
 import {
-  checkReconnectPolicy,
+  checkStreamRetryPolicy,
   type ReconnectEvent,
-  type ReconnectPolicy,
-  reconnectDefaults,
+  type StreamRetryPolicy,
+  streamRetryDefaults,
 } from './reconnect.js';
 import { runStandaloneStream } from './standalone-stream.js';
 import type { StreamState } from './stream-host.js';
@@ -44,7 +46,7 @@ export interface StreamableHttpTransportOptions {
   dispatcher?: Dispatcher;
   /** Open the optional standalone GET stream after initialization. Default true. */
   openStandaloneStream?: boolean;
-  reconnect?: Partial<ReconnectPolicy>;
+  reconnect?: Partial<StreamRetryPolicy>;
   /** Told of every reconnection attempt, for a host to show. */
   onreconnect?: (event: ReconnectEvent) => void;
   /**
@@ -98,7 +100,7 @@ export class StreamableHttpTransport implements McpTransport {
   private readonly options: StreamableHttpTransportOptions;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
-  private readonly policy: ReconnectPolicy;
+  private readonly policy: StreamRetryPolicy;
   private readonly maxMessageBytes: number;
   private readonly abort = new AbortController();
   private readonly responseStreams = new Map<JsonRpcId, AbortController>();
@@ -128,7 +130,7 @@ export class StreamableHttpTransport implements McpTransport {
     checkMaxJsonDepth(owner, options.maxJsonDepth);
     this.maxMessageBytes =
       checkMaxMessageBytes(owner, options.maxMessageBytes) ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.policy = checkReconnectPolicy(owner, { ...reconnectDefaults, ...options.reconnect });
+    this.policy = checkStreamRetryPolicy(owner, { ...streamRetryDefaults, ...options.reconnect });
     checkTimerMs(owner, 'closeFlushMs', options.closeFlushMs, { zero: true });
     this.options = options;
     this.url = new URL(options.url);

@@ -1,11 +1,7 @@
 import {
   AlreadyStartedError,
   ConnectionClosedError,
-  checkMaxJsonDepth,
-  checkMaxMessageBytes,
-  checkTimerMs,
   DEFAULT_MAX_MESSAGE_BYTES,
-  dispatchJsonText,
   type JsonRpcMessage,
   type MessageExtra,
   MessageTooLargeError,
@@ -14,6 +10,12 @@ import {
   type TransportCapabilities,
   TransportError,
 } from '@mcpkit/jsonrpc';
+import {
+  checkMaxJsonDepth,
+  checkMaxMessageBytes,
+  checkTimerMs,
+  dispatchJsonText,
+} from '@mcpkit/jsonrpc/internal';
 import WebSocket from 'ws';
 
 export const websocketDefaults = Object.freeze({

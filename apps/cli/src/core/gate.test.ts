@@ -1,8 +1,9 @@
 import type { ResolvedServer } from '@mcpkit/config';
 import { ConfigErrorCode } from '@mcpkit/config';
 import {
-  assertEnabled,
+  createTransport,
   ServerNotEnabledError as ManagerServerNotEnabledError,
+  type TransportContext,
 } from '@mcpkit/manager';
 import { describe, expect, it } from 'vitest';
 import { assertMayContact, errorText, ServerNotEnabledError } from './gate.js';
@@ -29,7 +30,7 @@ function refusal(check: (s: ResolvedServer) => void, server: ResolvedServer): un
 }
 
 describe('one gate: the CLI and the manager refuse with the same function and class', () => {
-  it('the manager re-exports the one class, and both paths throw it for the same entries', () => {
+  it('the manager re-exports the one class, and both paths throw it for the same entries', async () => {
     expect(ManagerServerNotEnabledError).toBe(ServerNotEnabledError);
     for (const server of [
       entry('pending-approval'),
@@ -40,7 +41,13 @@ describe('one gate: the CLI and the manager refuse with the same function and cl
       entry('enabled', true),
     ]) {
       const cli = refusal(assertMayContact, server);
-      const manager = refusal(assertEnabled, server);
+      // The manager's default transport factory runs the gate before it makes anything.
+      const manager = await Promise.resolve()
+        .then(() => createTransport(server, {} as TransportContext))
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       expect(ServerNotEnabledError.isInstance(cli)).toBe(true);
       expect(ServerNotEnabledError.isInstance(manager)).toBe(true);
       expect((cli as ServerNotEnabledError).code).toBe(ConfigErrorCode.NotEnabled);

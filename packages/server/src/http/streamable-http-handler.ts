@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  checkJsonTextDepth,
   DEFAULT_MAX_JSON_DEPTH,
   type JsonRpcMessage,
   type JsonRpcRequest,
   RpcErrorCode,
   validateMessage,
 } from '@mcpkit/jsonrpc';
+import { checkJsonTextDepth } from '@mcpkit/jsonrpc/internal';
 import { isLegacyVersion, MetaKey } from '@mcpkit/protocol';
 import { McpServerError, ServerErrorCode } from '../errors.js';
 import type { McpServer } from '../mcp-server.js';

@@ -1,7 +1,7 @@
 import { checkCount, checkFinite, checkTimerMs } from './option-checks.js';
 
 /** How a transport re-opens a stream that dropped (each transport has its own defaults). */
-export interface ReconnectPolicy {
+export interface StreamRetryPolicy {
   initialDelayMs: number;
   growthFactor: number;
   maxDelayMs: number;
@@ -13,7 +13,10 @@ export interface ReconnectPolicy {
  * Checks a policy's numbers (a `TypeError` naming the option and its range) and returns it.
  * `0` attempts means a dropped stream is not re-opened.
  */
-export function checkReconnectPolicy(owner: string, policy: ReconnectPolicy): ReconnectPolicy {
+export function checkStreamRetryPolicy(
+  owner: string,
+  policy: StreamRetryPolicy,
+): StreamRetryPolicy {
   checkTimerMs(owner, 'reconnect.initialDelayMs', policy.initialDelayMs, { zero: true });
   checkFinite(owner, 'reconnect.growthFactor', policy.growthFactor, 1, 1000);
   checkTimerMs(owner, 'reconnect.maxDelayMs', policy.maxDelayMs, { zero: true });
@@ -26,8 +29,8 @@ export function checkReconnectPolicy(owner: string, policy: ReconnectPolicy): Re
  * A server's SSE `retry` wins when it sent one, but never past `maxDelayMs`: the server does
  * not get to park us for days.
  */
-export function reconnectDelay(
-  policy: ReconnectPolicy,
+export function streamRetryDelay(
+  policy: StreamRetryPolicy,
   attempt: number,
   serverRetryMs?: number,
 ): number {

@@ -17,6 +17,7 @@ import {
 import { standardRequestHeaders } from '@mcpkit/protocol';
 import { type Dispatcher, request } from 'undici';
 import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-body.js';
+import type { RequestAbort } from './request-abort.js';
 import { consumeResponseStream } from './response-stream.js';
 import type { StreamHost } from './stream-host.js';
 
@@ -32,7 +33,7 @@ export interface PostHost extends StreamHost {
   /** The server assigned (or re-assigned) the session. */
   adoptSession(sessionId: string): void;
   /** The transport's abort, joined with one response stream's own. */
-  signalFor(streamAbort: AbortController | undefined): AbortSignal;
+  signalFor(streamAbort: RequestAbort | undefined): AbortSignal;
   headers(
     method: string,
     extra: Record<string, string>,
@@ -52,12 +53,13 @@ export async function postMessage(
   host: PostHost,
   message: JsonRpcMessage,
   requestId: JsonRpcId | undefined,
-  streamAbort: AbortController | undefined,
+  streamAbort: RequestAbort | undefined,
   options: TransportSendOptions | undefined,
   authRetries: number,
 ): Promise<void> {
   const sentSession = host.sessionId;
-  const signal = host.signalFor(streamAbort);
+  // A request's own abort goes to undici as it is (no AbortSignal made for a JSON answer).
+  const signal = streamAbort ?? host.signalFor(undefined);
   let res: Dispatcher.ResponseData;
   const sentHeaders = await host.headers(
     'POST',
@@ -135,7 +137,7 @@ export async function postMessage(
   }
   const type = contentType(res);
   if (type.startsWith('text/event-stream')) {
-    await consumeResponseStream(host, res.body, requestId, signal);
+    await consumeResponseStream(host, res.body, requestId, host.signalFor(streamAbort));
     return;
   }
   if (type.startsWith('application/json')) {

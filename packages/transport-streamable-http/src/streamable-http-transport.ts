@@ -33,6 +33,7 @@ import {
   type StreamRetryPolicy,
   streamRetryDefaults,
 } from './reconnect.js';
+import { RequestAbort } from './request-abort.js';
 import { runStandaloneStream } from './standalone-stream.js';
 import type { StreamState } from './stream-host.js';
 
@@ -103,14 +104,14 @@ export class StreamableHttpTransport implements McpTransport {
   private readonly policy: StreamRetryPolicy;
   private readonly maxMessageBytes: number;
   private readonly abort = new AbortController();
-  private readonly responseStreams = new Map<JsonRpcId, AbortController>();
+  private readonly responseStreams = new Map<JsonRpcId, RequestAbort>();
   /**
    * Every request's own abort while it is posted and read; `close()` aborts them all. Kept
    * apart from `responseStreams` (one per id) so that no request escapes `close()`, and so
-   * that a request's signal is its own controller's: `AbortSignal.any` per request cost
+   * that a request's abort is its own (a `RequestAbort`): `AbortSignal.any` per request cost
    * about a fifth of the client's CPU at 64 in flight (its weak references and finalizers).
    */
-  private readonly requestAborts = new Set<AbortController>();
+  private readonly requestAborts = new Set<RequestAbort>();
   /** Notification POSTs on their way: `close()` lets them finish first (`closeFlushMs`). */
   private readonly notifying = new PendingSends();
   private state: 'new' | 'open' | 'closed' = 'new';
@@ -236,7 +237,7 @@ export class StreamableHttpTransport implements McpTransport {
       if (this.modern) return;
     }
     const requestId = 'method' in message && 'id' in message ? message.id : undefined;
-    const streamAbort = requestId === undefined ? undefined : new AbortController();
+    const streamAbort = requestId === undefined ? undefined : new RequestAbort();
     if (streamAbort) {
       this.responseStreams.set(requestId!, streamAbort);
       this.requestAborts.add(streamAbort);
@@ -278,7 +279,7 @@ export class StreamableHttpTransport implements McpTransport {
   }
 
   /** A request's own signal (`close()` aborts it through `requestAborts`), else the transport's. */
-  private signalFor(streamAbort: AbortController | undefined): AbortSignal {
+  private signalFor(streamAbort: RequestAbort | undefined): AbortSignal {
     return streamAbort ? streamAbort.signal : this.abort.signal;
   }
 

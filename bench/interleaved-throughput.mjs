@@ -1,0 +1,55 @@
+// Two or more clients in one process, 64 in flight each against its own echo server, in
+// interleaved blocks (the starting client rotates each round), after a 20,000-call warm-up
+// of each: the median CPU per call and throughput of each, and the median of each round's
+// ratio to the first client. The machine's drift hits every client alike.
+// Usage: node interleaved-throughput.mjs [floor,mcpkit] [rounds=12] [callsPerBlock=10000]
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const bench = path.dirname(fileURLToPath(import.meta.url));
+const names = (process.argv[2] ?? 'floor,mcpkit').split(',');
+const rounds = Number(process.argv[3] ?? 12);
+const block = Number(process.argv[4] ?? 10000);
+const clients = [];
+for (const n of names) {
+  const [file, dir] = n.split('@');
+  const { open } = await import(dir ? `${dir}/${file}.mjs` : `${bench}/clients/${file}.mjs`);
+  clients.push(await open(process.execPath, [path.join(bench, 'servers/echo-server.mjs')], {}));
+}
+async function run(c, total) {
+  let sent = 0;
+  async function lane() {
+    while (sent < total) {
+      const i = sent++;
+      const r = await c.call({ text: `m${i}` });
+      if (r.content[0].text !== `m${i}`) throw new Error('wrong');
+    }
+  }
+  await Promise.all(Array.from({ length: 64 }, lane));
+}
+for (const c of clients) await run(c, 20000);
+const res = names.map(() => ({ cpu: [], tput: [] }));
+for (let r = 0; r < rounds; r++) {
+  for (let k = 0; k < clients.length; k++) {
+    const j = (k + r) % clients.length;
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    await run(clients[j], block);
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    res[j].cpu.push((c.user + c.system) / block);
+    res[j].tput.push((block / ms) * 1000);
+  }
+}
+const med = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[s.length >> 1];
+};
+for (let j = 0; j < names.length; j++) {
+  const cr = res[j].cpu.map((v, i) => v / res[0].cpu[i]);
+  const tr = res[j].tput.map((v, i) => v / res[0].tput[i]);
+  console.log(
+    `${names[j]}: cpu ${med(res[j].cpu).toFixed(2)} µs, ${med(res[j].tput).toFixed(0)}/s; vs ${names[0]}: cpu ${med(cr).toFixed(3)}× tput ${med(tr).toFixed(3)}×`,
+  );
+}
+for (const c of clients) await c.close();

@@ -3,6 +3,7 @@ import {
   checkCount,
   checkTimerMs,
   type JsonRpcId,
+  type McpInstrumentation,
   type RequestOptions,
 } from '@mcpkit/jsonrpc';
 import type {
@@ -37,6 +38,11 @@ export interface McpClientOptions {
   capabilities?: ClientCapabilities;
   /** Server name for error messages (`server "github": …`). */
   name?: string;
+  /**
+   * Hooks that observe each request (`@mcpkit/otel` implements them); by default the
+   * process-wide ones of `setGlobalInstrumentation`, if any; `false`: none.
+   */
+  instrumentation?: McpInstrumentation | false;
   /**
    * Speak this revision and no other: a legacy one through `initialize`, 2026-07-28
    * statelessly. Default: negotiate (see `era`).

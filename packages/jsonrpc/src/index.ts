@@ -37,6 +37,12 @@ export {
   type HttpAuthResponse,
   noteAuthResponse,
 } from './http-auth.js';
+export {
+  globalInstrumentation,
+  type InstrumentedRequest,
+  type McpInstrumentation,
+  setGlobalInstrumentation,
+} from './instrumentation.js';
 export { isRecord } from './is-record.js';
 export { JoinedWriter, type LineSink } from './joined-writer.js';
 export {

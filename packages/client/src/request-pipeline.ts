@@ -16,7 +16,7 @@ import { handshake } from './negotiation.js';
 import { type CallOptions, callSignal, clientDefaults, type InputRoundOptions } from './options.js';
 import type { SchemaName } from './result-checks.js';
 
-/** `network.transport` of the transports we ship, by class (absent for others). */
+/** `network.transport` of the transports we ship, by class (absent for in-process and others). */
 const NETWORK_TRANSPORT: Record<string, string> = {
   StdioTransport: 'pipe',
   StreamableHttpTransport: 'tcp',
@@ -37,7 +37,11 @@ function describeRequest(
     serverName: conn.options.name,
     protocolVersion: conn.server?.version,
     sessionId: transport?.sessionId,
-    networkTransport: transport ? NETWORK_TRANSPORT[transport.constructor.name] : undefined,
+    networkTransport: transport
+      ? (NETWORK_TRANSPORT[transport.constructor.name] ??
+        // A wrapper (the manager's HTTP fallback) keyed by an HTTP endpoint: TCP.
+        (transport.eraKey?.startsWith('http') ? 'tcp' : undefined))
+      : undefined,
   };
 }
 

@@ -57,7 +57,7 @@ export function instrumentManager(
 ): () => void {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(NAME, VERSION);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(NAME, VERSION);
-  const attempts = new Map<string, { span: Span; number: number }>();
+  const attempts = new Map<string, { span: Span; number: number; retry: number }>();
   const counts = new Map<string, number>();
 
   const off = manager.on('statechange', ({ name, state, previous, reason }) => {
@@ -68,7 +68,15 @@ export function instrumentManager(
       ...(previous ? { [McpAttr.ConnectionPreviousState]: previous.state } : {}),
     };
     let open = attempts.get(name);
-    if (state.state === 'pending' && (open === undefined || previous?.state !== 'pending')) {
+    const retry = state.reconnectAttempt ?? 0;
+    if (state.state === 'pending' && open !== undefined && open.retry !== retry) {
+      // The next reconnect attempt began while this one was pending: it ends here.
+      open.span.setAttribute(McpAttr.ConnectionState, 'pending');
+      open.span.end();
+      attempts.delete(name);
+      open = undefined;
+    }
+    if (state.state === 'pending' && open === undefined) {
       const number = (counts.get(name) ?? 0) + 1;
       counts.set(name, number);
       const transport = options.transportOf?.(name);
@@ -80,7 +88,7 @@ export function instrumentManager(
           ...(transport !== undefined ? { [McpAttr.NetworkTransport]: transport } : {}),
         },
       });
-      open = { span, number };
+      open = { span, number, retry };
       attempts.set(name, open);
     }
     if (open) {

@@ -28,6 +28,8 @@ const allowed = {
     'transport-websocket',
   ],
   server: ['jsonrpc', 'protocol'],
+  // Implements jsonrpc's instrumentation hooks; knows the manager only by its events' shape.
+  otel: ['jsonrpc'],
   'ai-sdk': ['manager', 'jsonrpc'],
 };
 

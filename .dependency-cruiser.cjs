@@ -29,6 +29,8 @@ const allowed = {
   ],
   server: ['jsonrpc', 'protocol'],
   gateway: ['manager', 'server', 'client', 'protocol', 'jsonrpc'],
+  // Implements jsonrpc's instrumentation hooks; knows the manager only by its events' shape.
+  otel: ['jsonrpc'],
   'ai-sdk': ['manager', 'jsonrpc'],
 };
 

@@ -378,3 +378,4 @@ log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
 (await import('./gateway/run.mjs')).writeGatewayRows({ quick, log, outFile }); // #14 item 6
 (await import('./cli/run.mjs')).printCliRows({ quick });
 (await import('./real-servers/run.mjs')).printRealServerRows({ rounds: quick ? 2 : 5, log }); // finding 17
+(await import('./otel/run.mjs')).printOtelRows({ quick }); // #26

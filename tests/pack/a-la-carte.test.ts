@@ -241,6 +241,39 @@ await manager.close();`,
     expect(JSON.parse(out)).toEqual({ status: 'ok', servers: [] });
   });
 
+  it('@mcpkit/otel with the client: a call is traced, @opentelemetry/api comes as the peer', async () => {
+    const { dir, packages } = await installAlone(
+      '@mcpkit/otel',
+      '@mcpkit/client',
+      '@mcpkit/transport-stdio',
+    );
+    expect(packages).toContain('@opentelemetry/api');
+    const out = await runScript(
+      dir,
+      `import { McpClient } from '@mcpkit/client';
+import { createMcpInstrumentation } from '@mcpkit/otel';
+import { StdioTransport } from '@mcpkit/transport-stdio';
+const seen = [];
+const instrumentation = createMcpInstrumentation();
+const client = new McpClient({
+  name: 'everything',
+  instrumentation: {
+    clientRequest: (request, send) => {
+      seen.push(request.method);
+      return instrumentation.clientRequest(request, send);
+    },
+  },
+});
+await client.connect(new StdioTransport({ command: process.execPath, args: [process.argv[2], 'stdio'] }));
+const result = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 } });
+console.log(result.content[0].text, seen.includes('tools/call'));
+await client.close();`,
+      everythingEntry,
+    );
+    expect(out).toContain('5');
+    expect(out).toContain('true');
+  });
+
   it('every published package installs alone; its footprint is printed', async () => {
     const names = [...tarballs.keys()].sort();
     // Two installs at a time: npm spends most of its time waiting on the cache.

@@ -1,4 +1,10 @@
 import { main } from './main.js';
+import { telemetryWanted } from './telemetry-wanted.js';
+
+// OpenTelemetry loads only when an OTEL_* variable asks for it (nothing of it otherwise).
+const otel = telemetryWanted(process.env)
+  ? (await import('./telemetry.js')).startTelemetry(process.env)
+  : undefined;
 
 const code = await main(
   process.argv.slice(2),
@@ -17,6 +23,8 @@ const code = await main(
       ]);
       const shutdown = new Shutdown({
         log: (line) => process.stderr.write(`${neutralizeBlock(line)}\n`),
+        // The spans of an interrupted run still leave before the exit.
+        ...(otel ? { exit: (c: number) => void otel().finally(() => process.exit(c)) } : {}),
       });
       shutdown.install();
       return shutdown;
@@ -27,3 +35,4 @@ const code = await main(
   },
 );
 process.exitCode = code;
+await otel?.();

@@ -1,4 +1,9 @@
-import { type JsonRpcPeer, NotConnectedError } from '@mcpkit/jsonrpc';
+import {
+  globalInstrumentation,
+  type JsonRpcPeer,
+  type McpInstrumentation,
+  NotConnectedError,
+} from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
   type DiscoverResult,
@@ -35,8 +40,17 @@ export class Connection {
   logLevel: LoggingLevel | undefined;
   /** The budget `connect()` was given; a session renewal gets the same. */
   connectTimeoutMs: number = clientDefaults.connectTimeoutMs;
+  /** Set only when a hook observes requests: the request path checks it once. */
+  readonly instrumentation: Required<Pick<McpInstrumentation, 'clientRequest'>> | undefined;
 
   constructor(readonly options: McpClientOptions) {
+    const hooks =
+      options.instrumentation === false
+        ? undefined
+        : (options.instrumentation ?? globalInstrumentation());
+    this.instrumentation = hooks?.clientRequest
+      ? (hooks as Required<Pick<McpInstrumentation, 'clientRequest'>>)
+      : undefined;
     this.label = options.name ? `server "${options.name}"` : 'server';
     this.checks = new ResultChecks(this.label, options.validateResults ?? true);
     this.capabilities = capabilitiesFor(options.handlers, options.capabilities);

@@ -1,4 +1,9 @@
-import { CancelScope, type JsonRpcId, type RequestOptions } from '@mcpkit/jsonrpc';
+import {
+  CancelScope,
+  type JsonRpcId,
+  type McpInstrumentation,
+  type RequestOptions,
+} from '@mcpkit/jsonrpc';
 import { checkCount, checkTimerMs } from '@mcpkit/jsonrpc/internal';
 import type {
   ClientCapabilities,
@@ -32,6 +37,11 @@ export interface McpClientOptions {
   capabilities?: ClientCapabilities;
   /** Server name for error messages (`server "github": …`). */
   name?: string;
+  /**
+   * Hooks that observe each request (`@mcpkit/otel` implements them); by default the
+   * process-wide ones of `setGlobalInstrumentation`, if any; `false`: none.
+   */
+  instrumentation?: McpInstrumentation | false;
   /**
    * Speak this revision and no other: a legacy one through `initialize`, 2026-07-28
    * statelessly. Default: negotiate (see `era`).

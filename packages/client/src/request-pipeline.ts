@@ -1,4 +1,5 @@
 import {
+  type InstrumentedRequest,
   type JsonRpcPeer,
   ResponseLostError,
   RpcError,
@@ -14,6 +15,35 @@ import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.
 import { handshake } from './negotiation.js';
 import { type CallOptions, callSignal, clientDefaults, type InputRoundOptions } from './options.js';
 import type { SchemaName } from './result-checks.js';
+
+/** `network.transport` of the transports we ship, by class (absent for in-process and others). */
+const NETWORK_TRANSPORT: Record<string, string> = {
+  StdioTransport: 'pipe',
+  StreamableHttpTransport: 'tcp',
+  SseTransport: 'tcp',
+  WebSocketTransport: 'tcp',
+};
+
+/** What the instrumentation hook is told of one request (built only when there is one). */
+function describeRequest(
+  conn: Connection,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): InstrumentedRequest {
+  const transport = conn.peer ? mcpTransportOf(conn.peer) : undefined;
+  return {
+    method,
+    params,
+    serverName: conn.options.name,
+    protocolVersion: conn.server?.version,
+    sessionId: transport?.sessionId,
+    networkTransport: transport
+      ? (NETWORK_TRANSPORT[transport.constructor.name] ??
+        // A wrapper (the manager's HTTP fallback) keyed by an HTTP endpoint: TCP.
+        (transport.eraKey?.startsWith('http') ? 'tcp' : undefined))
+      : undefined,
+  };
+}
 
 /** Methods whose 2026-07-28 results may be `input_required`. */
 const MULTI_ROUND: ReadonlySet<string> = new Set([
@@ -101,6 +131,18 @@ export class RequestPipeline {
     params: Record<string, unknown> | undefined,
     options?: CallOptions,
   ): Promise<unknown> {
+    const hooks = this.conn.instrumentation;
+    if (hooks === undefined) return this.send(method, params, options);
+    return hooks.clientRequest(describeRequest(this.conn, method, params), (traced) =>
+      this.send(method, traced, options),
+    );
+  }
+
+  private send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ): Promise<unknown> {
     const conn = this.conn;
     let peer: JsonRpcPeer;
     try {
@@ -111,7 +153,7 @@ export class RequestPipeline {
     if (conn.server!.era === 'modern')
       return this.modernRequest(peer, method, params, options, true);
     // A request made while a new session is being set up goes out under that session.
-    if (this.renewing) return this.renewing.then(() => this.request(method, params, options));
+    if (this.renewing) return this.renewing.then(() => this.send(method, params, options));
     const first = peer.request(method, params, options);
     if (!mcpTransportOf(peer).resetSession) return first;
     return first.catch((error: unknown) => {

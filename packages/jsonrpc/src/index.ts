@@ -27,6 +27,12 @@ export type {
   HttpAuthRequest,
   HttpAuthResponse,
 } from './http-auth.js';
+export {
+  globalInstrumentation,
+  type InstrumentedRequest,
+  type McpInstrumentation,
+  setGlobalInstrumentation,
+} from './instrumentation.js';
 export { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 export {
   DEFAULT_REQUEST_TIMEOUT_MS,

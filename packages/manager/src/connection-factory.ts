@@ -131,6 +131,9 @@ export class ConnectionFactory {
       name: server.name,
       clientInfo: options.clientInfo ?? { name: 'mcpkit-manager', version: '0.1.0' },
       handlers,
+      ...(options.instrumentation !== undefined
+        ? { instrumentation: options.instrumentation }
+        : {}),
       // A host that handles -32042 can complete URL-mode elicitations: say so.
       ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),

@@ -1,6 +1,6 @@
 import type { ClientHandlers, UrlElicitation } from '@mcpkit/client';
 import type { ResolvedServer } from '@mcpkit/config';
-import type { Transport } from '@mcpkit/jsonrpc';
+import type { McpInstrumentation, Transport } from '@mcpkit/jsonrpc';
 import type { Implementation, ReadResourceResult } from '@mcpkit/protocol';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import type { CrashLoopPolicy, ReconnectPolicy } from './backoff.js';
@@ -32,6 +32,11 @@ export interface McpManagerOptions {
   /** `@mcpkit/config`'s resolved servers, or a function that resolves them. */
   servers?: readonly ResolvedServer[] | (() => Promise<readonly ResolvedServer[]>);
   clientInfo?: Implementation;
+  /**
+   * Given to every server's `McpClient` (`@mcpkit/otel` implements it); by default theirs
+   * is the process-wide one of `setGlobalInstrumentation`, if any; `false`: none.
+   */
+  instrumentation?: McpInstrumentation | false;
   /** Shared by all servers, or chosen per server. */
   handlers?: ManagerHandlers | ((server: string) => ManagerHandlers | undefined);
   auth?: ManagerAuthOptions;

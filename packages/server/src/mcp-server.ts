@@ -1,4 +1,10 @@
-import { RpcError, RpcErrorCode, type Transport } from '@mcpkit/jsonrpc';
+import {
+  globalInstrumentation,
+  type McpInstrumentation,
+  RpcError,
+  RpcErrorCode,
+  type Transport,
+} from '@mcpkit/jsonrpc';
 import {
   type Implementation,
   McpErrorCode,
@@ -53,6 +59,11 @@ export interface McpServerOptions {
   maxInputRounds?: number;
   /** Handler crashes and other problems no client should see. */
   onerror?: (error: Error) => void;
+  /**
+   * Hooks that observe each request (`@mcpkit/otel` implements them); by default the
+   * process-wide ones of `setGlobalInstrumentation`, if any; `false`: none.
+   */
+  instrumentation?: McpInstrumentation | false;
   /** A subscriber starts following a resource (see `SubscriptionHook`). */
   onsubscribe?: SubscriptionHook;
   /** A subscriber stops following a resource: unsubscribe, its connection or stream ended. */
@@ -103,6 +114,8 @@ export class McpServer {
   /** @internal */
   readonly seal: RequestStateSeal;
   onerror: ((error: Error) => void) | undefined;
+  /** @internal Set only when a hook observes requests. */
+  readonly instrumentation: Required<Pick<McpInstrumentation, 'serverRequest'>> | undefined;
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
 
@@ -133,6 +146,13 @@ export class McpServer {
       ttlMs: options.requestStateTtlMs,
     });
     this.onerror = options.onerror;
+    const hooks =
+      options.instrumentation === false
+        ? undefined
+        : (options.instrumentation ?? globalInstrumentation());
+    this.instrumentation = hooks?.serverRequest
+      ? (hooks as Required<Pick<McpInstrumentation, 'serverRequest'>>)
+      : undefined;
     this.onsubscribe = options.onsubscribe;
     this.onunsubscribe = options.onunsubscribe;
   }

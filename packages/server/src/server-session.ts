@@ -28,6 +28,7 @@ import {
 import { invalidParams, methodNotFound, unsupportedVersion } from './errors.js';
 import type { McpServer } from './mcp-server.js';
 import { SessionRequestContext } from './request-context.js';
+import { StdioServerTransport } from './stdio-server-transport.js';
 import type { HandlerContext } from './types.js';
 
 export interface ServerSessionOptions {
@@ -39,6 +40,8 @@ export interface ServerSessionOptions {
   closeSseStream?: (requestId: JsonRpcId) => void;
   /** Names the client in error messages. */
   label?: string;
+  /** `network.transport` for the instrumentation (`tcp` for HTTP; stdio is known: `pipe`). */
+  networkTransport?: string;
   /** Added to the error answering a request over the transport's size limit (how to raise it). */
   tooLargeAdvice?: string;
 }
@@ -98,6 +101,8 @@ export class ServerSession {
   private knownClient: SessionClient | undefined;
   private legacy: LegacyState | undefined;
   private readonly listens = new Map<JsonRpcId, Listen>();
+  /** `network.transport` for the instrumentation: `pipe` (stdio), `tcp` (HTTP). */
+  private readonly networkTransport: string | undefined;
   /** This connection as a subscriber (the hooks count subscribers by this object). */
   private readonly subscriptionContext: { subscriber: object; sessionId: string | undefined };
 
@@ -108,6 +113,8 @@ export class ServerSession {
   ) {
     this.sessionId = options.sessionId;
     this.subscriptionContext = { subscriber: this, sessionId: options.sessionId };
+    this.networkTransport =
+      transport instanceof StdioServerTransport ? 'pipe' : options.networkTransport;
     this.peer = new JsonRpcPeer(transport, {
       label: options.label ?? `client of "${server.info.name}"`,
       respondToParseErrors: true,
@@ -221,6 +228,23 @@ export class ServerSession {
    * promise layer fewer on every call (a thrown error is the peer's to answer).
    */
   private handle(method: string, params: Record<string, unknown>, rctx: RequestContext): unknown {
+    const hooks = this.server.instrumentation;
+    if (hooks === undefined) return this.route(method, params, rctx);
+    return hooks.serverRequest(
+      {
+        method,
+        params,
+        serverName: this.server.info.name,
+        protocolVersion: this.legacy?.version ?? (rctx.meta?.[MetaKey.ProtocolVersion] as string),
+        sessionId: this.sessionId,
+        networkTransport: this.networkTransport,
+        requestId: rctx.id,
+      },
+      () => this.route(method, params, rctx),
+    );
+  }
+
+  private route(method: string, params: Record<string, unknown>, rctx: RequestContext): unknown {
     const meta = rctx.meta;
     const modern =
       this.options.era === 'modern' ||

@@ -247,7 +247,11 @@ export function createStreamableHttpHandler(
       return;
     }
     const transport = new ModernExchangeTransport(res, request, acceptsSse);
-    const session = await server.connect(transport, { era: 'modern', label: 'HTTP client' });
+    const session = await server.connect(transport, {
+      era: 'modern',
+      label: 'HTTP client',
+      networkTransport: 'tcp',
+    });
     exchanges.add(session);
     const previous = session.onclose;
     session.onclose = () => {
@@ -290,6 +294,7 @@ export function createStreamableHttpHandler(
       sessionId,
       era: 'legacy',
       label: `HTTP session ${sessionId}`,
+      networkTransport: 'tcp',
       closeSseStream: (requestId) => transport.closeSseStream(requestId),
     });
     session.onnegotiated = (version) => {

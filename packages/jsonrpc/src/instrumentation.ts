@@ -1,0 +1,56 @@
+import type { JsonRpcId } from './messages.js';
+
+/**
+ * What an instrumentation sees of one MCP request, on either side. Plain data: the
+ * packages that call the hooks know nothing of OpenTelemetry (`@mcpkit/otel` implements
+ * them).
+ */
+export interface InstrumentedRequest {
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  /** The configured name of the server (client side) or the server's own name. */
+  readonly serverName: string | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly sessionId: string | undefined;
+  /** `network.transport`: `pipe` for stdio, `tcp` for HTTP and WebSocket; unknown: absent. */
+  readonly networkTransport: string | undefined;
+  /** The JSON-RPC id, where the side that calls the hook knows it (the server does). */
+  readonly requestId?: JsonRpcId;
+}
+
+/**
+ * Hooks that observe MCP requests. Each is optional; a client or server given none
+ * runs exactly as without (one `undefined` check per request).
+ */
+export interface McpInstrumentation {
+  /**
+   * Wraps one client request. Calls `send` once, with the params to put on the wire (the
+   * same, or a copy whose `_meta` carries trace context), and returns what it returns.
+   */
+  clientRequest?(
+    request: InstrumentedRequest,
+    send: (params: Record<string, unknown> | undefined) => Promise<unknown>,
+  ): Promise<unknown>;
+  /**
+   * Wraps the handling of one request on the server side. Calls `handle` once (inside
+   * whatever context the caller's `_meta` carries) and returns what it returns.
+   */
+  serverRequest?(request: InstrumentedRequest, handle: () => unknown): unknown;
+}
+
+const GLOBAL = Symbol.for('mcpkit.instrumentation');
+type Holder = { [GLOBAL]?: McpInstrumentation };
+
+/**
+ * Makes `instrumentation` the default of every `McpClient` and `McpServer` created from
+ * now on without one of their own (`undefined` removes it). Process-wide, like
+ * OpenTelemetry's global providers, so an application turns it on in one place.
+ */
+export function setGlobalInstrumentation(instrumentation: McpInstrumentation | undefined): void {
+  (globalThis as Holder)[GLOBAL] = instrumentation;
+}
+
+/** The process-wide default set by `setGlobalInstrumentation`, if any. */
+export function globalInstrumentation(): McpInstrumentation | undefined {
+  return (globalThis as Holder)[GLOBAL];
+}

@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bin, type Sandbox, sandbox } from '../hostile/cli-harness.js';
+import { startOtlpReceiver } from './otlp-receiver.js';
+
+/**
+ * The built CLI and OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT set, `call` exports a
+ * `tools/call <tool>` span over OTLP/HTTP (flushed before the exit); without any OTEL_*
+ * variable no OpenTelemetry module loads (recorded like tests/cli/fast-start.test.ts).
+ */
+const recorder = fileURLToPath(new URL('../cli/support/record-loads.mjs', import.meta.url));
+const v1Fixture = fileURLToPath(new URL('./fixtures/sdk-v1-meta-server.mjs', import.meta.url));
+
+let box: Sandbox | undefined;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+  box?.[Symbol.dispose]();
+  box = undefined;
+});
+
+/** Runs the CLI without blocking this process (the receiver answers from here). */
+function run(args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, args, { env, cwd: box!.cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function config(): string {
+  box ??= sandbox('mcpkit-cli-otel-');
+  return box.file('servers.json', {
+    mcpServers: { v1: { command: process.execPath, args: [v1Fixture] } },
+  });
+}
+
+describe('mcpkit and OpenTelemetry', () => {
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT, call exports a "tools/call meta" CLIENT span before it exits', async () => {
+    const receiver = await startOtlpReceiver();
+    closers.push(() => receiver.close());
+    const file = config();
+    const r = await run([bin, '--strict-config', '-c', file, 'call', 'v1', 'meta', '{}'], {
+      ...box!.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_SERVICE_NAME: 'cli-under-test',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    // The batching exporter waits 5 s by default: the span is here because the exit flushed.
+    const span = receiver.spans.find((s) => s.name === 'tools/call meta');
+    expect(span).toMatchObject({
+      service: 'cli-under-test',
+      kind: 3,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'meta',
+        'mcpkit.server.name': 'v1',
+        'network.transport': 'pipe',
+      },
+    });
+    // The backend saw the same span as its parent.
+    const meta = JSON.parse(r.stdout);
+    expect(meta.traceparent).toBe(`00-${span!.traceId}-${span!.spanId}-01`);
+  });
+
+  it('without OTEL_* variables, call loads no OpenTelemetry module and sends no traceparent', async () => {
+    const file = config();
+    const log = path.join(box!.dir, 'loads.log');
+    const r = await run(
+      ['--import', recorder, bin, '--strict-config', '-c', file, 'call', 'v1', 'meta', '{}'],
+      { ...box!.env, MCPKIT_LOAD_LOG: log },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(urls.some((u) => u.includes('/packages/manager/'))).toBe(true);
+    expect(urls.filter((u) => /@opentelemetry|\/packages\/otel\//.test(u))).toEqual([]);
+    expect(JSON.parse(r.stdout)).toBeNull();
+  });
+});

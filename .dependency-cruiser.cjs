@@ -29,6 +29,10 @@ const allowed = {
   ],
   server: ['jsonrpc', 'protocol'],
   'ai-sdk': ['manager', 'jsonrpc'],
+  // Framework adapters: the manager (and its types) below them, nothing upward.
+  'openai-agents': ['manager'],
+  langchain: ['manager'],
+  mastra: ['manager'],
 };
 
 const packageRules = Object.entries(allowed).map(([pkg, deps]) => ({

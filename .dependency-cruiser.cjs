@@ -32,7 +32,6 @@ const allowed = {
   // Framework adapters: the manager (and its types) below them, nothing upward.
   'openai-agents': ['manager'],
   langchain: ['manager'],
-  mastra: ['manager'],
 };
 
 const packageRules = Object.entries(allowed).map(([pkg, deps]) => ({

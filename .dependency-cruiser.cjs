@@ -32,6 +32,9 @@ const allowed = {
   // Implements jsonrpc's instrumentation hooks; knows the manager only by its events' shape.
   otel: ['jsonrpc'],
   'ai-sdk': ['manager', 'jsonrpc'],
+  // Framework adapters: the manager (and its types) below them, nothing upward.
+  'openai-agents': ['manager'],
+  langchain: ['manager'],
 };
 
 const packageRules = Object.entries(allowed).map(([pkg, deps]) => ({

@@ -274,6 +274,27 @@ await client.close();`,
     expect(out).toContain('true');
   });
 
+  // Each framework adapter installed alone (npm brings its framework as the peer), running
+  // its README's example as written, with server-everything from this workspace for `npx`.
+  for (const [name, folder] of [
+    ['@mcpkit/langchain', 'langchain'],
+    ['@mcpkit/openai-agents', 'openai-agents'],
+  ] as const) {
+    it(`${name} alone with its peer runs its README example`, async () => {
+      const readme = await readFile(path.join(root, 'packages', folder, 'README.md'), 'utf8');
+      const example = /```js\n([\s\S]*?)```/.exec(readme)![1]!;
+      const npx = "command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything']";
+      expect(example).toContain(npx);
+      const { dir } = await installAlone(name, '@mcpkit/config');
+      const out = await runScript(
+        dir,
+        example.replace(npx, 'command: process.execPath, args: [process.argv[2], "stdio"]'),
+        everythingEntry,
+      );
+      expect(out).toBe('Echo: hi');
+    }, 300_000);
+  }
+
   it('every published package installs alone; its footprint is printed', async () => {
     const names = [...tarballs.keys()].sort();
     // Two installs at a time: npm spends most of its time waiting on the cache.

@@ -16,7 +16,7 @@ export interface CallForwarderOptions {
   manager: McpManager;
   /** Bounds a call, and how long a parked 2026-07-28 call waits for the client's retry. */
   callTimeoutMs: number;
-  /** `--sse-poll-ms`. */
+  /** How long a forwarded tools/call may run before its SSE stream is closed for polling. */
   ssePollAfterMs?: number;
 }
 
@@ -125,7 +125,7 @@ export class CallForwarder {
   }
 
   /**
-   * `--sse-poll-ms`: a forwarded tools/call still running after that long has its SSE
+   * `ssePollAfterMs`: a forwarded tools/call still running after that long has its SSE
    * stream closed (the client resumes it). The binding ignores this outside 2025-11-25 HTTP
    * sessions (stdio, JSON-only, 2026-07-28).
    */

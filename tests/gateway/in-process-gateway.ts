@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import { createGateway, type Gateway, gatewayHandlers } from '@mcpkit/gateway';
 import { listenHttp } from '@mcpkit/gateway/node';
-import { McpManager } from '@mcpkit/manager';
+import { createTransport, McpManager } from '@mcpkit/manager';
 
 export interface InProcessGateway {
   readonly url: URL;
@@ -22,7 +22,12 @@ export interface InProcessGateway {
  */
 export async function startInProcessHttpGateway(
   servers: Record<string, unknown>,
-  options: { token?: string } = {},
+  options: {
+    token?: string;
+    /** Every backend transport's `maxMessageBytes` (what `--max-message-bytes` sets). */
+    maxMessageBytes?: number;
+    describeError?: (error: unknown, server: string) => string | undefined;
+  } = {},
 ): Promise<InProcessGateway> {
   const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-home-'));
   let stderr = '';
@@ -45,6 +50,12 @@ export async function startInProcessHttpGateway(
     handlers: gatewayHandlers(() => gateway),
     env: { PATH: process.env.PATH ?? '', HOME: home },
     home,
+    ...(options.maxMessageBytes !== undefined
+      ? {
+          transportFactory: (server: ResolvedServer, context) =>
+            createTransport(server, { ...context, maxMessageBytes: options.maxMessageBytes }),
+        }
+      : {}),
   });
   manager.on('warning', ({ server, error }) => {
     stderr += `${server}: ${error.message}\n`;
@@ -54,6 +65,7 @@ export async function startInProcessHttpGateway(
     servers: entries.map((s) => s.name),
     info: { name: 'mcpkit-serve', version: '0.0.0' },
     callTimeoutMs: 30_000,
+    ...(options.describeError ? { describeError: options.describeError } : {}),
     warn: (text) => {
       stderr += `${text}\n`;
     },

@@ -18,6 +18,8 @@ export interface CallForwarderOptions {
   callTimeoutMs: number;
   /** How long a forwarded tools/call may run before its SSE stream is closed for polling. */
   ssePollAfterMs?: number;
+  /** A backend's failure in the host's words (see `GatewayOptions.describeError`). */
+  describeError?: (error: unknown, server: string) => string | undefined;
 }
 
 /**
@@ -183,9 +185,26 @@ export class CallForwarder {
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
     repeatable = true,
   ): Promise<T | InputRequiredReturn> {
-    return ctx.era === 'modern'
-      ? this.callModern(server, ctx, run, repeatable)
-      : this.callNow(server, ctx, run, repeatable);
+    const called =
+      ctx.era === 'modern'
+        ? this.callModern(server, ctx, run, repeatable)
+        : this.callNow(server, ctx, run, repeatable);
+    if (!this.options.describeError) return called;
+    return called.catch((error: unknown) => {
+      throw this.worded(error, server);
+    });
+  }
+
+  /**
+   * The failure the client is given: `describeError`'s words when it has some, on an error
+   * of the same kind (an `RpcError` stays one, with its code and data; anything else becomes
+   * a tool result's text), the backend's error as its cause.
+   */
+  worded(error: unknown, server: string): unknown {
+    const text = this.options.describeError?.(error, server);
+    if (text === undefined) return error;
+    if (RpcError.isInstance(error)) return new RpcError(error.rpcCode, text, error.data);
+    return new Error(text, { cause: error });
   }
 
   /** A 2026-07-28 call: it may park on a backend's request and resume on the client's retry. */

@@ -48,6 +48,14 @@ export interface GatewayOptions {
    * Over HTTP (many sessions) there is none, and such a request is refused.
    */
   soleClient?: SoleClient;
+  /**
+   * A backend's failure as the gateway's client reads it (a tool result's text, a JSON-RPC
+   * error's message), in the host's words: return the text, or `undefined` to pass the
+   * error's own message. The errors carry facts (`MessageTooLargeError.limitBytes`,
+   * `HttpError.status`, codes); a host words its next step in its own terms. The backend's
+   * own message by default.
+   */
+  describeError?: (error: unknown, server: string) => string | undefined;
   /** What the gateway could not do (a list unread, a name collision). Ignored by default. */
   warn?: (text: string) => void;
 }
@@ -512,11 +520,15 @@ export class Gateway {
     if (!client?.serverCapabilities?.completions || names.length === 0) return undefined;
     const { manager, callTimeoutMs } = this.options;
     const completer: (name: string) => Completer = (name) => async (value, context) => {
-      const backend = await manager.client(server, { timeoutMs: callTimeoutMs });
-      const result = await backend.complete(ref, { name, value }, context, {
-        timeoutMs: callTimeoutMs,
-      });
-      return result.completion.values;
+      try {
+        const backend = await manager.client(server, { timeoutMs: callTimeoutMs });
+        const result = await backend.complete(ref, { name, value }, context, {
+          timeoutMs: callTimeoutMs,
+        });
+        return result.completion.values;
+      } catch (error) {
+        throw this.calls.worded(error, server);
+      }
     };
     return Object.fromEntries(names.map((n) => [n, completer(n)]));
   }

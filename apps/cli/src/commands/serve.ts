@@ -3,8 +3,9 @@ import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { createGateway, type Gateway, gatewayHandlers, toolFilter } from '@mcpkit/gateway';
 import { generateToken, isLoopbackBind, listenHttp, StdioListener } from '@mcpkit/gateway/node';
+import { MessageTooLargeError } from '@mcpkit/jsonrpc';
 import { inCliWords } from '../core/advice.js';
-import { parseBytesFlag } from '../core/flags.js';
+import { parseBytesFlag, parseMsFlag } from '../core/flags.js';
 import type { Io } from '../core/io.js';
 import { UsageError } from '../core/io.js';
 import { openManager } from '../core/open-manager.js';
@@ -15,34 +16,44 @@ import {
 } from '../core/self-reference.js';
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
-import { withServeLimitHint } from '../serve/backend-limit.js';
 import { neutralize } from '../terminal/neutralize.js';
+import type { globalFlags, serveFlags, ValuesOf } from './command-table.js';
 
-export interface ServeFlags {
-  server?: string[];
-  http?: string;
-  token?: string;
-  separator?: string;
-  'no-prefix'?: boolean;
-  tools?: string[];
-  'sse-poll-ms'?: string;
-  'backend-wait-ms'?: string;
-  /** Bounds every message: from the backends, and from the gateway's own clients. */
-  'max-message-bytes'?: string;
-  verbose?: boolean;
-}
+/** `mcpkit serve`'s flags, as the command table parses them (`--max-message-bytes` is global). */
+export type ServeFlags = ValuesOf<typeof globalFlags & typeof serveFlags>;
 
 export const serveDefaults = {
   /** Over stdio: how long `initialize` waits for the backends before it is answered. */
   backendWaitMs: 5_000,
 } as const;
 
-/** A whole number of milliseconds from a flag, or a usage error naming it. */
+/** A millisecond flag of serve's, when given: 0 is allowed (no wait, no delay). */
 function msFlag(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(text))
-    throw new UsageError(`--${flag} takes a whole number of milliseconds (got "${text}")`);
-  return Number(text);
+  return text === undefined ? undefined : parseMsFlag(text, `--${flag}`, { min: 0 });
+}
+
+/** The error itself or one of its causes (a few levels: a cause chain is the library's). */
+function causeOf<T>(error: unknown, is: (e: unknown) => e is T): T | undefined {
+  let current = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    if (is(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * A backend's failure as the gateway's client reads it, worded from the error's facts: an
+ * answer over `--max-message-bytes` names the flag that raises it. Other errors keep their
+ * own message (`undefined`).
+ */
+export function describeBackendError(error: unknown, server: string): string | undefined {
+  const tooLarge = causeOf(error, (e): e is MessageTooLargeError =>
+    MessageTooLargeError.isInstance(e),
+  );
+  if (!tooLarge) return undefined;
+  const limit = tooLarge.limitBytes;
+  return `server "${server}" sent a message over the ${limit}-byte limit, and it was dropped (mcpkit serve's ${limit}-byte message limit); start mcpkit serve with a larger --max-message-bytes <n> to accept it`;
 }
 
 /** `--http [host:]port` → where to bind (loopback when no host is given). */
@@ -120,9 +131,6 @@ export async function serveCommand(
     longLived: true,
     handlers: gatewayHandlers(() => gateway),
     prepare: marked,
-    // An HTTP backend's over-limit answer rejects the send; a stdio one's goes to onerror.
-    wrapTransport: (transport, server) =>
-      withServeLimitHint(transport, (server.config.type ?? 'stdio') !== 'stdio'),
     ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
     // The sign-in runs when a client calls a backend's `authenticate` tool.
     interactiveAuth: new LoopbackAuthorization({ print: (line) => io.stderr(`${line}\n`) }),
@@ -173,6 +181,7 @@ export async function serveCommand(
     callTimeoutMs: timeoutMs,
     ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     ...(stdioFace ? { soleClient: stdioFace } : {}),
+    describeError: describeBackendError,
     warn: (text) => io.stderr(`mcpkit serve: ${inCliWords(text)}\n`),
   });
   let stop: (() => void) | undefined;

@@ -10,6 +10,15 @@ describe('millisecond options', () => {
     expect(checkTimeoutMs(5000, 'x')).toBe(5000);
   });
 
+  it('accept 0 only with min 0 (a wait that may be skipped), with the range in the error', () => {
+    expect(parseMsFlag('0', '--backend-wait-ms', { min: 0 })).toBe(0);
+    expect(parseMsFlag('2147483647', '--backend-wait-ms', { min: 0 })).toBe(MAX_TIMER_MS);
+    expect(() => parseMsFlag('-1', '--backend-wait-ms', { min: 0 })).toThrow(
+      /^--backend-wait-ms must be a whole number of milliseconds from 0 to 2147483647, got "-1"/,
+    );
+    expect(() => parseMsFlag('2147483648', '--backend-wait-ms', { min: 0 })).toThrow(UsageError);
+  });
+
   it.each([
     '99999999999',
     '2147483648',

@@ -4,15 +4,16 @@ import { UsageError } from './io.js';
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * A millisecond flag such as `--timeout`: digits only, 1 … 2147483647. Anything else is a
- * usage error, before a timer could turn it into a `TimeoutOverflowWarning` (or `NaN`
- * into no timeout at all).
+ * A millisecond flag such as `--timeout`: digits only, `min` (1 unless given, 0 for a wait
+ * that may be skipped) … 2147483647. Anything else is a usage error, before a timer could
+ * turn it into a `TimeoutOverflowWarning` (or `NaN` into no timeout at all).
  */
-export function parseMsFlag(text: string, flag: string): number {
+export function parseMsFlag(text: string, flag: string, options: { min?: 0 | 1 } = {}): number {
+  const min = options.min ?? 1;
   const value = /^[0-9]{1,10}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= 1 && value <= MAX_TIMER_MS))
+  if (!(value >= min && value <= MAX_TIMER_MS))
     throw new UsageError(
-      `${flag} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got "${text}"`,
+      `${flag} must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}, got "${text}"`,
     );
   return value;
 }

@@ -40,8 +40,6 @@ export interface OpenManagerOptions {
   interactiveAuth?: NonNullable<McpManagerOptions['auth']>['interactive'];
   /** The entry a transport is made for (`serve` marks its stdio children's env). */
   prepare?: (server: ResolvedServer) => ResolvedServer;
-  /** Wraps each transport once it is made. */
-  wrapTransport?: (transport: Transport, server: ResolvedServer) => Transport;
   /** Server stderr, a chunk at a time (only with `-v`). */
   onstderr?: (server: string, text: string) => void;
   /** Warnings: garbage stdout lines, failed list fetches (only with `-v`). */
@@ -159,13 +157,12 @@ export function openManager(
       if (server.config.timeout !== undefined)
         checkTimeoutMs(server.config.timeout, `server "${server.name}": "timeout"`);
       shutdown?.signal.throwIfAborted();
-      let made = await createTransport(
+      const made = await createTransport(
         options.prepare ? options.prepare(server) : server,
         options.maxMessageBytes !== undefined
           ? { ...context, maxMessageBytes: options.maxMessageBytes }
           : context,
       );
-      if (options.wrapTransport) made = options.wrapTransport(made, server);
       const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;
       if (shutdown) untrackOnClose(transport, shutdown.track(closableFor(transport)));
       return transport;

@@ -97,7 +97,7 @@ describe('mcpkit serve --max-message-bytes', () => {
     const over = await client.callTool({ name: 'probe__big', arguments: { bytes: LIMIT * 2 } });
     expect(over.isError).toBe(true);
     expect(text(over)).toContain('server "probe"');
-    expect(text(over)).toContain(`${LIMIT}-byte limit`);
+    expect(text(over)).toContain(`${LIMIT}-byte message limit`);
     expect(text(over)).toContain('mcpkit serve with a larger --max-message-bytes');
     const under = await client.callTool({ name: 'probe__big', arguments: { bytes: 10 } });
     expect(text(under)).toBe('x'.repeat(10));

@@ -53,7 +53,7 @@ export function describeBackendError(error: unknown, server: string): string | u
   );
   if (!tooLarge) return undefined;
   const limit = tooLarge.limitBytes;
-  return `server "${server}" sent a message over the ${limit}-byte limit, and it was dropped (mcpkit serve's ${limit}-byte message limit); start mcpkit serve with a larger --max-message-bytes <n> to accept it`;
+  return `server "${server}" sent a message over mcpkit serve's ${limit}-byte message limit, and it was dropped; start mcpkit serve with a larger --max-message-bytes <n> to accept it`;
 }
 
 /** `--http [host:]port` → where to bind (loopback when no host is given). */

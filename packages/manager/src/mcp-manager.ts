@@ -220,11 +220,7 @@ export class McpManager implements ManagerView {
 
   /** Connects the given connections in their pools; resolves when each has settled. */
   private start(connections: readonly ServerConnection[], signal?: AbortSignal): Promise<void> {
-    return connectInPools(
-      connections,
-      { limits: this.limits, needsAuth: this.needsAuth, lazy: this.lazy },
-      signal,
-    );
+    return connectInPools(connections, { needsAuth: this.needsAuth, lazy: this.lazy }, signal);
   }
 
   private async serversFromOptions(): Promise<readonly ResolvedServer[]> {

@@ -19,7 +19,7 @@ import { Emitter } from './emitter.js';
 import { ManagerClosedError, ServerUnavailableError, UnknownServerError } from './errors.js';
 import { Sweeper } from './health.js';
 import { type ResolvedHints, resolveHints } from './hints.js';
-import { HostSurface } from './host-surface.js';
+import { HostSurface } from './server-router.js';
 import type { HostTool, HostToolCallOptions } from './host-tool.js';
 import { LazyParking } from './lazy-parking.js';
 import { type ManagerLimits, resolveLimits } from './limits.js';

@@ -174,6 +174,36 @@ describe('exported error classes', () => {
     ).toBe(false);
   });
 
+  it('every McpkitError class declares its own brand, qualified by its package', () => {
+    const unqualified: string[] = [];
+    for (const found of classes) {
+      if (!(found.cls.prototype instanceof McpkitError)) continue;
+      const dir = found.where.split('/')[0] ?? '';
+      const manifest = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8'));
+      const declared = Object.hasOwn(found.cls, 'brand')
+        ? (found.cls as unknown as { brand: unknown }).brand
+        : undefined;
+      if (declared !== `${manifest.name}.${found.cls.name}`)
+        unqualified.push(`${found.where}: ${String(declared)}`);
+    }
+    expect(unqualified).toEqual([]);
+  });
+
+  it('two same-named classes from two packages do not answer isInstance for each other', async () => {
+    const { ServerNotEnabledError } = await import('@mcpkit/config');
+    // Another package's class of the same name that declares no brand (the default).
+    class LocalServerNotEnabledError extends McpkitError {}
+    Object.defineProperty(LocalServerNotEnabledError, 'name', { value: 'ServerNotEnabledError' });
+    const other = new LocalServerNotEnabledError('MCPKIT_SERVER_NOT_ENABLED', 'elsewhere');
+    expect(ServerNotEnabledError.isInstance(other)).toBe(false);
+    const real = construct({
+      where: 'config',
+      cls: ServerNotEnabledError as unknown as ErrorClass,
+    });
+    expect(LocalServerNotEnabledError.isInstance(real)).toBe(false);
+    expect(ServerNotEnabledError.isInstance(real)).toBe(true);
+  });
+
   it('recognises errors from a second copy of the package (Symbol.for brands)', async () => {
     // A query string makes the module loader evaluate the same file again: a second copy
     // of every class, as when two versions of @mcpkit/jsonrpc sit in one dependency tree.

@@ -16,6 +16,7 @@ const MAX_MESSAGE_TEXT = 2_000;
  * correct its call. The full normalized result is on `result`.
  */
 export class ToolResultError extends McpkitError {
+  static readonly brand: string = '@mcpkit/ai-sdk.ToolResultError';
   override readonly name: string = 'ToolResultError';
   readonly server: string;
   readonly tool: string;

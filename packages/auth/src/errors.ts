@@ -24,6 +24,7 @@ export type AuthErrorCode = (typeof AuthErrorCode)[keyof typeof AuthErrorCode];
  * own way to sign in.
  */
 export class NeedsAuthError extends McpkitError {
+  static readonly brand: string = '@mcpkit/auth.NeedsAuthError';
   override readonly name: string = 'NeedsAuthError';
   readonly server: string;
   constructor(message: string, server: string, options?: McpkitErrorOptions) {
@@ -34,6 +35,7 @@ export class NeedsAuthError extends McpkitError {
 
 /** An OAuth step failed: the message says which, against which server, and what to do. */
 export class AuthError extends McpkitError {
+  static readonly brand: string = '@mcpkit/auth.AuthError';
   override readonly name: string = 'AuthError';
   /** The OAuth `error` code the server sent, when it sent one (`invalid_grant`, …). */
   readonly oauthError: string | undefined;
@@ -53,6 +55,7 @@ export class AuthError extends McpkitError {
  * `http:` one on a loopback host, without user info. Nothing was sent to it or opened.
  */
 export class UnsafeEndpointError extends AuthError {
+  static override readonly brand: string = '@mcpkit/auth.UnsafeEndpointError';
   override readonly name: string = 'UnsafeEndpointError';
   /** Where the value came from, e.g. `authorization_endpoint`. */
   readonly field: string;
@@ -67,6 +70,7 @@ export class UnsafeEndpointError extends AuthError {
 
 /** A response body was larger than the limit for its kind; the rest was not read. */
 export class AuthResponseTooLargeError extends AuthError {
+  static override readonly brand: string = '@mcpkit/auth.AuthResponseTooLargeError';
   override readonly name: string = 'AuthResponseTooLargeError';
   readonly limitBytes: number;
   /** The URL that answered (redacted). */
@@ -80,6 +84,7 @@ export class AuthResponseTooLargeError extends AuthError {
 
 /** A `headersHelper` command could not supply headers. */
 export class HeadersHelperError extends McpkitError {
+  static readonly brand: string = '@mcpkit/auth.HeadersHelperError';
   override readonly name: string = 'HeadersHelperError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(AuthErrorCode.HeadersHelper, message, options);

@@ -27,6 +27,7 @@ export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorC
  * (`initialize`), or listed only versions it does not (`-32022` with `data.supported`).
  */
 export class UnsupportedProtocolVersionError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.UnsupportedProtocolVersionError';
   override readonly name = 'UnsupportedProtocolVersionError';
   /** The version the server chose (`initialize`), if it chose one. */
   readonly serverVersion: string | undefined;
@@ -57,6 +58,7 @@ export class UnsupportedProtocolVersionError extends McpkitError {
  * `sampling/createMessage` without `options.handlers.sampling`. Pass a handler for `method`.
  */
 export class MissingHandlerError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.MissingHandlerError';
   override readonly name = 'MissingHandlerError';
   readonly method: string;
   constructor(label: string, method: string) {
@@ -76,6 +78,7 @@ export class MissingHandlerError extends McpkitError {
  * Reported through `onerror`.
  */
 export class InvalidToolError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.InvalidToolError';
   override readonly name = 'InvalidToolError';
   readonly toolName: string;
   readonly reason: string;
@@ -98,6 +101,7 @@ export class InvalidToolError extends McpkitError {
 
 /** A server's answer did not match the protocol schema. */
 export class InvalidResultError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.InvalidResultError';
   override readonly name = 'InvalidResultError';
   readonly method: string;
   constructor(label: string, method: string, detail: string, cause: unknown) {
@@ -117,6 +121,7 @@ export class InvalidResultError extends McpkitError {
  * a tool call as a task on a server that runs none. Use the alternative the message names.
  */
 export class UnsupportedByServerError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.UnsupportedByServerError';
   override readonly name = 'UnsupportedByServerError';
   constructor(message: string) {
     super(ClientErrorCode.UnsupportedByServer, message);
@@ -125,6 +130,7 @@ export class UnsupportedByServerError extends McpkitError {
 
 /** The server returned the same pagination cursor twice: listing stopped rather than loop. */
 export class RepeatedCursorError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.RepeatedCursorError';
   override readonly name = 'RepeatedCursorError';
   readonly method: string;
   readonly cursor: string;
@@ -137,6 +143,7 @@ export class RepeatedCursorError extends McpkitError {
 
 /** A limit from the options was reached (`option` names it: raise it if the server needs more). */
 export class LimitExceededError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.LimitExceededError';
   override readonly name = 'LimitExceededError';
   readonly option: string;
   readonly limit: number;
@@ -160,6 +167,7 @@ export interface UrlElicitation {
  * (sign in, consent, pay…). Open them, then retry the request.
  */
 export class UrlElicitationRequiredError extends RpcError {
+  static override readonly brand: string = '@mcpkit/client.UrlElicitationRequiredError';
   override readonly name = 'UrlElicitationRequiredError';
   readonly elicitations: UrlElicitation[];
   constructor(source: RpcError) {

@@ -32,6 +32,6 @@ export {
   type SkillFrontmatter,
   type SkillResource,
   skillsExtensionId,
-} from './skill-entry.js';
-export { SkillError, SkillErrorCode, SkillVerificationError } from './skill-errors.js';
-export { type Skill, type SkillFile, type SkillOptions, skillDefaults } from './skills.js';
+} from './skills/entry.js';
+export { SkillError, SkillErrorCode, SkillVerificationError } from './skills/errors.js';
+export { type Skill, type SkillFile, type SkillOptions, skillDefaults } from './skills/skills.js';

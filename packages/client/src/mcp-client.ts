@@ -49,8 +49,8 @@ import {
 } from './options.js';
 import { RequestPipeline } from './request-pipeline.js';
 import { fastEmptyResult } from './result-checks.js';
-import type { SkillEntry } from './skill-entry.js';
-import { type Skill, type SkillFile, Skills } from './skills.js';
+import type { SkillEntry } from './skills/entry.js';
+import { type Skill, type SkillFile, Skills } from './skills/skills.js';
 import { Subscriptions } from './subscriptions.js';
 import { serverRunsToolTasks, Tasks } from './tasks.js';
 

@@ -15,7 +15,7 @@ import type {
 } from '@mcpkit/protocol';
 import type { ClientHandlers } from './client-handlers.js';
 import type { EraRecord } from './modern.js';
-import type { SkillOptions } from './skills.js';
+import type { SkillOptions } from './skills/skills.js';
 
 /** Defaults a host may read and override. */
 export const clientDefaults = Object.freeze({

@@ -4,6 +4,7 @@ import { ClientErrorCode } from './errors.js';
 
 /** A tool's `structuredContent` does not match the `outputSchema` it declared. */
 export class OutputSchemaError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.OutputSchemaError';
   override readonly name = 'OutputSchemaError';
   readonly tool: string;
   constructor(label: string, tool: string, detail: string) {

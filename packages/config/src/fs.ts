@@ -31,6 +31,7 @@ export type ConfigReadErrorCode =
 
 /** A config file that exists but cannot be used; the message names the file and the fix. */
 export class ConfigReadError extends McpkitError {
+  static readonly brand: string = '@mcpkit/config.ConfigReadError';
   override readonly name: string = 'ConfigReadError';
   declare readonly code: ConfigReadErrorCode;
   constructor(

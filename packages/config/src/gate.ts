@@ -8,6 +8,7 @@ import type { ResolvedServer, ServerOrigin, ServerStatus } from './resolve.js';
  * (`status`, `reason`, `source`); a host words what to do about it.
  */
 export class ServerNotEnabledError extends McpkitError {
+  static readonly brand: string = '@mcpkit/config.ServerNotEnabledError';
   override readonly name: string = 'ServerNotEnabledError';
   readonly server: string;
   /** Never `enabled`; `disabled` also when the entry says `disabled: true`. */

@@ -22,6 +22,7 @@ export interface WriteOptions {
 
 /** A config file could not be changed; the message names the file, the cause and the fix. */
 export class ConfigWriteError extends McpkitError {
+  static readonly brand: string = '@mcpkit/config.ConfigWriteError';
   override readonly name: string = 'ConfigWriteError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ConfigErrorCode.Write, message, options);

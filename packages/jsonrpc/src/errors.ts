@@ -17,7 +17,9 @@ const brands = new WeakMap<object, symbol>();
 /**
  * The brand of one error class: `mcpkit.error:<brand>` where `<brand>` is the class's own
  * static `brand` when it declares one, else its name. Derived per class (not inherited),
- * so a subclass that declares nothing still gets a brand of its own.
+ * so a subclass that declares nothing still gets a brand of its own. Every mcpkit class
+ * declares `<package>.<Class>` (`@mcpkit/config.ServerNotEnabledError`): two packages'
+ * classes of one name never answer `isInstance` for each other (the bare name collided).
  */
 function brandOf(ctor: object): symbol {
   let brand = brands.get(ctor);
@@ -130,6 +132,7 @@ export class McpkitError extends Error {
 
 /** A request got no answer within its time budget. */
 export class TimeoutError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.TimeoutError';
   override readonly name: string = 'TimeoutError';
   readonly timeoutMs: number;
   constructor(message: string, timeoutMs: number, options?: McpkitErrorOptions) {
@@ -140,6 +143,7 @@ export class TimeoutError extends McpkitError {
 
 /** The connection closed (or was never open) while a request was pending. */
 export class ConnectionClosedError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.ConnectionClosedError';
   override readonly name: string = 'ConnectionClosedError';
   /**
    * The request is known never to have reached the other side: the connection was closed
@@ -158,6 +162,7 @@ export class ConnectionClosedError extends McpkitError {
  * (code `MCPKIT_NOT_CONNECTED`), so code that handles a closed connection handles it too.
  */
 export class NotConnectedError extends ConnectionClosedError {
+  static override readonly brand: string = '@mcpkit/jsonrpc.NotConnectedError';
   override readonly name: string = 'NotConnectedError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(message, { ...options, code: ErrorCode.NotConnected });
@@ -166,6 +171,7 @@ export class NotConnectedError extends ConnectionClosedError {
 
 /** A single message (or an SSE event, or a response body) exceeded the configured maximum size. */
 export class MessageTooLargeError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.MessageTooLargeError';
   override readonly name: string = 'MessageTooLargeError';
   readonly limitBytes: number;
   /** The id of the dropped message when it could be read from its first or last bytes. */
@@ -204,6 +210,7 @@ export class MessageTooLargeError extends McpkitError {
  * request, not the process with a `RangeError`.
  */
 export class JsonTooDeepError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.JsonTooDeepError';
   override readonly name: string = 'JsonTooDeepError';
   /** The limit, in levels of arrays and objects (the message's own object is level 1). */
   readonly maxDepth: number;
@@ -236,6 +243,7 @@ export class JsonTooDeepError extends McpkitError {
 
 /** An operation was aborted without an abort reason of its own. */
 export class AbortedError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.AbortedError';
   override readonly name: string = 'AbortedError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ErrorCode.Aborted, message, options);
@@ -244,6 +252,7 @@ export class AbortedError extends McpkitError {
 
 /** `start()` (a transport) or `connect()` (a client) was called a second time: a bug in the caller. */
 export class AlreadyStartedError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.AlreadyStartedError';
   override readonly name: string = 'AlreadyStartedError';
   constructor(message: string, options?: McpkitErrorOptions) {
     super(ErrorCode.AlreadyStarted, message, options);
@@ -255,6 +264,7 @@ export class AlreadyStartedError extends McpkitError {
  * rejected. The peer was told only "Internal error"; `cause` is what the handler threw.
  */
 export class HandlerError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.HandlerError';
   override readonly name: string = 'HandlerError';
   /** Which handler failed, e.g. `notifications/message` or `request 7`. */
   readonly where: string;
@@ -266,6 +276,7 @@ export class HandlerError extends McpkitError {
 
 /** Bytes that are not JSON arrived where a message was expected. */
 export class ParseError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.ParseError';
   override readonly name: string = 'ParseError';
   /** The start of the offending text (at most 200 characters). */
   readonly excerpt: string;
@@ -277,6 +288,7 @@ export class ParseError extends McpkitError {
 
 /** Valid JSON that is not a JSON-RPC 2.0 message. */
 export class InvalidMessageError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.InvalidMessageError';
   override readonly name: string = 'InvalidMessageError';
   /** The id of the offending message when it had a usable one (so it can be answered). */
   readonly id: string | number | null;
@@ -288,6 +300,7 @@ export class InvalidMessageError extends McpkitError {
 
 /** A transport-level failure (I/O, HTTP, process). Transports subclass or use it directly. */
 export class TransportError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.TransportError';
   override readonly name: string = 'TransportError';
   constructor(message: string, options?: McpkitErrorOptions & { code?: string }) {
     super(options?.code ?? ErrorCode.Transport, message, options);
@@ -300,6 +313,7 @@ export class TransportError extends McpkitError {
  * revision asks clients to re-issue it under a new id.
  */
 export class ResponseLostError extends TransportError {
+  static override readonly brand: string = '@mcpkit/jsonrpc.ResponseLostError';
   override readonly name: string = 'ResponseLostError';
   readonly requestId: JsonRpcId;
   constructor(message: string, requestId: JsonRpcId, options?: McpkitErrorOptions) {
@@ -310,6 +324,7 @@ export class ResponseLostError extends TransportError {
 
 /** A JSON-RPC error response from the peer. Keeps the wire code and data. */
 export class RpcError extends McpkitError {
+  static readonly brand: string = '@mcpkit/jsonrpc.RpcError';
   override readonly name: string = 'RpcError';
   /** The numeric JSON-RPC error code the peer sent. */
   readonly rpcCode: number;
@@ -335,6 +350,7 @@ export class RpcError extends McpkitError {
 
 /** An HTTP exchange answered with an unexpected status. */
 export class HttpError extends TransportError {
+  static override readonly brand: string = '@mcpkit/jsonrpc.HttpError';
   override readonly name: string = 'HttpError';
   readonly status: number;
   readonly url: string;
@@ -356,6 +372,7 @@ export class HttpError extends TransportError {
 
 /** 401/403 that the auth layer could not (or was not there to) fix: the server needs authorization. */
 export class UnauthorizedError extends HttpError {
+  static override readonly brand: string = '@mcpkit/jsonrpc.UnauthorizedError';
   override readonly name: string = 'UnauthorizedError';
   readonly wwwAuthenticate: string | undefined;
   constructor(
@@ -372,6 +389,7 @@ export class UnauthorizedError extends HttpError {
 
 /** The server no longer knows our session (404 to a request that carried a session id). */
 export class SessionExpiredError extends HttpError {
+  static override readonly brand: string = '@mcpkit/jsonrpc.SessionExpiredError';
   override readonly name: string = 'SessionExpiredError';
   readonly sessionId: string;
   constructor(message: string, url: string, sessionId: string, bodyExcerpt: string) {

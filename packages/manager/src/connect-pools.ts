@@ -1,21 +1,21 @@
-import pMap from 'p-map';
 import type { ServerConnection } from './connection.js';
 import type { LazyParking } from './lazy-parking.js';
-import type { ManagerLimits } from './limits.js';
 import type { NeedsAuthCache } from './needs-auth-cache.js';
-import { isLocal } from './transport-factory.js';
 
 /**
- * Connects pending servers in two pools at once (local: stdio and in-process; remote), a
- * slot freed as soon as its server settles. A recent needs-auth verdict is shown again
- * without asking the server; a lazily started server with a warm cache is parked.
- * Resolves when each has settled.
+ * Starts every pending server's connect at once; the connections' pools (local: stdio and
+ * in-process; remote — `Pool`, which every connect of a kind goes through) hold each to its
+ * limit, a slot freed as soon as its server settles. A recent needs-auth verdict is shown
+ * again without asking the server; a lazily started server with a warm cache is parked.
+ * Resolves when each has settled; rejects with the signal's reason when it aborts first
+ * (the connects still queued then start only if the manager is not closed).
  */
 export async function connectInPools(
   connections: readonly ServerConnection[],
-  deps: { limits: ManagerLimits; needsAuth: NeedsAuthCache; lazy: LazyParking },
+  deps: { needsAuth: NeedsAuthCache; lazy: LazyParking },
   signal?: AbortSignal,
 ): Promise<void> {
+  signal?.throwIfAborted();
   const pending: ServerConnection[] = [];
   for (const c of connections) {
     if (c.state.state !== 'pending') continue;
@@ -24,17 +24,20 @@ export async function connectInPools(
     else pending.push(c);
   }
   const startable = await deps.lazy.park(pending);
-  const run = (c: ServerConnection) => c.connect('connect').catch(() => {});
-  const pool = (list: ServerConnection[], concurrency: number) =>
-    pMap(list, run, { concurrency: Math.max(1, concurrency), ...(signal ? { signal } : {}) });
-  await Promise.all([
-    pool(
-      startable.filter((c) => isLocal(c.server)),
-      deps.limits.localConcurrency,
-    ),
-    pool(
-      startable.filter((c) => !isLocal(c.server)),
-      deps.limits.remoteConcurrency,
-    ),
-  ]);
+  signal?.throwIfAborted();
+  const all = Promise.all(startable.map((c) => c.connect('connect').catch(() => {})));
+  if (!signal) {
+    await all;
+    return;
+  }
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([all, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
 }

@@ -41,6 +41,7 @@ export interface FailureFacts {
  * carry `failure` and `nextStep` as facts.
  */
 export class ManagerError extends McpkitError {
+  static readonly brand: string = '@mcpkit/manager.ManagerError';
   override readonly name: string = 'ManagerError';
   /** The server the error is about. */
   readonly server: string;
@@ -66,6 +67,7 @@ export class ManagerError extends McpkitError {
 export { ServerNotEnabledError } from '@mcpkit/config';
 
 export class UnsupportedServerTypeError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.UnsupportedServerTypeError';
   override readonly name = 'UnsupportedServerTypeError';
   readonly type: string;
   constructor(server: string, type: string, hint: string) {
@@ -80,6 +82,7 @@ export class UnsupportedServerTypeError extends ManagerError {
 }
 
 export class UnknownServerError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.UnknownServerError';
   override readonly name = 'UnknownServerError';
   constructor(server: string, known: readonly string[]) {
     super(
@@ -91,6 +94,7 @@ export class UnknownServerError extends ManagerError {
 }
 
 export class UnknownToolError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.UnknownToolError';
   override readonly name = 'UnknownToolError';
   constructor(hostName: string) {
     super(
@@ -103,6 +107,7 @@ export class UnknownToolError extends ManagerError {
 
 /** A call reached a server that is not connected; the state says why. */
 export class ServerUnavailableError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.ServerUnavailableError';
   override readonly name = 'ServerUnavailableError';
   readonly state: string;
   /** `detail` that is already a sentence about the server (`server "x" was …`) is the message as it is. */
@@ -126,6 +131,7 @@ export class ServerUnavailableError extends ManagerError {
 
 /** A connect attempt failed. Carries what the host needs to show: exit code, stderr, URL, status. */
 export class ServerConnectError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.ServerConnectError';
   override readonly name = 'ServerConnectError';
   readonly exitCode: number | undefined;
   readonly stderrTail: string | undefined;
@@ -164,6 +170,7 @@ export class ServerConnectError extends ManagerError {
 
 /** A stdio server died soon after starting too often; it is held `failed` until `reconnect()`. */
 export class CrashLoopError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.CrashLoopError';
   override readonly name = 'CrashLoopError';
   readonly exitCode: number | undefined;
   readonly stderrTail: string | undefined;
@@ -197,6 +204,7 @@ export class CrashLoopError extends ManagerError {
 }
 
 export class ManagerClosedError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.ManagerClosedError';
   override readonly name = 'ManagerClosedError';
   constructor(server = '') {
     super(
@@ -209,6 +217,7 @@ export class ManagerClosedError extends ManagerError {
 
 /** The connect budget (`MCP_TIMEOUT`) ran out before the handshake finished. */
 export class ConnectTimeoutError extends TimeoutError {
+  static override readonly brand: string = '@mcpkit/manager.ConnectTimeoutError';
   override readonly name = 'ConnectTimeoutError';
   readonly server: string;
   readonly failure: FailureCause;

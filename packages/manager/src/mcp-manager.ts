@@ -19,7 +19,6 @@ import { Emitter } from './emitter.js';
 import { ManagerClosedError, ServerUnavailableError, UnknownServerError } from './errors.js';
 import { Sweeper } from './health.js';
 import { type ResolvedHints, resolveHints } from './hints.js';
-import { HostSurface } from './host-surface.js';
 import type { HostTool, HostToolCallOptions } from './host-tool.js';
 import { LazyParking } from './lazy-parking.js';
 import { type ManagerLimits, resolveLimits } from './limits.js';
@@ -30,6 +29,7 @@ import { Pool } from './pool.js';
 import { diffServers, lateArrivals, type ReloadResult } from './reload.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import { ManagerScope, scopeEntries } from './scope.js';
+import { ServerRouter } from './server-router.js';
 import type { ConnectedState, ManagerEvents, ManagerSnapshot, ServerState } from './state.js';
 import { assertEnabled } from './transport-factory.js';
 
@@ -43,7 +43,7 @@ export class McpManager implements ManagerView {
   private readonly clock: Clock;
   readonly events = new Emitter<ManagerEvents>();
   private readonly connections = new Map<string, ServerConnection>();
-  private readonly surface: HostSurface;
+  private readonly router: ServerRouter;
   private readonly catalog: Catalog;
   private readonly files: FileSink;
   private readonly pools: { local: Pool; remote: Pool };
@@ -85,7 +85,7 @@ export class McpManager implements ManagerView {
       clock: this.clock,
       events: this.events,
       callTool: (server, tool, args, o) => this.callTool(server, tool, args, o),
-      getPrompt: (server, prompt) => (args, o) => this.surface.getPrompt(server, prompt, args, o),
+      getPrompt: (server, prompt) => (args, o) => this.router.getPrompt(server, prompt, args, o),
       onTools: (server, tools) => this.lazy.remember(server, tools),
       onHealth: (server, client) => this.listHealth(server, client),
       prefetch: checkLists(options.lists),
@@ -119,7 +119,7 @@ export class McpManager implements ManagerView {
       current,
       publish: (c, state, reason) => this.publish(c, state, reason),
     });
-    this.surface = new HostSurface({
+    this.router = new ServerRouter({
       ...core,
       files: this.files,
       connections: this.connections,
@@ -220,11 +220,7 @@ export class McpManager implements ManagerView {
 
   /** Connects the given connections in their pools; resolves when each has settled. */
   private start(connections: readonly ServerConnection[], signal?: AbortSignal): Promise<void> {
-    return connectInPools(
-      connections,
-      { limits: this.limits, needsAuth: this.needsAuth, lazy: this.lazy },
-      signal,
-    );
+    return connectInPools(connections, { needsAuth: this.needsAuth, lazy: this.lazy }, signal);
   }
 
   private async serversFromOptions(): Promise<readonly ResolvedServer[]> {
@@ -321,13 +317,13 @@ export class McpManager implements ManagerView {
     args: Record<string, unknown>,
     options?: HostToolCallOptions,
   ): Promise<HostToolResult> {
-    return this.surface.callTool(server, tool, args, options);
+    return this.router.callTool(server, tool, args, options);
   }
 
   /** Every tool of every connected server (and warm-cached lazy ones), named for a host. */
   tools(options?: { signal?: AbortSignal }): Promise<HostTool[]> {
     this.assertOpen();
-    return this.surface.tools(options);
+    return this.router.tools(options);
   }
 
   /**
@@ -335,7 +331,7 @@ export class McpManager implements ManagerView {
    * (each connect and `list_changed` fills the names in; `tools()` is not needed first).
    */
   resolveToolName(hostName: string): { server: string; tool: string } | undefined {
-    return this.surface.resolveToolName(hostName);
+    return this.router.resolveToolName(hostName);
   }
 
   /** Calls a tool by its host name (the `authenticate` pseudo-tool included). */
@@ -344,18 +340,18 @@ export class McpManager implements ManagerView {
     args: Record<string, unknown>,
     options?: HostToolCallOptions,
   ): Promise<HostToolResult> {
-    return this.surface.callHostTool(hostName, args, options);
+    return this.router.callHostTool(hostName, args, options);
   }
 
   /** Every prompt of every connected server as a host command. */
   commands(options?: { signal?: AbortSignal }): Promise<HostCommand[]> {
     this.assertOpen();
-    return this.surface.commands(options);
+    return this.router.commands(options);
   }
 
   /** Resources of one server or of all connected ones, each naming its server. */
   listResources(server?: string, options?: { signal?: AbortSignal }): Promise<HostResource[]> {
-    return this.surface.listResources(server, options);
+    return this.router.listResources(server, options);
   }
 
   /**
@@ -367,14 +363,14 @@ export class McpManager implements ManagerView {
    */
   serverTools(server: string, options?: { signal?: AbortSignal }): Promise<Tool[]> {
     this.assertOpen();
-    return this.surface.serverTools(server, options);
+    return this.router.serverTools(server, options);
   }
 
   listResourceTemplates(
     server?: string,
     options?: { signal?: AbortSignal },
   ): Promise<HostResourceTemplate[]> {
-    return this.surface.listResourceTemplates(server, options);
+    return this.router.listResourceTemplates(server, options);
   }
 
   readResource(
@@ -382,7 +378,7 @@ export class McpManager implements ManagerView {
     uri: string,
     options?: { signal?: AbortSignal; timeoutMs?: number },
   ): Promise<ReadResourceResult> {
-    return this.surface.readResource(server, uri, options);
+    return this.router.readResource(server, uri, options);
   }
 
   // ---- auth -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ export type ServerErrorCode = (typeof ServerErrorCode)[keyof typeof ServerErrorC
 
 /** A local error of `@mcpkit/server`: misuse of the API, or an operation the connection cannot carry. */
 export class McpServerError extends McpkitError {
+  static readonly brand: string = '@mcpkit/server.McpServerError';
   override readonly name: string = 'McpServerError';
   constructor(code: ServerErrorCode, message: string, options?: McpkitErrorOptions) {
     super(code, message, options);

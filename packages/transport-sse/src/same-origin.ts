@@ -14,6 +14,7 @@ import { type Dispatcher, request } from 'undici';
  * to a host the user never configured, so it is refused.
  */
 export class CrossOriginError extends TransportError {
+  static override readonly brand: string = '@mcpkit/transport-sse.CrossOriginError';
   override readonly name: string = 'CrossOriginError';
   /** The URL that was refused. */
   readonly url: string;

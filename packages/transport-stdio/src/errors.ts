@@ -11,6 +11,7 @@ export type StdioErrorCode = (typeof StdioErrorCode)[keyof typeof StdioErrorCode
 
 /** The server process exited (or was killed) while the connection was open. */
 export class ProcessExitedError extends TransportError {
+  static override readonly brand: string = '@mcpkit/transport-stdio.ProcessExitedError';
   override readonly name = 'ProcessExitedError';
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
@@ -38,6 +39,7 @@ export class ProcessExitedError extends TransportError {
 
 /** The server process could not be started at all. */
 export class ProcessSpawnError extends TransportError {
+  static override readonly brand: string = '@mcpkit/transport-stdio.ProcessSpawnError';
   override readonly name = 'ProcessSpawnError';
   readonly command: string;
   constructor(label: string, command: string, cause: NodeJS.ErrnoException) {

@@ -50,6 +50,7 @@ export interface WebSocketTransportOptions {
 
 /** The connection closed with a code other than 1000 (normal). */
 export class WebSocketClosedError extends ConnectionClosedError {
+  static override readonly brand: string = '@mcpkit/transport-websocket.WebSocketClosedError';
   override readonly name = 'WebSocketClosedError';
   readonly closeCode: number;
   readonly reason: string;

@@ -1,18 +1,13 @@
 import { isRecord } from '@mcpkit/jsonrpc/internal';
 import { ClientMethod, type ReadResourceResult } from '@mcpkit/protocol';
-import type { Connection } from './connection.js';
-import { InvalidResultError } from './errors.js';
-import { type CallOptions, clientDefaults } from './options.js';
-import type { RequestPipeline } from './request-pipeline.js';
-import { type VerifiedContent, verifiedContent } from './skill-content.js';
-import {
-  checkSkillEntry,
-  isWithinSkill,
-  type SkillEntry,
-  skillsExtensionId,
-} from './skill-entry.js';
-import { SkillError, SkillErrorCode, SkillVerificationError } from './skill-errors.js';
-import { frontmatterDifferences, parseSkillMd } from './skill-frontmatter.js';
+import type { Connection } from '../connection.js';
+import { InvalidResultError } from '../errors.js';
+import { type CallOptions, clientDefaults } from '../options.js';
+import type { RequestPipeline } from '../request-pipeline.js';
+import { type VerifiedContent, verifiedContent } from './content.js';
+import { checkSkillEntry, isWithinSkill, type SkillEntry, skillsExtensionId } from './entry.js';
+import { SkillError, SkillErrorCode, SkillVerificationError } from './errors.js';
+import { frontmatterDifferences, parseSkillMd } from './frontmatter.js';
 
 /** The client's limits on what a skill may make it read (SEP-2640's server-side caps). */
 export const skillDefaults = Object.freeze({

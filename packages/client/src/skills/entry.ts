@@ -1,5 +1,5 @@
 import { isRecord } from '@mcpkit/jsonrpc/internal';
-import { SkillError, SkillErrorCode } from './skill-errors.js';
+import { SkillError, SkillErrorCode } from './errors.js';
 
 /** The extension's identifier under `capabilities.extensions`. */
 export const skillsExtensionId = 'io.modelcontextprotocol/skills';

@@ -10,8 +10,8 @@ import {
   SkillErrorCode,
   SkillVerificationError,
   skillsExtensionId,
-} from './index.js';
-import { utf8Length } from './skill-content.js';
+} from '../index.js';
+import { utf8Length } from './content.js';
 
 const SKILL = 'skill://pdf-processing/SKILL.md';
 const FORMS = 'skill://pdf-processing/references/FORMS.md';

@@ -25,6 +25,7 @@ export type SkillErrorCode = (typeof SkillErrorCode)[keyof typeof SkillErrorCode
 
 /** Something about a skill (SEP-2640) the client refused. `skill` is its SKILL.md URI. */
 export class SkillError extends McpkitError {
+  static readonly brand: string = '@mcpkit/client.SkillError';
   override readonly name: string = 'SkillError';
   /** The skill's URI (its SKILL.md), when one is concerned. */
   readonly skill: string | undefined;
@@ -47,6 +48,7 @@ export class SkillError extends McpkitError {
  * front matter. The content was discarded and must not be used.
  */
 export class SkillVerificationError extends SkillError {
+  static override readonly brand: string = '@mcpkit/client.SkillVerificationError';
   override readonly name: string = 'SkillVerificationError';
   /** What the listing declared (size in bytes, `sha256:…`, or the front-matter field). */
   readonly expected: unknown;

@@ -33,8 +33,8 @@ import type { ManagerHandlers } from './options.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import type { ManagerEvents, ServerState } from './state.js';
 
-/** What the host surface needs from its manager. */
-export interface SurfaceHost {
+/** What the server router needs from its manager. */
+export interface RouterHost {
   readonly limits: ManagerLimits;
   readonly catalog: Catalog;
   readonly events: Emitter<ManagerEvents>;
@@ -78,16 +78,17 @@ const byName = <T extends { name: string }>(a: T, b: T) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 /**
- * What a host hands its model: tools (with host-safe names and a reverse map), commands
- * (prompts) and resources across servers; tool calls with progress, URL elicitation and
+ * Routes a host between its servers: merges every server's tools (with host-safe names and
+ * the reverse map), prompts (as commands) and resources into what a host hands its model,
+ * and sends each call to the server behind the name — with progress, URL elicitation and
  * normalized results.
  */
-export class HostSurface {
+export class ServerRouter {
   private readonly toolNames = new NameRegistry();
   private readonly commandNames = new NameRegistry();
   private plainCallOptions: Readonly<CallOptions> | undefined;
 
-  constructor(private readonly host: SurfaceHost) {
+  constructor(private readonly host: RouterHost) {
     // Host names resolve as soon as a list is published (a connect, a list_changed), not
     // only after someone called tools(): a toolschange event names them.
     host.events.on('toolschange', () => this.nameTools());

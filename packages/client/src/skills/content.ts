@@ -1,7 +1,7 @@
 import { isRecord } from '@mcpkit/jsonrpc/internal';
 import type { ReadResourceResult } from '@mcpkit/protocol';
-import type { SkillResource } from './skill-entry.js';
-import { SkillError, SkillErrorCode, SkillVerificationError } from './skill-errors.js';
+import type { SkillResource } from './entry.js';
+import { SkillError, SkillErrorCode, SkillVerificationError } from './errors.js';
 
 /** A skill file's content, verified against its listing entry when it has one. */
 export interface VerifiedContent {

@@ -33,8 +33,8 @@ const allowed = {
   otel: ['jsonrpc'],
   'ai-sdk': ['manager', 'jsonrpc'],
   // Framework adapters: the manager (and its types) below them, nothing upward.
-  'openai-agents': ['manager'],
-  langchain: ['manager'],
+  'openai-agents': ['manager', 'jsonrpc'],
+  langchain: ['manager', 'jsonrpc'],
 };
 
 const packageRules = Object.entries(allowed).map(([pkg, deps]) => ({

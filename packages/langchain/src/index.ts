@@ -1,4 +1,5 @@
 import { DynamicStructuredTool } from '@langchain/core/tools';
+import { McpkitError } from '@mcpkit/jsonrpc';
 import type { HostContent, HostTool, HostToolResult } from '@mcpkit/manager';
 
 /** What `createTools` needs of a manager: `McpManager` and its `scope()` views fit. */
@@ -29,15 +30,18 @@ export interface McpArtifact {
 }
 
 /** An `isError` result: thrown from the tool, so the agent loop sees a tool error. */
-export class McpToolError extends Error {
-  readonly code = 'MCPKIT_LANGCHAIN_TOOL_RESULT';
+export class McpToolError extends McpkitError {
+  static readonly brand: string = '@mcpkit/langchain.McpToolError';
+  override readonly name: string = 'McpToolError';
   constructor(
     readonly server: string,
     readonly tool: string,
     readonly result: HostToolResult,
   ) {
-    super(`MCP server "${server}": tool "${tool}" reported an error: ${result.text}`);
-    this.name = 'McpToolError';
+    super(
+      'MCPKIT_LANGCHAIN_TOOL_RESULT',
+      `MCP server "${server}": tool "${tool}" reported an error: ${result.text}`,
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { McpkitError } from '@mcpkit/jsonrpc';
 import type { HostTool, HostToolCallOptions, HostToolResult } from '@mcpkit/manager';
 import type {
   CallToolResult,
@@ -143,14 +144,14 @@ export class ManagedMcpServer implements MCPServer {
 }
 
 /** A tool name the model used that the managed server does not have (any more). */
-export class UnknownManagedToolError extends Error {
-  readonly code = 'MCPKIT_OPENAI_AGENTS_UNKNOWN_TOOL';
+export class UnknownManagedToolError extends McpkitError {
+  static readonly brand: string = '@mcpkit/openai-agents.UnknownManagedToolError';
+  override readonly name: string = 'UnknownManagedToolError';
   constructor(
     readonly server: string,
     readonly tool: string,
   ) {
-    super(`MCP server "${server}" has no tool "${tool}"`);
-    this.name = 'UnknownManagedToolError';
+    super('MCPKIT_OPENAI_AGENTS_UNKNOWN_TOOL', `MCP server "${server}" has no tool "${tool}"`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { McpkitError } from '@mcpkit/jsonrpc';
 import {
   LOOPBACK_HOSTS,
   listenStreamableHttp,
@@ -30,11 +31,14 @@ export interface HttpListener {
 }
 
 /** A non-loopback bind without a bearer token: refused before anything is bound. */
-export class TokenRequiredError extends Error {
-  override readonly name = 'TokenRequiredError';
-  readonly code = 'MCPKIT_GATEWAY_TOKEN_REQUIRED';
+export class TokenRequiredError extends McpkitError {
+  static readonly brand: string = '@mcpkit/gateway.TokenRequiredError';
+  override readonly name: string = 'TokenRequiredError';
   constructor(readonly host: string) {
-    super(`binding ${host} needs a bearer token (only a loopback bind may go without one)`);
+    super(
+      'MCPKIT_GATEWAY_TOKEN_REQUIRED',
+      `binding ${host} needs a bearer token (only a loopback bind may go without one)`,
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CrashLoopError, McpManager, type ServerState } from '@mcpkit/manager';
 import { afterEach, describe, expect, test } from 'vitest';
+import { refusedUrl } from '../support/refused-url.js';
 import { fault, nextEvent, resolved, tempDir } from './helpers.js';
 
 /**
@@ -32,15 +33,6 @@ async function answering(status: number, headers: Record<string, string> = {}): 
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-}
-
-/** A port nothing listens on: bound, then closed. */
-async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/mcp`;
 }
 
 async function firstState(

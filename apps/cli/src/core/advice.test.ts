@@ -1,8 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import { McpManager, ServerConnectError, type ServerState } from '@mcpkit/manager';
 import { describe, expect, it } from 'vitest';
+import { refusedUrl } from '../../../../tests/support/refused-url.js';
 import { summarize } from './advice.js';
 
 const entry = (name: string, config: ServerConfig): ResolvedServer =>
@@ -16,14 +15,6 @@ const entry = (name: string, config: ServerConfig): ResolvedServer =>
     policy: { allowed: true },
     missingVariables: [],
   }) as unknown as ResolvedServer;
-
-async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/mcp`;
-}
 
 /** The same failure, its library message (and its cause's) in other words. */
 function reworded(state: Extract<ServerState, { state: 'failed' }>): ServerState {

@@ -258,6 +258,54 @@ describe('a server.json as a config entry', () => {
     ).toThrow(/not an http\(s\) URL/);
   });
 
+  it('an identifier or version that would be an option on the command line is not used', () => {
+    const hostile = parseRegistryEntry(
+      {
+        server: {
+          name: 'io.github.evil/x',
+          description: 'd',
+          version: '1.0.0',
+          packages: [
+            {
+              registryType: 'npm',
+              identifier: '--package=evil',
+              version: '1.0.0',
+              transport: { type: 'stdio' },
+            },
+            {
+              registryType: 'pypi',
+              identifier: 'ok-name',
+              version: '1.0 --index-url=http://evil',
+              transport: { type: 'stdio' },
+            },
+            { registryType: 'oci', identifier: '-v/:/host', transport: { type: 'stdio' } },
+          ],
+        },
+      },
+      'https://registry.test',
+      'https://registry.test/x',
+    );
+    const error = (() => {
+      try {
+        chooseCandidate(hostile);
+      } catch (err) {
+        return err as RegistryError;
+      }
+    })();
+    expect(error?.code).toBe(RegistryErrorCode.Unsupported);
+    expect(error?.reasons).toEqual([
+      'npm package --package=evil: "--package=evil" is not a package name or version mcpkit passes to npx',
+      'pypi package ok-name: "1.0 --index-url=http://evil" is not a package name or version mcpkit passes to uvx',
+      'oci package -v/:/host: "-v/:/host" is not a package name or version mcpkit passes to docker',
+    ]);
+  });
+
+  it("oci: the entry's own docker options are said in a note", () => {
+    const e = entryOf('io.github.example/example-oci');
+    const plan = toConfigEntry(e, chooseCandidate(e), answers({ API_KEY: { value: 'x' } }));
+    expect(plan.notes).toContain('the entry gives docker these options: --network none');
+  });
+
   it('mcpb only: Unsupported with the reason', () => {
     const e = entryOf('io.github.example/bundle');
     const error = (() => {

@@ -116,6 +116,9 @@ export interface Candidate {
 
 const KINDS_ORDER: readonly InstallKind[] = ['npm', 'pypi', 'oci', 'remote'];
 
+/** A package identifier or version as a command line may carry it: no option, no blanks. */
+const SAFE_WORD = /^[A-Za-z0-9@_~][A-Za-z0-9@._~:/+=-]*$/;
+
 /** An env-var name for a key: what `${KEY}` references use. */
 export function referenceName(key: string): string {
   const name = key
@@ -309,6 +312,17 @@ export function candidates(server: ServerJson): { usable: Candidate[]; unusable:
       unusable.push(`${label}: no version`);
       continue;
     }
+    // What goes on npx's, uvx's or docker's command line as the package: never an option
+    // (a leading "-") nor anything with spaces or controls, whatever the registry sent.
+    const bad = [p.identifier, ...(typeof p.version === 'string' ? [p.version] : [])].find(
+      (v) => !SAFE_WORD.test(v),
+    );
+    if (bad !== undefined) {
+      unusable.push(
+        `${label}: ${JSON.stringify(bad)} is not a package name or version mcpkit passes to ${type === 'oci' ? 'docker' : type === 'npm' ? 'npx' : 'uvx'}`,
+      );
+      continue;
+    }
     const transport = isRecord(p.transport) ? str(p.transport.type) : undefined;
     if (transport !== 'stdio') {
       unusable.push(
@@ -500,7 +514,11 @@ export function toConfigEntry(
   } else {
     command = 'docker';
     args.push('run', '-i', '--rm');
+    const before = args.length;
     pushArgs(p.runtimeArguments);
+    // The entry's own docker options (mounts, networks, privileges) are the publisher's: said.
+    if (args.length > before)
+      notes.push(`the entry gives docker these options: ${args.slice(before).join(' ')}`);
     // By name only: docker reads the value from its own environment (the entry's env), so
     // no value is on a command line that other accounts can read.
     for (const name of Object.keys(env)) args.push('-e', name);

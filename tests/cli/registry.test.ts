@@ -317,9 +317,13 @@ describe('mcpkit install', () => {
       'project',
       '--store',
       'refs',
+      // With refs, a secret given with -e is not written either.
+      '-e',
+      'BRAVE_API_KEY=do-not-write',
       ...reg(),
     ]);
     expect(ok.code).toBe(0);
+    expect(readFileSync(path.join(box!.cwd, '.mcp.json'), 'utf8')).not.toContain('do-not-write');
     const project = JSON.parse(readFileSync(path.join(box!.cwd, '.mcp.json'), 'utf8'));
     expect(project.mcpServers['brave-search'].env.BRAVE_API_KEY).toBe('${BRAVE_API_KEY}');
   });

@@ -334,12 +334,13 @@ async function install(
   for (const [key, value] of given) answers.set(key, { value });
   const refs: string[] = [];
   if (store === 'refs')
-    for (const q of secrets)
-      if (!answers.has(q.key)) {
-        const ref = referenceName(q.key);
-        answers.set(q.key, { reference: ref });
-        refs.push(ref);
-      }
+    // Every secret a reference: one given with -e is not written to the file either.
+    for (const q of candidate.questions.filter((q) => q.isSecret)) {
+      if (!needed.includes(q) && !answers.has(q.key)) continue;
+      const ref = referenceName(q.key);
+      answers.set(q.key, { reference: ref });
+      refs.push(ref);
+    }
   const missing = needed.filter((q) => !answers.has(q.key));
   if (missing.length > 0 && flags.dryRun) {
     // A dry run asks nothing: what is missing is shown as the reference it would need.

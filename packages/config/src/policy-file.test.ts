@@ -119,6 +119,12 @@ describe('policy files fail closed (issue #10 finding 1)', () => {
     expect(r.dropped.map((d) => d.because)).toEqual(['managed-exclusive', 'managed-exclusive']);
   });
 
+  it('"registries" (the MCP Registries the CLI searches) is a known setting: no "unknown setting" warning', () => {
+    const r = parsePolicyFile('{"registries":["https://registry.example.com"]}', 's.json');
+    expect(r.unusable).toBeUndefined();
+    expect(r.diagnostics).toEqual([]);
+  });
+
   it('a good file still works, and an unknown setting that is not about servers is only a warning', () => {
     const r = parsePolicyFile(
       '{"deniedMcpServers":[{"serverName":"evil"}],"theme":"dark"}',

@@ -61,7 +61,9 @@ export function parsePolicyFile(text: string, source: string): PolicyFileResult 
   if (!isRecord(parsed.value)) return fail('', 'expected a JSON object');
   const policy: Policy = { source };
   for (const key of Object.keys(parsed.value)) {
-    if ((LISTS as readonly string[]).includes(key) || key === '$schema') continue;
+    // `registries` is read by the CLI (the MCP Registries it searches), not policy.
+    if ((LISTS as readonly string[]).includes(key) || key === '$schema' || key === 'registries')
+      continue;
     if (LOOKS_LIKE_POLICY.test(key))
       return fail(
         jsonPath([key]),

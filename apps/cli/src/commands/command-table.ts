@@ -55,6 +55,26 @@ const importFlags = {
   'dry-run': { type: 'boolean' },
 } as const satisfies Flags;
 
+const registryFlags = {
+  registry: { type: 'string', multiple: true },
+} as const satisfies Flags;
+
+const searchFlags = {
+  ...registryFlags,
+  limit: { type: 'string' },
+} as const satisfies Flags;
+
+const installFlags = {
+  ...registryFlags,
+  ...configFlags,
+  env: { type: 'string', short: 'e', multiple: true },
+  'dry-run': { type: 'boolean' },
+  'allow-deprecated': { type: 'boolean' },
+  store: { type: 'string' },
+  use: { type: 'string' },
+  as: { type: 'string' },
+} as const satisfies Flags;
+
 const approvalFlags = {
   all: { type: 'boolean' },
 } as const satisfies Flags;
@@ -92,6 +112,8 @@ export const allFlags = {
   ...addFlags,
   ...importFlags,
   ...approvalFlags,
+  ...searchFlags,
+  ...installFlags,
   ...connectFlags,
   ...serveFlags,
 } as const satisfies Flags;
@@ -193,6 +215,40 @@ const importServers = command({
       scope: values.scope,
       dryRun: values['dry-run'],
       showSecrets,
+    });
+  },
+});
+
+const search = command({
+  names: ['search'],
+  flags: searchFlags,
+  async run({ out, ctx, rest, values, json, timeoutMs }) {
+    return await (await import('./registry.js')).searchCommand(out, ctx, rest, {
+      registry: values.registry,
+      limit: values.limit,
+      json,
+      ...(values.timeout !== undefined ? { timeoutMs } : {}),
+    });
+  },
+});
+
+const install = command({
+  names: ['install'],
+  flags: installFlags,
+  async run({ out, ctx, rest, values, json, showSecrets, interactive, timeoutMs }) {
+    return await (await import('./registry.js')).installCommand(out, ctx, rest, {
+      registry: values.registry,
+      scope: values.scope,
+      env: values.env,
+      dryRun: values['dry-run'],
+      allowDeprecated: values['allow-deprecated'],
+      store: values.store,
+      use: values.use,
+      as: values.as,
+      json,
+      showSecrets,
+      interactive,
+      ...(values.timeout !== undefined ? { timeoutMs } : {}),
     });
   },
 });
@@ -385,6 +441,8 @@ export const commandTable: ReadonlyMap<string, TableCommand> = new Map(
       addJson,
       remove,
       importServers,
+      search,
+      install,
       approval,
       enable,
       serve,

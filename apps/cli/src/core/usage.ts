@@ -49,6 +49,16 @@ Configuring servers:
   mcpkit reset-project-choices
   mcpkit import --from <host> [file] [--dry-run]   hosts: claude-desktop, claude-code, vscode, cursor, cline, windsurf, zed
 
+Servers from the MCP Registry (registry.modelcontextprotocol.io, or "registries" in settings.json):
+  mcpkit search <query> [--limit n]                name, version, status, transports, description
+  mcpkit install <name>[@version] [--dry-run]      add it as a config entry (npx, uvx, docker or its URL)
+      -e <KEY=VALUE>        a value it needs (repeatable); asked on a terminal, secrets hidden
+      --store values|refs   secrets as values (file written 0600) or as \${VAR} references
+      --use <kind>          npm, pypi, oci or remote (default: the first of these it offers)
+      --as <name>           the entry's name (default: the part after the "/")
+      --allow-deprecated    install a deprecated entry (a deleted one never)
+      --registry <url>      ask this registry instead (repeatable, asked in order)
+
 Options:
   -c, --config <file|json>  extra servers (dynamic scope; repeatable; later wins)
       --strict-config       use only the --config servers

@@ -6,3 +6,24 @@ export {
   gatewayHandlers,
 } from './gateway.js';
 export type { SoleClient } from './sole-client.js';
+export {
+  type ArgumentTransform,
+  type EndpointConfig,
+  type GatewayConfig,
+  GatewayConfigError,
+  type GatewayConfigIssue,
+  gatewayConfigJsonSchema,
+  gatewayConfigSchema,
+  type ParseGatewayConfigOptions,
+  parseGatewayConfig,
+  type ServerComposition,
+  type ToolComposition,
+  type ToolPattern,
+} from './compose/config.js';
+export {
+  createGatewayEndpoints,
+  GatewayEndpoints,
+  type GatewayEndpointsOptions,
+} from './compose/endpoints.js';
+export { type TransformedTool, transformTool } from './compose/transform.js';
+export { type CompositionView, compositionView, everything, globMatcher } from './compose/view.js';

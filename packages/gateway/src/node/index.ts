@@ -7,3 +7,12 @@ export {
   TokenRequiredError,
 } from './http-listener.js';
 export { StdioListener, type StdioListenerOptions } from './stdio-listener.js';
+export type { EndpointSource } from '../compose/endpoint-router.js';
+export {
+  type GatewayConfigWatcher,
+  type LoadGatewayConfigOptions,
+  loadGatewayConfig,
+  MAX_GATEWAY_CONFIG_BYTES,
+  type WatchGatewayConfigOptions,
+  watchGatewayConfig,
+} from '../compose/watch.js';

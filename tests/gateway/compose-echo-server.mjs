@@ -29,7 +29,10 @@ const tools = [
   },
 ];
 
-const server = new Server({ name: `compose-${label}`, version: '1.0.0' }, { capabilities: { tools: {} } });
+const server = new Server(
+  { name: `compose-${label}`, version: '1.0.0' },
+  { capabilities: { tools: {} } },
+);
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 server.setRequestHandler(CallToolRequestSchema, async (request) => ({
   content: [

@@ -30,7 +30,9 @@ describe('mcpkit serve --gateway-config: what the user reads', () => {
     try {
       const { code, stderr } = await run(['--gateway-config', config.file]);
       expect(code).toBe(1);
-      expect(stderr).toContain(`mcpkit serve: ${config.file}:5:5: servers.nope: no server named "nope"`);
+      expect(stderr).toContain(
+        `mcpkit serve: ${config.file}:5:5: servers.nope: no server named "nope"`,
+      );
       expect(stderr).toContain(
         `mcpkit serve: ${config.file}:4:38: servers.files.tools.write.name: tools "write" of server "notes" and "write" of server "files" are all named "same"`,
       );

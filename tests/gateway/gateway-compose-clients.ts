@@ -1,4 +1,7 @@
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as HttpV2,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,7 +11,10 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 /** What the compose tests do with a client, the same for SDK v1 and v2. */
 export interface SdkClient {
   listTools(): Promise<Array<{ name: string; description?: string; inputSchema: unknown }>>;
-  callTool(name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ text: string; isError: boolean }>;
   /** Resolves at the next `notifications/tools/list_changed`. */
   nextToolsChanged(): Promise<void>;
   close(): Promise<void>;
@@ -16,10 +22,7 @@ export interface SdkClient {
 
 export type SdkKind = 'v1' | 'v2-legacy' | 'v2-auto';
 
-function wrap(
-  client: ClientV1 | ClientV2,
-  onChanged: (handler: () => void) => void,
-): SdkClient {
+function wrap(client: ClientV1 | ClientV2, onChanged: (handler: () => void) => void): SdkClient {
   let waiters: Array<() => void> = [];
   onChanged(() => {
     const ready = waiters;
@@ -33,7 +36,10 @@ function wrap(
         content: Array<{ text?: string }>;
         isError?: boolean;
       };
-      return { text: result.content.map((c) => c.text ?? '').join(''), isError: result.isError === true };
+      return {
+        text: result.content.map((c) => c.text ?? '').join(''),
+        isError: result.isError === true,
+      };
     },
     nextToolsChanged: () => new Promise<void>((resolve) => waiters.push(resolve)),
     close: () => client.close(),

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait-for.js';
-import { composeBackends, composeConfig, configFile, expectedTools, sorted } from './compose-support.js';
+import {
+  composeBackends,
+  composeConfig,
+  configFile,
+  expectedTools,
+  sorted,
+} from './compose-support.js';
 import { httpClient, type SdkClient, stdioClient } from './gateway-compose-clients.js';
 import { gatewayArgs, type HttpGateway, startHttpGateway } from './gateway-process.js';
 
@@ -83,7 +89,10 @@ describe('editing the gateway config of a running gateway (HTTP)', () => {
     const before = sorted(await all.listTools());
     config.writeText('{\n  "servers": {\n    "notes": { "prefx": "n" }\n  }\n}\n');
     const line = await waitFor(
-      () => /not reloaded[^\n]*\n\s+(\S+:3:16: servers\.notes\.prefx: unknown key "prefx")/.exec(gateway.stderr())?.[1],
+      () =>
+        /not reloaded[^\n]*\n\s+(\S+:3:16: servers\.notes\.prefx: unknown key "prefx")/.exec(
+          gateway.stderr(),
+        )?.[1],
       'the reload error',
     );
     expect(line.startsWith(`${config.file}:`)).toBe(true);

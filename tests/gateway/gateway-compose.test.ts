@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeBackends, configFile, expectedTools, sorted } from './compose-support.js';
+import {
+  httpClient,
+  type SdkClient,
+  type SdkKind,
+  stdioClient,
+} from './gateway-compose-clients.js';
 import { gatewayArgs, type HttpGateway, startHttpGateway } from './gateway-process.js';
-import { httpClient, type SdkClient, type SdkKind, stdioClient } from './gateway-compose-clients.js';
 
 /**
  * `mcpkit serve --gateway-config` (the built CLI, a real child process) in front of two
@@ -84,7 +89,9 @@ async function checkHiddenRefused(all: SdkClient): Promise<void> {
 /** What a client of `team-b` sees and may call. */
 async function checkTeamB(teamB: SdkClient): Promise<void> {
   expect(sorted(await teamB.listTools())).toEqual(expectedTools['team-b']);
-  expect((await teamB.callTool('fs__read_note', { id: '7' })).text).toBe('files read_note {"id":"7"}');
+  expect((await teamB.callTool('fs__read_note', { id: '7' })).text).toBe(
+    'files read_note {"id":"7"}',
+  );
   for (const other of ['save_note', 'notes__read_note', 'fs__write']) {
     const outcome = await teamB.callTool(other, { id: '7' }).then(
       (r) => (r.isError ? r.text : `ran: ${r.text}`),
@@ -95,23 +102,29 @@ async function checkTeamB(teamB: SdkClient): Promise<void> {
 }
 
 describe('gateway composition over HTTP, official SDK clients', () => {
-  it.each(kinds)('%s: /mcp lists the composed tools; renamed tools reach the backend with its own argument names', async (kind) => {
-    const all = await client(kind);
-    expect(sorted(await all.listTools())).toEqual(expectedTools.all);
-    await checkTransforms(all);
-    await checkHiddenRefused(all);
-  });
+  it.each(kinds)(
+    '%s: /mcp lists the composed tools; renamed tools reach the backend with its own argument names',
+    async (kind) => {
+      const all = await client(kind);
+      expect(sorted(await all.listTools())).toEqual(expectedTools.all);
+      await checkTransforms(all);
+      await checkHiddenRefused(all);
+    },
+  );
 
-  it.each(kinds)('%s: a client of one endpoint never lists nor calls another endpoint’s tools', async (kind) => {
-    const teamA = await client(kind, 'team-a');
-    expect(sorted(await teamA.listTools())).toEqual(expectedTools['team-a']);
-    const outcome = await teamA.callTool('fs__read_note', { id: '1' }).then(
-      (r) => (r.isError ? r.text : `ran: ${r.text}`),
-      (error: Error) => error.message,
-    );
-    expect(outcome).toContain('Unknown tool');
-    await checkTeamB(await client(kind, 'team-b'));
-  });
+  it.each(kinds)(
+    '%s: a client of one endpoint never lists nor calls another endpoint’s tools',
+    async (kind) => {
+      const teamA = await client(kind, 'team-a');
+      expect(sorted(await teamA.listTools())).toEqual(expectedTools['team-a']);
+      const outcome = await teamA.callTool('fs__read_note', { id: '1' }).then(
+        (r) => (r.isError ? r.text : `ran: ${r.text}`),
+        (error: Error) => error.message,
+      );
+      expect(outcome).toContain('Unknown tool');
+      await checkTeamB(await client(kind, 'team-b'));
+    },
+  );
 
   it('an endpoint the config does not have is 404', async () => {
     const response = await fetch(endpointUrl('team-c'), {
@@ -129,7 +142,10 @@ describe('gateway composition over HTTP, official SDK clients', () => {
 
 describe('gateway composition over stdio, official SDK clients', () => {
   it.each(kinds)('%s: the default endpoint, transforms both ways', async (kind) => {
-    const { args, env, cleanup } = gatewayArgs(composeBackends(), ['--gateway-config', config.file]);
+    const { args, env, cleanup } = gatewayArgs(composeBackends(), [
+      '--gateway-config',
+      config.file,
+    ]);
     const all = await stdioClient(kind, args, env);
     try {
       expect(sorted(await all.listTools())).toEqual(expectedTools.all);

@@ -404,7 +404,13 @@ export class Gateway {
       const entry = toolByPair.get(`${pair.server}\u0000${pair.item}`)!;
       wantTools.set(
         name,
-        this.toolEntry(name, pair.server, entry.tool, entry.toBackend, view.tool(pair.server, pair.item)),
+        this.toolEntry(
+          name,
+          pair.server,
+          entry.tool,
+          entry.toBackend,
+          view.tool(pair.server, pair.item),
+        ),
       );
     }
     const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
@@ -475,7 +481,8 @@ export class Gateway {
     };
     // Retried after a backend died under it only when the backend itself says it is harmless.
     const own = this.lists.get(server)?.tools.find((t) => t.name === original)?.annotations;
-    const retry = (own ?? annotations)?.readOnlyHint === true || (own ?? annotations)?.idempotentHint === true;
+    const retry =
+      (own ?? annotations)?.readOnlyHint === true || (own ?? annotations)?.idempotentHint === true;
     return {
       key: `${server}\u0000${JSON.stringify(tool)}${composition === undefined ? '' : `\u0000${JSON.stringify(composition)}`}`,
       add: () =>

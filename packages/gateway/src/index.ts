@@ -1,11 +1,3 @@
-export { exposedName, type NamedPair, nameAll, toolFilter } from './exposed-names.js';
-export {
-  createGateway,
-  Gateway,
-  type GatewayOptions,
-  gatewayHandlers,
-} from './gateway.js';
-export type { SoleClient } from './sole-client.js';
 export {
   type ArgumentTransform,
   type EndpointConfig,
@@ -27,3 +19,11 @@ export {
 } from './compose/endpoints.js';
 export { type TransformedTool, transformTool } from './compose/transform.js';
 export { type CompositionView, compositionView, everything, globMatcher } from './compose/view.js';
+export { exposedName, type NamedPair, nameAll, toolFilter } from './exposed-names.js';
+export {
+  createGateway,
+  Gateway,
+  type GatewayOptions,
+  gatewayHandlers,
+} from './gateway.js';
+export type { SoleClient } from './sole-client.js';

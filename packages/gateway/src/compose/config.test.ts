@@ -87,7 +87,11 @@ describe('gateway config', () => {
       '{ "servers": { "nope": {} }, "endpoints": { "e": { "servers": ["gone"] } }, "default": "f" }',
       ['notes'],
     );
-    expect(error.issues.map((i) => i.path)).toEqual(['servers.nope', 'endpoints.e.servers[0]', 'default']);
+    expect(error.issues.map((i) => i.path)).toEqual([
+      'servers.nope',
+      'endpoints.e.servers[0]',
+      'default',
+    ]);
   });
 
   it('never lets a __proto__ key change a prototype', () => {

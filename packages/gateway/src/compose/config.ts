@@ -13,10 +13,7 @@ const argumentSchema = z
       .describe(
         'Removed from the schema the client sees; `value` (when given) is sent to the backend on every call. A client that sends it is refused.',
       ),
-    value: z
-      .unknown()
-      .optional()
-      .describe('With `hide`: the value the backend always receives.'),
+    value: z.unknown().optional().describe('With `hide`: the value the backend always receives.'),
     default: z
       .unknown()
       .optional()
@@ -111,7 +108,9 @@ const endpointSchema = z
     tools: z
       .array(toolPatternSchema)
       .optional()
-      .describe('Only the tools matching one of these are served (all of the servers’ when absent).'),
+      .describe(
+        'Only the tools matching one of these are served (all of the servers’ when absent).',
+      ),
     mode: z
       .enum(['all', 'search'])
       .optional()
@@ -249,7 +248,10 @@ export interface ParseGatewayConfigOptions {
  * schema and its own rules: every problem with its key path, line and column. Throws a
  * `GatewayConfigError` when there is any.
  */
-export function parseGatewayConfig(text: string, options: ParseGatewayConfigOptions): GatewayConfig {
+export function parseGatewayConfig(
+  text: string,
+  options: ParseGatewayConfigOptions,
+): GatewayConfig {
   const { file } = options;
   const syntax: ParseError[] = [];
   const tree = parseTree(text, syntax, { allowTrailingComma: true, disallowComments: false });
@@ -294,7 +296,8 @@ function checkRules(
   const renamed = new Map<string, Array<{ server: string; tool: string }>>();
   const prefixes = new Map<string, string>();
   for (const [server, sc] of Object.entries(servers)) {
-    if (!exists(server)) report(['servers', server], `no server named "${server}" in the MCP config`);
+    if (!exists(server))
+      report(['servers', server], `no server named "${server}" in the MCP config`);
     if (typeof sc.prefix === 'string') {
       const other = prefixes.get(sc.prefix);
       if (other)
@@ -312,7 +315,10 @@ function checkRules(
         const at = ['servers', server, 'tools', tool, 'arguments', arg];
         const has = (key: string) => Object.hasOwn(t, key);
         if (has('value') && t.hide !== true)
-          report([...at, 'value'], '"value" needs "hide": true (use "default" for a visible argument)');
+          report(
+            [...at, 'value'],
+            '"value" needs "hide": true (use "default" for a visible argument)',
+          );
         if (t.hide === true)
           for (const key of ['default', 'rename', 'description'])
             if (has(key)) report([...at, key], `"${key}" means nothing for a hidden argument`);

@@ -17,7 +17,10 @@ export interface EndpointSource {
  * gone (a reloaded config) is closed.
  */
 export class EndpointRouter {
-  private readonly handlers = new Map<string, { server: McpServer; handler: StreamableHttpHandler }>();
+  private readonly handlers = new Map<
+    string,
+    { server: McpServer; handler: StreamableHttpHandler }
+  >();
 
   constructor(
     private readonly endpoints: EndpointSource,

@@ -41,7 +41,9 @@ export class GatewayEndpoints {
   }
 
   /** The manager's `handlers`: a backend's requests reach the client of whichever endpoint called it. */
-  static handlers(endpoints: () => GatewayEndpoints | undefined): (server: string) => ManagerHandlers {
+  static handlers(
+    endpoints: () => GatewayEndpoints | undefined,
+  ): (server: string) => ManagerHandlers {
     return createGatewayHandlers(() => endpoints()?.all());
   }
 

@@ -33,8 +33,7 @@ export function composeNames(
   const fallback = (pair: NamedPair, taken: string) => {
     const label = labelOf(pair.server) || pair.server;
     let name = exposedName(label, pair.item, separator);
-    for (let n = 2; names.has(name); n++)
-      name = exposedName(label, `${pair.item}#${n}`, separator);
+    for (let n = 2; names.has(name); n++) name = exposedName(label, `${pair.item}#${n}`, separator);
     names.set(name, pair);
     collisions.push({ name: taken, kept: [names.get(taken)!, pair] });
   };
@@ -47,7 +46,10 @@ export function composeNames(
   for (const pair of pairs) {
     const fixed = fixedName(pair.server, pair.item);
     if (fixed !== undefined) place(pair, fixed);
-    else if (labelOf(pair.server) === false || (!options.prefix && labelOf(pair.server) === undefined))
+    else if (
+      labelOf(pair.server) === false ||
+      (!options.prefix && labelOf(pair.server) === undefined)
+    )
       bare.push(pair);
     else rest.push(pair);
   }

@@ -39,7 +39,11 @@ describe('transformTool', () => {
 
   it('shows the transformed schema', () => {
     expect(shaped.tool.description).toBe('Writes a note');
-    expect(shaped.tool.annotations).toEqual({ destructiveHint: true, readOnlyHint: false, title: 'Write' });
+    expect(shaped.tool.annotations).toEqual({
+      destructiveHint: true,
+      readOnlyHint: false,
+      title: 'Write',
+    });
     expect(shaped.tool.inputSchema).toEqual({
       type: 'object',
       properties: {
@@ -63,13 +67,17 @@ describe('transformTool', () => {
 
   it('refuses a client-sent hidden argument and a renamed one by its backend name', () => {
     expect(() => shaped.toBackend({ file: 'a', text: 't', root: '/' })).toThrow(RpcError);
-    expect(() => shaped.toBackend({ file: 'a', text: 't', root: '/' })).toThrow(/fixed by the gateway/);
+    expect(() => shaped.toBackend({ file: 'a', text: 't', root: '/' })).toThrow(
+      /fixed by the gateway/,
+    );
     expect(() => shaped.toBackend({ path: 'a', text: 't' })).toThrow(/called "file" here/);
   });
 
   it('swaps two argument names both ways', () => {
     const swapped = ok(
-      transformTool('fs', tool, { arguments: { path: { rename: 'text' }, text: { rename: 'path' } } }),
+      transformTool('fs', tool, {
+        arguments: { path: { rename: 'text' }, text: { rename: 'path' } },
+      }),
     );
     expect(swapped.toBackend({ text: 'p', path: 't' })).toEqual({ path: 'p', text: 't' });
   });

@@ -104,7 +104,12 @@ export function transformTool(
   const toBackend = (args: Record<string, unknown> | undefined) => {
     const out: Record<string, unknown> = {};
     const set = (key: string, value: unknown) =>
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     for (const [key, value] of Object.entries(args ?? {})) {
       const original = renamedTo.get(key);
       if (original !== undefined) set(original, value);

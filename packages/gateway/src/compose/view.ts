@@ -54,8 +54,7 @@ export function compositionView(
   endpoint?: string | undefined,
 ): CompositionView {
   const name = endpoint ?? config.default;
-  const ep: EndpointConfig | undefined =
-    name === undefined ? undefined : config.endpoints?.[name];
+  const ep: EndpointConfig | undefined = name === undefined ? undefined : config.endpoints?.[name];
   if (name !== undefined && !ep) throw new RangeError(`no endpoint named "${name}"`);
   const servers = config.servers ?? {};
   const own = (server: string) => (Object.hasOwn(servers, server) ? servers[server] : undefined);
@@ -63,15 +62,16 @@ export function compositionView(
   const tags = new Set(ep?.tags ?? []);
   const selectsServers = ep?.servers !== undefined || ep?.tags !== undefined;
   const serves = (server: string) =>
-    !selectsServers ||
-    listed.has(server) ||
-    (own(server)?.tags ?? []).some((tag) => tags.has(tag));
+    !selectsServers || listed.has(server) || (own(server)?.tags ?? []).some((tag) => tags.has(tag));
   const patterns = (ep?.tools ?? []).map((p) =>
     typeof p === 'string'
       ? { server: () => true, tool: globMatcher(p) }
       : { server: globMatcher(p.server), tool: globMatcher(p.tool) },
   );
-  const filters = new Map<string, { include: (t: string) => boolean; exclude: (t: string) => boolean }>();
+  const filters = new Map<
+    string,
+    { include: (t: string) => boolean; exclude: (t: string) => boolean }
+  >();
   const filterOf = (server: string) => {
     let f = filters.get(server);
     if (!f) {

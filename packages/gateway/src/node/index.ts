@@ -1,12 +1,3 @@
-export {
-  generateToken,
-  type HttpListener,
-  type HttpListenerOptions,
-  isLoopbackBind,
-  listenHttp,
-  TokenRequiredError,
-} from './http-listener.js';
-export { StdioListener, type StdioListenerOptions } from './stdio-listener.js';
 export type { EndpointSource } from '../compose/endpoint-router.js';
 export {
   type GatewayConfigWatcher,
@@ -16,3 +7,12 @@ export {
   type WatchGatewayConfigOptions,
   watchGatewayConfig,
 } from '../compose/watch.js';
+export {
+  generateToken,
+  type HttpListener,
+  type HttpListenerOptions,
+  isLoopbackBind,
+  listenHttp,
+  TokenRequiredError,
+} from './http-listener.js';
+export { StdioListener, type StdioListenerOptions } from './stdio-listener.js';

@@ -28,6 +28,8 @@ export class GatewayEndpoints {
   /** `/mcp`: the config's default endpoint, or everything. */
   readonly default: Gateway;
   private readonly named = new Map<string, Gateway>();
+  /** Each gateway's mode (a named endpoint whose mode changes is made again). */
+  private readonly modes = new WeakMap<Gateway, CompositionView['mode']>();
   private config: GatewayConfig;
   private started = false;
 
@@ -76,6 +78,10 @@ export class GatewayEndpoints {
     const views = new Map<string, CompositionView>();
     // Built first, so that a config that does not fit changes nothing.
     const defaultView = compositionView(config, this.options.endpoint);
+    if (defaultView.mode !== this.modes.get(this.default))
+      throw new RangeError(
+        `the mode of the default endpoint changed (${this.modes.get(this.default)} to ${defaultView.mode}); that takes a restart`,
+      );
     if (!this.options.single)
       for (const name of Object.keys(config.endpoints ?? {}))
         views.set(name, compositionView(config, name));
@@ -83,7 +89,7 @@ export class GatewayEndpoints {
     const closing: Gateway[] = [];
     const starting: Gateway[] = [];
     for (const [name, gateway] of this.named)
-      if (!views.has(name)) {
+      if (views.get(name)?.mode !== this.modes.get(gateway)) {
         this.named.delete(name);
         closing.push(gateway);
       }
@@ -114,12 +120,14 @@ export class GatewayEndpoints {
 
   private make(view: CompositionView): Gateway {
     const { config: _, endpoint: __, single: ___, ...base } = this.options;
-    return createGateway({
+    const gateway = createGateway({
       ...base,
       composition: view,
       // The hook of search mode (packages/gateway/src/search): the endpoint's mode, passed on.
       ...(view.mode !== 'all' ? { mode: view.mode } : {}),
     });
+    this.modes.set(gateway, view.mode);
+    return gateway;
   }
 }
 

@@ -480,9 +480,13 @@ export class Gateway {
       ...(_meta !== undefined ? { _meta } : {}),
     };
     // Retried after a backend died under it only when the backend itself says it is harmless.
-    const own = this.lists.get(server)?.tools.find((t) => t.name === original)?.annotations;
-    const retry =
-      (own ?? annotations)?.readOnlyHint === true || (own ?? annotations)?.idempotentHint === true;
+    // (Looked up only for a composed tool: the others are the backend's own, and a search
+    // per tool would make a sync of many tools quadratic.)
+    const own =
+      composition === undefined
+        ? annotations
+        : this.lists.get(server)?.tools.find((t) => t.name === original)?.annotations;
+    const retry = own?.readOnlyHint === true || own?.idempotentHint === true;
     return {
       key: `${server}\u0000${JSON.stringify(tool)}${composition === undefined ? '' : `\u0000${JSON.stringify(composition)}`}`,
       add: () =>

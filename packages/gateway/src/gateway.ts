@@ -16,7 +16,9 @@ import {
   templateVariables,
 } from './backend-lists.js';
 import { CallForwarder } from './call-forwarder.js';
-import { nameAll } from './exposed-names.js';
+import { composeNames } from './compose/names.js';
+import { transformTool } from './compose/transform.js';
+import { type CompositionView, everything } from './compose/view.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { originOf } from './routing.js';
 import type { SoleClient } from './sole-client.js';
@@ -58,6 +60,17 @@ export interface GatewayOptions {
   describeError?: (error: unknown, server: string) => string | undefined;
   /** What the gateway could not do (a list unread, a name collision). Ignored by default. */
   warn?: (text: string) => void;
+  /**
+   * What a gateway config gives this gateway to serve (`compositionView(config, endpoint)`):
+   * which of `servers` and of their tools, prefixes, tool and argument transforms. Swapped
+   * at run time with `compose()`. Everything in `servers` by default.
+   */
+  composition?: CompositionView;
+  /**
+   * `search`: the endpoint serves a search tool and a call-by-name tool instead of listing
+   * every tool (built in `src/search/`); `all` (the default) lists the tools.
+   */
+  mode?: 'all' | 'search';
 }
 
 /**
@@ -87,6 +100,9 @@ export class Gateway {
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
+  private composition: CompositionView;
+  /** Transform problems already warned about (one warning per problem per config). */
+  private warned = new Set<string>();
 
   private readonly options: GatewayOptions & { warn: (text: string) => void };
 
@@ -95,7 +111,10 @@ export class Gateway {
       throw new TypeError(
         `naming.prefix false needs exactly one server (${options.servers.length} given)`,
       );
+    if (options.mode === 'search')
+      throw new TypeError('search mode is not available in this build of the gateway');
     this.options = { ...options, warn: options.warn ?? (() => {}) };
+    this.composition = options.composition ?? everything;
     this.calls = new CallForwarder(options);
     this.server = new McpServer({
       info: options.info,
@@ -155,17 +174,24 @@ export class Gateway {
   }
 
   /** Handlers the manager gives each backend's client: its requests come back through here. */
-  static handlers(gateway: () => Gateway | undefined): (server: string) => ManagerHandlers {
+  static handlers(
+    gateway: () => Gateway | readonly Gateway[] | undefined,
+  ): (server: string) => ManagerHandlers {
     return (server) => {
+      const gateways = () => {
+        const found = gateway();
+        return found === undefined ? [] : Array.isArray(found) ? found : [found as Gateway];
+      };
       const forward =
         (method: string, capability: 'elicitation' | 'sampling') =>
         async (params: unknown, context: ServerRequestContext) =>
-          (await gateway()?.forward(server, method, capability, params, context)) as never;
+          (await Gateway.forward(gateways(), server, method, capability, params, context)) as never;
       return {
         elicitation: forward('elicitation/create', 'elicitation'),
         sampling: forward('sampling/createMessage', 'sampling'),
         roots: async (context) => {
-          const answer = await gateway()?.forward(
+          const answer = await Gateway.forward(
+            gateways(),
             server,
             'roots/list',
             'roots',
@@ -227,19 +253,35 @@ export class Gateway {
     await this.server.close();
   }
 
-  private async forward(
+  /**
+   * Swaps what this gateway serves (a reloaded config): the served lists are rebuilt at
+   * once, and clients hear `list_changed` for each list that changed.
+   */
+  compose(composition: CompositionView): void {
+    this.composition = composition;
+    this.warned = new Set();
+    this.sync();
+  }
+
+  /**
+   * A backend's request, forwarded to the client whose call caused it, among the calls of
+   * every gateway over one manager (one per endpoint).
+   */
+  private static async forward(
+    gateways: readonly Gateway[],
     server: string,
     method: string,
     capability: 'elicitation' | 'sampling' | 'roots',
     params: unknown,
     context: ServerRequestContext,
   ): Promise<unknown> {
-    const calls = this.calls.inflight.of(server);
+    const calls = gateways.flatMap((g) => g.calls.inflight.of(server));
     const body = (params ?? {}) as Record<string, unknown>;
     // No call to tie it to (a backend asking for roots at its start): only a face with one
     // client can still answer it.
-    if (calls.length === 0 && this.options.soleClient)
-      return this.options.soleClient.ask(server, method, capability, body, context.signal);
+    const sole = gateways.find((g) => g.options.soleClient)?.options.soleClient;
+    if (calls.length === 0 && sole)
+      return sole.ask(server, method, capability, body, context.signal);
     const call = originOf(calls, server, method, capability, context.relatedRequestId);
     // 2026-07-28 clients are asked through an input_required result and their retry.
     if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
@@ -305,19 +347,49 @@ export class Gateway {
     if (this.closed) return;
     const { separator = '__', prefix = true } = this.options.naming ?? {};
     const allowTool = this.options.filter ?? (() => true);
-    const toolPairs: Array<{ server: string; item: string; tool?: Tool }> = [];
+    const view = this.composition;
+    const toolPairs: Array<{
+      server: string;
+      item: string;
+      tool?: Tool;
+      toBackend?: (args: Record<string, unknown> | undefined) => unknown;
+    }> = [];
     const promptPairs: Array<{ server: string; item: string; prompt: Prompt }> = [];
     for (const server of this.options.servers) {
+      if (!view.serves(server)) continue;
       const lists = this.lists.get(server);
-      for (const tool of lists?.tools ?? [])
-        if (allowTool(server, tool.name)) toolPairs.push({ server, item: tool.name, tool });
+      for (const tool of lists?.tools ?? []) {
+        if (!allowTool(server, tool.name) || !view.allowsTool(server, tool.name)) continue;
+        const composition = view.tool(server, tool.name);
+        if (!composition) {
+          toolPairs.push({ server, item: tool.name, tool });
+          continue;
+        }
+        const shaped = transformTool(server, tool, composition);
+        if ('problems' in shaped) {
+          for (const problem of shaped.problems)
+            if (!this.warned.has(problem)) {
+              this.warned.add(problem);
+              this.options.warn(`gateway config: ${problem}; the tool is not served`);
+            }
+          continue;
+        }
+        toolPairs.push({ server, item: tool.name, tool: shaped.tool, toBackend: shaped.toBackend });
+      }
       if (this.needsAuth.has(server)) toolPairs.push({ server, item: 'authenticate' });
       for (const prompt of lists?.prompts ?? [])
         promptPairs.push({ server, item: prompt.name, prompt });
     }
-    const naming = { separator, prefix };
-    const tools = nameAll(toolPairs, naming);
-    const prompts = nameAll(promptPairs, naming);
+    const naming = {
+      separator,
+      prefix,
+      labelOf: (server: string) => view.prefixOf(server),
+    };
+    const tools = composeNames(toolPairs, {
+      ...naming,
+      fixedName: (server, item) => view.nameOf(server, item),
+    });
+    const prompts = composeNames(promptPairs, { ...naming, fixedName: () => undefined });
     for (const c of [...tools.collisions, ...prompts.collisions])
       this.options.warn(
         `name "${c.name}" is offered by ${c.kept.map((k) => `"${k.server}" (${k.item})`).join(' and ')}; both kept, the later renamed`,
@@ -330,7 +402,16 @@ export class Gateway {
     const wantTools = new Map<string, { key: string; add: () => Registration }>();
     for (const [name, pair] of tools.names) {
       const entry = toolByPair.get(`${pair.server}\u0000${pair.item}`)!;
-      wantTools.set(name, this.toolEntry(name, pair.server, entry.tool));
+      wantTools.set(
+        name,
+        this.toolEntry(
+          name,
+          pair.server,
+          entry.tool,
+          entry.toBackend,
+          view.tool(pair.server, pair.item),
+        ),
+      );
     }
     const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
     for (const [name, pair] of prompts.names) {
@@ -344,7 +425,13 @@ export class Gateway {
     apply(this.registered.templates, templates);
   }
 
-  private toolEntry(name: string, server: string, tool: Tool | undefined) {
+  private toolEntry(
+    name: string,
+    server: string,
+    tool: Tool | undefined,
+    toBackend?: (args: Record<string, unknown> | undefined) => unknown,
+    composition?: unknown,
+  ) {
     if (!tool) {
       const description = `Sign in to "${server}" (it needs authorization); its tools appear once signed in.`;
       return {
@@ -392,28 +479,34 @@ export class Gateway {
       ...(icons !== undefined ? { icons } : {}),
       ...(_meta !== undefined ? { _meta } : {}),
     };
+    // Retried after a backend died under it only when the backend itself says it is harmless.
+    // (Looked up only for a composed tool: the others are the backend's own, and a search
+    // per tool would make a sync of many tools quadratic.)
+    const own =
+      composition === undefined
+        ? annotations
+        : this.lists.get(server)?.tools.find((t) => t.name === original)?.annotations;
+    const retry = own?.readOnlyHint === true || own?.idempotentHint === true;
     return {
-      key: `${server}\u0000${JSON.stringify(tool)}`,
+      key: `${server}\u0000${JSON.stringify(tool)}${composition === undefined ? '' : `\u0000${JSON.stringify(composition)}`}`,
       add: () =>
-        this.server.registerTool(
-          name,
-          definition,
-          (args, ctx) =>
-            this.calls.call(
-              server,
-              ctx,
-              (client, options) =>
-                client.callTool(
-                  // Without request _meta (the usual case) there is nothing to filter or copy.
-                  ctx.meta
-                    ? { name: original, arguments: args, ...metaOf(ctx) }
-                    : { name: original, arguments: args },
-                  options,
-                ),
-              // Sent again after a backend died under it only when running it twice is harmless.
-              annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
-            ) as never,
-        ),
+        this.server.registerTool(name, definition, (given, ctx) => {
+          // Renamed arguments back to the backend's names, hidden values set (or a refusal).
+          const args = (toBackend ? toBackend(given) : given) as typeof given;
+          return this.calls.call(
+            server,
+            ctx,
+            (client, options) =>
+              client.callTool(
+                // Without request _meta (the usual case) there is nothing to filter or copy.
+                ctx.meta
+                  ? { name: original, arguments: args, ...metaOf(ctx) }
+                  : { name: original, arguments: args },
+                options,
+              ),
+            retry,
+          ) as never;
+        }),
     };
   }
 
@@ -446,7 +539,8 @@ export class Gateway {
   private resourceEntries() {
     const owners = new Map<string, string[]>();
     const tOwners = new Map<string, string[]>();
-    for (const server of this.options.servers) {
+    const servers = this.options.servers.filter((s) => this.composition.serves(s));
+    for (const server of servers) {
       for (const r of this.lists.get(server)?.resources ?? [])
         owners.set(r.uri, [...(owners.get(r.uri) ?? []), server]);
       for (const t of this.lists.get(server)?.templates ?? [])
@@ -457,7 +551,7 @@ export class Gateway {
     const backendUris = new Map<string, { server: string; uri: string }>();
     const servedTemplates: Array<{ template: UriTemplate; server: string; strip: number }> = [];
     const templates = new Map<string, { key: string; add: () => Registration }>();
-    for (const server of this.options.servers) {
+    for (const server of servers) {
       for (const r of this.lists.get(server)?.resources ?? []) {
         const shared = (owners.get(r.uri)?.length ?? 0) > 1;
         const uri = shared ? `${server}:${r.uri}` : r.uri;
@@ -549,7 +643,7 @@ export function createGateway(options: GatewayOptions): Gateway {
  * elicitation, sampling and roots requests go to the gateway made later.
  */
 export function gatewayHandlers(
-  gateway: () => Gateway | undefined,
+  gateway: () => Gateway | readonly Gateway[] | undefined,
 ): (server: string) => ManagerHandlers {
   return Gateway.handlers(gateway);
 }

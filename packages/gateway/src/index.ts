@@ -1,3 +1,24 @@
+export {
+  type ArgumentTransform,
+  type EndpointConfig,
+  type GatewayConfig,
+  GatewayConfigError,
+  type GatewayConfigIssue,
+  gatewayConfigJsonSchema,
+  gatewayConfigSchema,
+  type ParseGatewayConfigOptions,
+  parseGatewayConfig,
+  type ServerComposition,
+  type ToolComposition,
+  type ToolPattern,
+} from './compose/config.js';
+export {
+  createGatewayEndpoints,
+  GatewayEndpoints,
+  type GatewayEndpointsOptions,
+} from './compose/endpoints.js';
+export { type TransformedTool, transformTool } from './compose/transform.js';
+export { type CompositionView, compositionView, everything, globMatcher } from './compose/view.js';
 export { exposedName, type NamedPair, nameAll, toolFilter } from './exposed-names.js';
 export {
   createGateway,

@@ -101,6 +101,8 @@ export const serveFlags = {
   tools: { type: 'string', multiple: true },
   'sse-poll-ms': { type: 'string' },
   'backend-wait-ms': { type: 'string' },
+  'gateway-config': { type: 'string' },
+  endpoint: { type: 'string' },
 } as const satisfies Flags;
 
 /**

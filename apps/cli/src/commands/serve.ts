@@ -1,8 +1,25 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
-import { createGateway, type Gateway, gatewayHandlers, toolFilter } from '@mcpkit/gateway';
-import { generateToken, isLoopbackBind, listenHttp, StdioListener } from '@mcpkit/gateway/node';
+import { userConfigDir } from '@mcpkit/config/advanced';
+import {
+  createGatewayEndpoints,
+  type GatewayConfig,
+  GatewayConfigError,
+  GatewayEndpoints,
+  toolFilter,
+} from '@mcpkit/gateway';
+import {
+  type GatewayConfigWatcher,
+  generateToken,
+  isLoopbackBind,
+  listenHttp,
+  loadGatewayConfig,
+  StdioListener,
+  watchGatewayConfig,
+} from '@mcpkit/gateway/node';
 import { MessageTooLargeError } from '@mcpkit/jsonrpc';
 import { inCliWords } from '../core/advice.js';
 import { parseBytesFlag, parseMsFlag } from '../core/flags.js';
@@ -56,6 +73,23 @@ export function describeBackendError(error: unknown, server: string): string | u
   return `server "${server}" sent a message over mcpkit serve's ${limit}-byte message limit, and it was dropped; start mcpkit serve with a larger --max-message-bytes <n> to accept it`;
 }
 
+/** A gateway config's problems, one line each: `file:line:column: key: what`. */
+export function gatewayConfigLines(error: GatewayConfigError): string[] {
+  return error.issues.map(
+    (i) => `${error.file}:${i.line}:${i.column}: ${i.path ? `${i.path}: ` : ''}${i.message}`,
+  );
+}
+
+/** `--gateway-config`, else `gateway.jsonc` in mcpkit's config folder when it exists. */
+function gatewayConfigFile(ctx: CliContext, flag: string | undefined): string | undefined {
+  if (flag !== undefined) return path.resolve(ctx.cwd, flag);
+  const file = path.join(
+    userConfigDir({ home: ctx.home, env: ctx.env, platform: process.platform }),
+    'gateway.jsonc',
+  );
+  return existsSync(file) ? file : undefined;
+}
+
 /** `--http [host:]port` → where to bind (loopback when no host is given). */
 export function parseBind(value: string): { host: string; port: number } {
   const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
@@ -106,6 +140,34 @@ export async function serveCommand(
     flags['max-message-bytes'] === undefined
       ? undefined
       : parseBytesFlag(flags['max-message-bytes'], '--max-message-bytes');
+  const configFile = gatewayConfigFile(ctx, flags['gateway-config']);
+  let gatewayConfig: GatewayConfig | undefined;
+  let configText: string | undefined;
+  if (configFile !== undefined) {
+    try {
+      ({ config: gatewayConfig, text: configText } = await loadGatewayConfig(configFile, {
+        servers: names,
+      }));
+    } catch (error) {
+      if (!GatewayConfigError.isInstance(error)) {
+        io.stderr(
+          `mcpkit serve: the gateway config ${configFile} could not be read: ${(error as Error).message}\n`,
+        );
+        return 1;
+      }
+      for (const line of gatewayConfigLines(error)) io.stderr(`mcpkit serve: ${line}\n`);
+      return 1;
+    }
+  }
+  if (flags.endpoint !== undefined) {
+    const known = Object.keys(gatewayConfig?.endpoints ?? {});
+    if (!known.includes(flags.endpoint))
+      throw new UsageError(
+        configFile === undefined
+          ? '--endpoint needs a gateway config with endpoints (--gateway-config <file>)'
+          : `no endpoint named "${flags.endpoint}" in ${configFile} (${known.length > 0 ? `endpoints: ${known.join(', ')}` : 'it has no endpoints'})`,
+      );
+  }
   for (const s of chosen)
     if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
   // An entry that runs this gateway is never given to the manager (the line above says why).
@@ -124,12 +186,12 @@ export async function serveCommand(
     return { ...server, config: { ...config, env } };
   };
 
-  let gateway: Gateway | undefined;
+  let gateway: GatewayEndpoints | undefined;
   const manager = openManager(served, ctx, {
     names: { client: 'mcpkit-serve', oauth: 'mcpkit' },
     hints: false,
     longLived: true,
-    handlers: gatewayHandlers(() => gateway),
+    handlers: GatewayEndpoints.handlers(() => gateway),
     prepare: marked,
     ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
     // The sign-in runs when a client calls a backend's `authenticate` tool.
@@ -172,7 +234,11 @@ export async function serveCommand(
           },
         })
       : undefined;
-  gateway = createGateway({
+  gateway = createGatewayEndpoints({
+    config: gatewayConfig,
+    endpoint: flags.endpoint,
+    // Over stdio, one client and one endpoint; over HTTP, each at /mcp/<name> as well.
+    single: bind === undefined,
     manager,
     servers: served.map((s) => s.name),
     info: { name: 'mcpkit-serve', version },
@@ -189,7 +255,9 @@ export async function serveCommand(
     stop = resolve;
   });
   let closeFace: (() => Promise<void>) | undefined;
+  let watcher: GatewayConfigWatcher | undefined;
   const closeAll = async () => {
+    watcher?.close();
     await closeFace?.().catch(() => {});
     await gateway?.close().catch(() => {});
     await manager.close();
@@ -209,6 +277,28 @@ export async function serveCommand(
       .connectAll()
       .then(() => gateway?.start())
       .catch((error: Error) => io.stderr(`mcpkit serve: ${error.message}\n`));
+    // Edited, the gateway config applies at once (list_changed to the clients); one that
+    // does not parse or check leaves the last good one in force.
+    if (configFile !== undefined)
+      watcher = watchGatewayConfig(
+        configFile,
+        {
+          servers: names,
+          onconfig: async (config) => {
+            await gateway?.reconfigure(config);
+            io.stderr(`mcpkit serve: gateway config ${configFile} reloaded\n`);
+          },
+          onerror: (error) => {
+            const lines = GatewayConfigError.isInstance(error)
+              ? gatewayConfigLines(error)
+              : [`${configFile}: ${error.message}`];
+            io.stderr(
+              `mcpkit serve: the gateway config was not reloaded (the last good one stays in force):\n${lines.map((l) => `  ${l}\n`).join('')}`,
+            );
+          },
+        },
+        configText,
+      );
     if (bind) {
       await settled;
       let token = flags.token ?? ctx.env.MCPKIT_SERVE_TOKEN;
@@ -218,7 +308,8 @@ export async function serveCommand(
         token = generateToken();
         io.stderr(`mcpkit serve: bearer token for this run (shown once): ${token}\n`);
       }
-      const face = await listenHttp(gateway, {
+      const face = await listenHttp(gateway.default, {
+        endpoints: gateway,
         host: bind.host,
         port: bind.port,
         token,
@@ -227,6 +318,8 @@ export async function serveCommand(
       });
       closeFace = face.close;
       io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);
+      for (const name of gateway.names())
+        io.stderr(`mcpkit serve: endpoint "${name}" on ${face.url.href}/${name}\n`);
     } else {
       // A host times out a slow initialize: it is answered once every backend settled, or
       // after backendWaitMs with what has connected by then (a hung backend never holds it).
@@ -242,7 +335,7 @@ export async function serveCommand(
         io.stderr(
           `mcpkit serve: ${served.length} server${served.length === 1 ? '' : 's'} (${served.map((c) => c.name).join(', ') || 'none'}) served as one MCP server on stdin/stdout. An MCP host (Claude Desktop, VS Code, an agent) starts this command itself: see "mcpkit serve --help" and the README for its config. Typed here, each line is a JSON-RPC message; Ctrl-C stops.\n`,
         );
-      const session = await stdioFace!.listen(gateway.server);
+      const session = await stdioFace!.listen(gateway.default.server);
       void session.closed.then(() => stop?.());
     }
     await (shutdown

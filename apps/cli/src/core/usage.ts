@@ -30,6 +30,9 @@ Serving (a gateway: every server behind one MCP server; see SERVE.md):
       --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)
       --sse-poll-ms <ms>    --http, 2025-11-25: close a tool call's SSE stream after <ms>; the client resumes (SEP-1699)
       --backend-wait-ms <ms>  stdio: answer initialize once backends settled or after <ms> (default 5000)
+      --gateway-config <file>  prefixes, tool filters, renames, argument transforms, endpoints (JSONC;
+                            default: gateway.jsonc in mcpkit's config folder, when it exists); reloaded on change
+      --endpoint <name>     serve this endpoint of the gateway config (stdio; with --http: on /mcp)
       --max-message-bytes <n>  also bounds what clients send: a longer stdio line is answered
                             with an error, a larger --http body gets 413 (default: 4 MiB for --http)
 

@@ -7,6 +7,7 @@ import {
   refuseHostOrOrigin,
   streamableHttpDefaults,
 } from '@mcpkit/server';
+import { EndpointRouter, type EndpointSource } from '../compose/endpoint-router.js';
 import type { Gateway } from '../gateway.js';
 
 export interface HttpListenerOptions {
@@ -23,6 +24,8 @@ export interface HttpListenerOptions {
    * its own option); the reply states the size and the limit either way.
    */
   tooLargeAdvice?: string;
+  /** Named endpoints, served at `/mcp/<name>` (`GatewayEndpoints` is one); `/mcp` is `gateway`. */
+  endpoints?: EndpointSource;
 }
 
 export interface HttpListener {
@@ -88,6 +91,10 @@ export async function listenHttp(
   const allowedHosts = loopback ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, shown];
   const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
   const { token, tooLargeAdvice } = options;
+  // Each named endpoint gets a handler of its own, with the options /mcp has.
+  const router = options.endpoints
+    ? new EndpointRouter(options.endpoints, { allowedHosts, maxBodyBytes })
+    : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
     host: bindHost,
     port: options.port ?? 0,
@@ -124,7 +131,8 @@ export async function listenHttp(
         }
         return true;
       }
-      if (pathname !== '/mcp') return false;
+      const named = router && pathname.startsWith('/mcp/') ? pathname.slice(5) : undefined;
+      if (pathname !== '/mcp' && named === undefined) return false;
       // A body announced over the limit is refused before any of it is read; one without a
       // length is cut off by the handler as it arrives (413 as well).
       const announced = Number(req.headers['content-length']);
@@ -138,8 +146,14 @@ export async function listenHttp(
         );
         return true;
       }
-      return false;
+      if (named !== undefined && !router!.handle(named, req, res))
+        refuse(res, 404, 'Not Found: no such endpoint', {}, -32000);
+      return named !== undefined;
     },
   });
-  return { url: new URL(`http://${shown}:${listener.url.port}/mcp`), close: listener.close };
+  const close = async () => {
+    await router?.close();
+    await listener.close();
+  };
+  return { url: new URL(`http://${shown}:${listener.url.port}/mcp`), close };
 }

@@ -1,3 +1,12 @@
+export type { EndpointSource } from '../compose/endpoint-router.js';
+export {
+  type GatewayConfigWatcher,
+  type LoadGatewayConfigOptions,
+  loadGatewayConfig,
+  MAX_GATEWAY_CONFIG_BYTES,
+  type WatchGatewayConfigOptions,
+  watchGatewayConfig,
+} from '../compose/watch.js';
 export {
   generateToken,
   type HttpListener,

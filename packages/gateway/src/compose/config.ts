@@ -1,0 +1,354 @@
+import { McpkitError } from '@mcpkit/jsonrpc';
+import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import { z } from 'zod';
+
+/** A served name: what MCP hosts and model providers accept as a tool name. */
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const argumentSchema = z
+  .strictObject({
+    hide: z
+      .boolean()
+      .optional()
+      .describe(
+        'Removed from the schema the client sees; `value` (when given) is sent to the backend on every call. A client that sends it is refused.',
+      ),
+    value: z.unknown().optional().describe('With `hide`: the value the backend always receives.'),
+    default: z
+      .unknown()
+      .optional()
+      .describe('Shown as the schema default and sent when the client leaves the argument out.'),
+    rename: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+      .optional()
+      .describe('The name the client sees; the backend still receives its own.'),
+    description: z.string().optional().describe('The description the client sees.'),
+  })
+  .describe('A transform of one argument (by the backend’s own argument name).');
+
+const annotationsSchema = z
+  .looseObject({
+    title: z.string().optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .describe('Merged over the backend’s annotations (these win).');
+
+const toolSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(NAME)
+      .optional()
+      .describe(
+        'The whole name the client sees (no prefix is added). Two tools may not be given one name.',
+      ),
+    description: z.string().optional().describe('The description the client sees.'),
+    annotations: annotationsSchema.optional(),
+    arguments: z
+      .record(z.string(), argumentSchema)
+      .optional()
+      .describe('Argument transforms, by the backend’s own argument name.'),
+  })
+  .describe('How one tool of this backend (by its own name) is served.');
+
+const serverSchema = z
+  .strictObject({
+    prefix: z
+      .union([z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), z.literal(false)])
+      .optional()
+      .describe(
+        'Served names are `<prefix><separator><name>`; the server’s name by default; false serves its names unprefixed.',
+      ),
+    include: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'Globs (`*`) on the backend’s own tool names: only these are served (all when absent).',
+      ),
+    exclude: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Globs on the backend’s own tool names that are never served (wins over include).'),
+    tags: z
+      .array(z.string().regex(NAME))
+      .optional()
+      .describe('Tags an endpoint can select this server by.'),
+    tools: z
+      .record(z.string(), toolSchema)
+      .optional()
+      .describe('Per tool, by the backend’s own tool name.'),
+  })
+  .describe('How one backend (by its name in the MCP config) is served.');
+
+const toolPatternSchema = z.union([
+  z.string().min(1).describe('A glob on the tool’s own name, on every selected server.'),
+  z
+    .strictObject({
+      server: z.string().min(1).describe('A glob on the server name.'),
+      tool: z.string().min(1).describe('A glob on that server’s own tool name.'),
+    })
+    .describe('A (server, tool) pair of globs.'),
+]);
+
+const endpointSchema = z
+  .strictObject({
+    description: z.string().optional(),
+    servers: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Servers served here (with those of `tags`); every server when neither is given.'),
+    tags: z
+      .array(z.string().regex(NAME))
+      .optional()
+      .describe('Servers with any of these tags are served here.'),
+    tools: z
+      .array(toolPatternSchema)
+      .optional()
+      .describe(
+        'Only the tools matching one of these are served (all of the servers’ when absent).',
+      ),
+    mode: z
+      .enum(['all', 'search'])
+      .optional()
+      .describe(
+        '`all` (default): the tools are listed. `search`: the endpoint serves a search tool and a call-by-name tool instead (see SERVE.md, "Search mode").',
+      ),
+  })
+  .describe('A virtual endpoint, served at /mcp/<name> (over stdio: --endpoint <name>).');
+
+export const gatewayConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    servers: z.record(z.string(), serverSchema).optional(),
+    endpoints: z
+      .record(z.string().regex(NAME), endpointSchema)
+      .optional()
+      .describe('Virtual endpoints by name (`[A-Za-z0-9_-]{1,64}`).'),
+    default: z
+      .string()
+      .optional()
+      .describe('The endpoint /mcp serves (and stdio without --endpoint); everything when absent.'),
+  })
+  .describe('mcpkit gateway configuration (gateway.jsonc)');
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+export type ServerComposition = NonNullable<GatewayConfig['servers']>[string];
+export type ToolComposition = NonNullable<ServerComposition['tools']>[string];
+export type ArgumentTransform = NonNullable<ToolComposition['arguments']>[string];
+export type EndpointConfig = NonNullable<GatewayConfig['endpoints']>[string];
+export type ToolPattern = NonNullable<EndpointConfig['tools']>[number];
+
+/** The JSON Schema of the gateway config file, generated from the zod schema. */
+export function gatewayConfigJsonSchema(): Record<string, unknown> {
+  return {
+    ...(z.toJSONSchema(gatewayConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >),
+    title: 'mcpkit gateway configuration',
+  };
+}
+
+/** One problem of a gateway config: where (JSON path, 1-based line and column) and what. */
+export interface GatewayConfigIssue {
+  /** The key path, `servers.notes.tools.echo.arguments.path`. */
+  path: string;
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** A gateway config that cannot be used: the file, the first problem's place, and all problems. */
+export class GatewayConfigError extends McpkitError {
+  static readonly brand: string = '@mcpkit/gateway.GatewayConfigError';
+  override readonly name: string = 'GatewayConfigError';
+  readonly file: string;
+  readonly path: string;
+  readonly line: number;
+  readonly column: number;
+  readonly issues: readonly GatewayConfigIssue[];
+  constructor(file: string, issues: readonly GatewayConfigIssue[]) {
+    const first = issues[0] ?? { path: '', line: 1, column: 1, message: 'invalid' };
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    super(
+      'MCPKIT_GATEWAY_CONFIG_INVALID',
+      `gateway config ${file}, line ${first.line}, column ${first.column}${first.path ? `, ${first.path}` : ''}: ${first.message}${more}`,
+    );
+    this.file = String(file);
+    this.path = first.path;
+    this.line = first.line;
+    this.column = first.column;
+    this.issues = Array.isArray(issues) ? issues : [];
+  }
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++)
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** The value of a parse tree, objects without a prototype (a `__proto__` key is a plain key). */
+function build(node: Node): unknown {
+  if (node.type === 'object') {
+    const out: Record<string, unknown> = Object.create(null);
+    for (const property of node.children ?? []) {
+      const [key, value] = property.children ?? [];
+      if (key && typeof key.value === 'string') out[key.value] = value ? build(value) : undefined;
+    }
+    return out;
+  }
+  if (node.type === 'array') return (node.children ?? []).map(build);
+  return node.value;
+}
+
+/** The node of a key path: the property's key when the last step is a key, else the value. */
+function locate(tree: Node, path: ReadonlyArray<PropertyKey>): Node {
+  let node: Node = tree;
+  let at: Node = tree;
+  for (const step of path) {
+    if (node.type === 'object') {
+      const property = node.children?.find((p) => p.children?.[0]?.value === step);
+      if (!property?.children?.[1]) return at;
+      at = property.children[0]!;
+      node = property.children[1];
+    } else if (node.type === 'array' && typeof step === 'number') {
+      const child = node.children?.[step];
+      if (!child) return at;
+      at = child;
+      node = child;
+    } else return at;
+  }
+  return at;
+}
+
+const showPath = (path: ReadonlyArray<PropertyKey>) =>
+  path
+    .map((s, i) => (typeof s === 'number' ? `[${s}]` : `${i === 0 ? '' : '.'}${String(s)}`))
+    .join('');
+
+export interface ParseGatewayConfigOptions {
+  /** Named in errors (a path, or any label). */
+  file: string;
+  /** The MCP config's server names: a key or endpoint naming another one is an error. */
+  servers?: readonly string[];
+}
+
+/**
+ * Reads a gateway config (JSON with comments and trailing commas) and checks it against the
+ * schema and its own rules: every problem with its key path, line and column. Throws a
+ * `GatewayConfigError` when there is any.
+ */
+export function parseGatewayConfig(
+  text: string,
+  options: ParseGatewayConfigOptions,
+): GatewayConfig {
+  const { file } = options;
+  const syntax: ParseError[] = [];
+  const tree = parseTree(text, syntax, { allowTrailingComma: true, disallowComments: false });
+  if (syntax.length > 0 || !tree) {
+    const e = syntax[0];
+    const where = lineColumn(text, e?.offset ?? 0);
+    throw new GatewayConfigError(file, [
+      {
+        path: '',
+        ...where,
+        message: e ? `invalid JSON: ${printParseErrorCode(e.error)}` : 'the file is empty',
+      },
+    ]);
+  }
+  const issues: GatewayConfigIssue[] = [];
+  const report = (path: ReadonlyArray<PropertyKey>, message: string) => {
+    const node = locate(tree, path);
+    issues.push({ path: showPath(path), ...lineColumn(text, node.offset), message });
+  };
+  const parsed = gatewayConfigSchema.safeParse(build(tree));
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys')
+        for (const key of issue.keys) report([...issue.path, key], `unknown key "${key}"`);
+      else report(issue.path, issue.message);
+    }
+    throw new GatewayConfigError(file, issues);
+  }
+  checkRules(parsed.data, options.servers, report);
+  if (issues.length > 0) throw new GatewayConfigError(file, issues);
+  return parsed.data;
+}
+
+/** What the schema cannot say: combinations, unknown servers, one name for two tools. */
+function checkRules(
+  config: GatewayConfig,
+  known: readonly string[] | undefined,
+  report: (path: ReadonlyArray<PropertyKey>, message: string) => void,
+): void {
+  const servers = config.servers ?? {};
+  const exists = (name: string) => known === undefined || known.includes(name);
+  const renamed = new Map<string, Array<{ server: string; tool: string }>>();
+  const prefixes = new Map<string, string>();
+  for (const [server, sc] of Object.entries(servers)) {
+    if (!exists(server))
+      report(['servers', server], `no server named "${server}" in the MCP config`);
+    if (typeof sc.prefix === 'string') {
+      const other = prefixes.get(sc.prefix);
+      if (other)
+        report(
+          ['servers', server, 'prefix'],
+          `prefix "${sc.prefix}" is also the prefix of server "${other}"`,
+        );
+      else prefixes.set(sc.prefix, server);
+    }
+    for (const [tool, tc] of Object.entries(sc.tools ?? {})) {
+      if (tc.name !== undefined)
+        renamed.set(tc.name, [...(renamed.get(tc.name) ?? []), { server, tool }]);
+      const shown = new Map<string, string>();
+      for (const [arg, t] of Object.entries(tc.arguments ?? {})) {
+        const at = ['servers', server, 'tools', tool, 'arguments', arg];
+        const has = (key: string) => Object.hasOwn(t, key);
+        if (has('value') && t.hide !== true)
+          report(
+            [...at, 'value'],
+            '"value" needs "hide": true (use "default" for a visible argument)',
+          );
+        if (t.hide === true)
+          for (const key of ['default', 'rename', 'description'])
+            if (has(key)) report([...at, key], `"${key}" means nothing for a hidden argument`);
+        if (t.hide !== true) {
+          const name = t.rename ?? arg;
+          const other = shown.get(name);
+          if (other !== undefined)
+            report(
+              [...at, t.rename !== undefined ? 'rename' : 'hide'],
+              `arguments "${other}" and "${arg}" would both be shown as "${name}"`,
+            );
+          shown.set(name, arg);
+        }
+      }
+    }
+  }
+  for (const [name, where] of renamed)
+    if (where.length > 1) {
+      const { server, tool } = where[1]!;
+      report(
+        ['servers', server, 'tools', tool, 'name'],
+        `tools ${where.map((w) => `"${w.tool}" of server "${w.server}"`).join(' and ')} are all named "${name}"`,
+      );
+    }
+  const endpoints = config.endpoints ?? {};
+  for (const [name, ep] of Object.entries(endpoints))
+    (ep.servers ?? []).forEach((server, i) => {
+      if (!exists(server))
+        report(['endpoints', name, 'servers', i], `no server named "${server}" in the MCP config`);
+    });
+  if (config.default !== undefined && !Object.hasOwn(endpoints, config.default))
+    report(['default'], `no endpoint named "${config.default}"`);
+}

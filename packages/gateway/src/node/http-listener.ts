@@ -5,6 +5,8 @@ import {
   LOOPBACK_HOSTS,
   listenStreamableHttp,
   refuseHostOrOrigin,
+  type StreamableHttpLimits,
+  type StreamableHttpStats,
   streamableHttpDefaults,
 } from '@mcpkit/server';
 import type { Gateway } from '../gateway.js';
@@ -23,10 +25,14 @@ export interface HttpListenerOptions {
    * its own option); the reply states the size and the limit either way.
    */
   tooLargeAdvice?: string;
+  /** Sessions, streams, event buffers: `@mcpkit/server`'s defaults for what is absent. */
+  limits?: StreamableHttpLimits;
 }
 
 export interface HttpListener {
   readonly url: URL;
+  /** What the listener holds now (sessions, streams, buffered bytes). */
+  stats(): StreamableHttpStats;
   close(): Promise<void>;
 }
 
@@ -92,6 +98,7 @@ export async function listenHttp(
     host: bindHost,
     port: options.port ?? 0,
     path: '/mcp',
+    ...options.limits,
     allowedHosts,
     maxBodyBytes,
     intercept: (req, res, pathname) => {
@@ -141,5 +148,9 @@ export async function listenHttp(
       return false;
     },
   });
-  return { url: new URL(`http://${shown}:${listener.url.port}/mcp`), close: listener.close };
+  return {
+    url: new URL(`http://${shown}:${listener.url.port}/mcp`),
+    stats: () => listener.handler.stats(),
+    close: listener.close,
+  };
 }

@@ -3,6 +3,8 @@ import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { everythingEntry } from '../support/everything.js';
+import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
  * What one client can make the HTTP face hold (issue #23, Part 1 item 2), measured on a real
@@ -37,9 +39,12 @@ interface MemoryServer {
 }
 
 let running: ChildProcessWithoutNullStreams | undefined;
+let gateway: InProcessGateway | undefined;
 const held: ClientRequest[] = [];
 afterEach(async () => {
   for (const r of held.splice(0)) r.destroy();
+  await gateway?.close();
+  gateway = undefined;
   const child = running;
   running = undefined;
   if (child && child.exitCode === null && child.signalCode === null) {
@@ -139,11 +144,15 @@ const legacy = {
   'mcp-protocol-version': '2025-11-25',
 };
 
-async function openSession(url: URL, localAddress?: string): Promise<Answer & { id?: string }> {
+async function openSession(
+  url: URL,
+  localAddress?: string,
+  extra: Record<string, string> = {},
+): Promise<Answer & { id?: string }> {
   const init = await exchange(
     url,
     'POST',
-    { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extra },
     JSON.stringify({
       jsonrpc: '2.0',
       id: 0,
@@ -161,7 +170,7 @@ async function openSession(url: URL, localAddress?: string): Promise<Answer & { 
   const ack = await exchange(
     url,
     'POST',
-    { ...legacy, 'mcp-session-id': id },
+    { ...legacy, ...extra, 'mcp-session-id': id },
     JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
     localAddress,
   );
@@ -388,7 +397,7 @@ describe('memory one client can take (issue #23 item 2)', () => {
       expect(after.heapUsed - m.base.heapUsed).toBeLessThan(16 * MB);
       expect(after.rss - m.base.rss).toBeLessThan(128 * MB);
     }
-  });
+  }, 180_000);
 
   it('at full size (3 MiB answers and capabilities, the default bounds): 8 calls per session and 5 listens stay within 8 MiB of events per session and 8 MiB of listens per client', async () => {
     const m = await scenario({
@@ -406,5 +415,49 @@ describe('memory one client can take (issue #23 item 2)', () => {
       expect(after.heapUsed - m.base.heapUsed).toBeLessThan(40 * MB);
       expect(after.rss - m.base.rss).toBeLessThan(256 * MB);
     }
-  });
+  }, 180_000);
+});
+
+describe('through @mcpkit/gateway (listenHttp passes the bounds through)', () => {
+  const TOKEN = 'gateway-memory-token-0123456789abcdef';
+  const auth = { authorization: `Bearer ${TOKEN}` };
+
+  it('a gateway session keeps no answer it delivered, and one client at its session maximum does not lock out another', async () => {
+    gateway = await startInProcessHttpGateway(
+      { everything: { command: process.execPath, args: [everythingEntry, 'stdio'] } },
+      {
+        token: TOKEN,
+        limits: { maxSessionsPerClient: 2, maxBufferedBytesPerSession: 1024 * 1024 },
+      },
+    );
+    const a = await openSession(gateway.url, undefined, auth);
+    expect(a.status).toBe(200);
+    const big = 'e'.repeat(256 * 1024);
+    for (let i = 1; i <= 10; i++) {
+      // An SSE-only client: every answer goes over an event stream (and into the buffer).
+      const answer = await exchange(
+        gateway.url,
+        'POST',
+        { ...legacy, ...auth, accept: 'text/event-stream', 'mcp-session-id': a.id! },
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'everything__echo', arguments: { message: big } },
+        }),
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.bytes).toBeGreaterThan(big.length);
+    }
+    expect(gateway.stats()).toMatchObject({ sessions: 1, bufferedEvents: 0, bufferedBytes: 0 });
+    expect((await openSession(gateway.url, undefined, auth)).status).toBe(200);
+    const third = await openSession(gateway.url, undefined, auth);
+    expect(third.status).toBe(429);
+    expect(JSON.parse(third.head)).toMatchObject({
+      error: { code: -32000, message: expect.stringMatching(/this client holds 2 sessions/) },
+    });
+    // The user's own client, from elsewhere, still gets its session.
+    expect((await openSession(gateway.url, '127.0.0.2', auth)).status).toBe(200);
+    expect(gateway.stats().sessions).toBe(3);
+  }, 60_000);
 });

@@ -99,9 +99,11 @@ export class SessionEventBuffer {
     this.count++;
     // The total first (it may evict other sessions' events, or this one's), then this session's.
     this.pool.add(event);
+    // The newest event stays even when it alone is over the session's bound (an answer
+    // larger than the bound can still be fetched once); only the total bound may evict it.
     while (this.bytes > this.maxBytes || this.count > this.maxEvents) {
       const oldest = this.nextLive();
-      if (!oldest) break;
+      if (!oldest || oldest === event) break;
       this.evict(oldest);
     }
   }

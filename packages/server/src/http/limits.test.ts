@@ -317,6 +317,25 @@ describe('event buffers', () => {
     });
   });
 
+  it('an answer larger than the per-session bound is still kept alone for its resumption', async () => {
+    const url = await start({ maxBufferedBytesPerSession: 1000 });
+    const a = (await initialize(url)).session!;
+    const small = await call(url, a, 1, 'poll', { text: 's'.repeat(600) });
+    const answer = await call(url, a, 2, 'poll', { text: 'y'.repeat(5000) });
+    const priming = /id: (\d+_\d+)/.exec(answer.body)![1]!;
+    // The older, smaller answer made room: resuming it is 410.
+    const older = await send(url, 'GET', {
+      accept: 'text/event-stream',
+      'mcp-session-id': a,
+      'mcp-protocol-version': v25,
+      'last-event-id': /id: (\d+_\d+)/.exec(small.body)![1]!,
+    });
+    expect(older.status).toBe(410);
+    const resumed = await getStream(url, a, priming);
+    expect(resumed.status).toBe(200);
+    expect(await resumed.ended).toContain('y'.repeat(5000));
+  });
+
   it('an answer delivered on a stream that ended cleanly is dropped at once', async () => {
     const url = await start({ responseMode: 'sse' });
     const a = (await initialize(url)).session!;

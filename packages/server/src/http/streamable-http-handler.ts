@@ -13,6 +13,7 @@ import { McpServerError, ServerErrorCode } from '../errors.js';
 import type { McpServer } from '../mcp-server.js';
 import type { ServerSession } from '../server-session.js';
 import { EventBufferPool, SessionEventBuffer } from './event-buffer.js';
+import { Holdings, type Refusal, refuseAfterDrain, remoteAddress } from './holdings.js';
 import { LOOPBACK_HOSTS, refuseHostOrOrigin } from './host-check.js';
 import { LegacySessionTransport } from './legacy-session-transport.js';
 import { ModernExchangeTransport, statusOfError } from './modern-exchange-transport.js';
@@ -143,34 +144,6 @@ export interface StreamableHttpHandler {
 
 const SESSION_NOT_FOUND = -32001;
 
-/** Counts per client key; a key at 0 is removed. */
-class Tally {
-  private readonly counts = new Map<string, number>();
-  get(key: string): number {
-    return this.counts.get(key) ?? 0;
-  }
-  add(key: string, n: number): void {
-    const next = this.get(key) + n;
-    if (next <= 0) this.counts.delete(key);
-    else this.counts.set(key, next);
-  }
-}
-
-function remoteAddress(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
-}
-
-/** Answers after reading the body away (unbuffered), so the client reads the refusal. */
-function refuseAfterDrain(req: IncomingMessage, send: () => void): void {
-  if (req.readableEnded) {
-    send();
-    return;
-  }
-  req.on('end', send);
-  req.on('error', () => {});
-  req.resume();
-}
-
 class BodyTooLarge extends Error {}
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -195,6 +168,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** A cap's refusal as an HTTP answer, with `Retry-After`. */
+function refuse(
+  res: ServerResponse,
+  refusal: Refusal,
+  id: string | number | null,
+  retryAfter: string,
+): void {
+  sendJsonError(res, refusal.status, -32000, refusal.message, id, { 'retry-after': retryAfter });
+}
+
 function hasModernMeta(message: JsonRpcMessage): boolean {
   const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
   return typeof meta === 'object' && meta !== null && MetaKey.ProtocolVersion in meta;
@@ -217,52 +200,20 @@ export function createStreamableHttpHandler(
   const maxSessions = options.maxSessions ?? streamableHttpDefaults.maxSessions;
   const generateSessionId = options.generateSessionId ?? randomUUID;
   const d = streamableHttpDefaults;
-  const maxSessionsPerClient = options.maxSessionsPerClient ?? d.maxSessionsPerClient;
-  const maxStreamsPerSession = options.maxStreamsPerSession ?? d.maxStreamsPerSession;
-  const maxStreams = options.maxStreams ?? d.maxStreams;
-  const maxListenStreams = options.maxListenStreams ?? d.maxListenStreams;
-  const maxListenStreamsPerClient =
-    options.maxListenStreamsPerClient ?? d.maxListenStreamsPerClient;
-  const maxListenBytes = options.maxListenBytes ?? d.maxListenBytes;
-  const maxListenBytesPerClient = options.maxListenBytesPerClient ?? d.maxListenBytesPerClient;
   const maxStreamAgeMs = options.maxStreamAgeMs ?? d.maxStreamAgeMs;
   const clientKey = options.clientKey ?? remoteAddress;
   const sessions = new Map<string, LegacySessionTransport>();
   const exchanges = new Set<ServerSession>();
   const pool = new EventBufferPool(options.maxBufferedBytes ?? d.maxBufferedBytes);
-  /** Open HTTP responses: all, and per 2025 session. */
-  let streams = 0;
-  const sessionStreams = new Tally();
-  const sessionsByClient = new Tally();
-  let listenStreams = 0;
-  let listenBytes = 0;
-  const listensByClient = new Tally();
-  const listenBytesByClient = new Tally();
-
-  /** Why a listen stream of `bytes` from `key` is refused now, if it is. */
-  function listenRefusal(key: string, bytes: number): [number, string] | undefined {
-    if (listensByClient.get(key) >= maxListenStreamsPerClient)
-      return [
-        429,
-        `Too Many Requests: this client holds ${maxListenStreamsPerClient} subscriptions/listen streams, the most one client may`,
-      ];
-    if (listenBytesByClient.get(key) + bytes > maxListenBytesPerClient)
-      return [
-        429,
-        `Too Many Requests: this client's subscriptions/listen streams would hold over ${maxListenBytesPerClient} request bytes, the most one client may`,
-      ];
-    if (listenStreams >= maxListenStreams)
-      return [
-        503,
-        `Service Unavailable: ${maxListenStreams} subscriptions/listen streams are open`,
-      ];
-    if (listenBytes + bytes > maxListenBytes)
-      return [
-        503,
-        `Service Unavailable: the open subscriptions/listen streams would hold over ${maxListenBytes} request bytes`,
-      ];
-    return undefined;
-  }
+  const holdings = new Holdings({
+    maxSessionsPerClient: options.maxSessionsPerClient ?? d.maxSessionsPerClient,
+    maxStreamsPerSession: options.maxStreamsPerSession ?? d.maxStreamsPerSession,
+    maxStreams: options.maxStreams ?? d.maxStreams,
+    maxListenStreams: options.maxListenStreams ?? d.maxListenStreams,
+    maxListenStreamsPerClient: options.maxListenStreamsPerClient ?? d.maxListenStreamsPerClient,
+    maxListenBytes: options.maxListenBytes ?? d.maxListenBytes,
+    maxListenBytesPerClient: options.maxListenBytesPerClient ?? d.maxListenBytesPerClient,
+  });
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listenHeader =
@@ -271,11 +222,12 @@ export function createStreamableHttpHandler(
     if (listenHeader) {
       // Refused before the body is kept: what a listen would hold is bounded before it is read.
       const declared = Number(req.headers['content-length']);
-      const refusal = listenRefusal(clientKey(req), Number.isFinite(declared) ? declared : 0);
+      const refusal = holdings.listenRefusal(
+        clientKey(req),
+        Number.isFinite(declared) ? declared : 0,
+      );
       if (refusal) {
-        refuseAfterDrain(req, () =>
-          sendJsonError(res, refusal[0], -32000, refusal[1], null, { 'retry-after': '5' }),
-        );
+        refuseAfterDrain(req, () => refuse(res, refusal, null, '5'));
         return;
       }
     }
@@ -365,15 +317,9 @@ export function createStreamableHttpHandler(
         );
         return;
       }
-      if (sessionStreams.get(sessionId) > maxStreamsPerSession) {
-        sendJsonError(
-          res,
-          429,
-          -32000,
-          `Too Many Requests: this session has ${maxStreamsPerSession} requests or streams open`,
-          id,
-          { 'retry-after': '1' },
-        );
+      const busy = holdings.sessionStreamRefusal(sessionId);
+      if (busy) {
+        refuse(res, busy, id, '1');
         return;
       }
       session.handlePost(req, res, message);
@@ -429,21 +375,12 @@ export function createStreamableHttpHandler(
     const listen = request.method === 'subscriptions/listen';
     const key = listen ? clientKey(req) : '';
     if (listen) {
-      const refusal = listenRefusal(key, bodyBytes);
+      const refusal = holdings.listenRefusal(key, bodyBytes);
       if (refusal) {
-        sendJsonError(res, refusal[0], -32000, refusal[1], request.id, { 'retry-after': '5' });
+        refuse(res, refusal, request.id, '5');
         return;
       }
-      listenStreams++;
-      listenBytes += bodyBytes;
-      listensByClient.add(key, 1);
-      listenBytesByClient.add(key, bodyBytes);
-      res.on('close', () => {
-        listenStreams--;
-        listenBytes -= bodyBytes;
-        listensByClient.add(key, -1);
-        listenBytesByClient.add(key, -bodyBytes);
-      });
+      holdings.holdListen(key, bodyBytes, res);
     }
     const transport = new ModernExchangeTransport(res, request, acceptsSse);
     const session = await server.connect(transport, {
@@ -473,15 +410,9 @@ export function createStreamableHttpHandler(
     message: JsonRpcRequest,
   ): Promise<void> {
     const key = clientKey(req);
-    if (sessionsByClient.get(key) >= maxSessionsPerClient) {
-      sendJsonError(
-        res,
-        429,
-        -32000,
-        `Too Many Requests: this client holds ${maxSessionsPerClient} sessions, the most one client may; end one (DELETE) or wait for one to expire`,
-        message.id,
-        { 'retry-after': '5' },
-      );
+    const crowded = holdings.sessionRefusal(key);
+    if (crowded) {
+      refuse(res, crowded, message.id, '5');
       return;
     }
     if (sessions.size >= maxSessions) {
@@ -513,7 +444,7 @@ export function createStreamableHttpHandler(
       maxStreamAgeMs,
     });
     sessions.set(sessionId, transport);
-    sessionsByClient.add(key, 1);
+    const release = holdings.holdSession(key);
     const session = await server.connect(transport, {
       sessionId,
       era: 'legacy',
@@ -527,7 +458,7 @@ export function createStreamableHttpHandler(
     const previous = session.onclose;
     session.onclose = () => {
       sessions.delete(sessionId);
-      sessionsByClient.add(key, -1);
+      release();
       previous?.();
       options.onsessionclose?.(sessionId);
     };
@@ -541,27 +472,13 @@ export function createStreamableHttpHandler(
       sendJsonError(res, 403, -32000, `Forbidden: ${refusal}`);
       return;
     }
-    if (streams >= maxStreams) {
-      refuseAfterDrain(req, () =>
-        sendJsonError(
-          res,
-          503,
-          -32000,
-          `Service Unavailable: ${maxStreams} requests or streams are open`,
-          null,
-          { 'retry-after': '5' },
-        ),
-      );
+    const full = holdings.streamRefusal();
+    if (full) {
+      refuseAfterDrain(req, () => refuse(res, full, null, '5'));
       return;
     }
-    streams++;
     const sid = req.headers['mcp-session-id'];
-    const counted = typeof sid === 'string' && sessions.has(sid) ? sid : undefined;
-    if (counted !== undefined) sessionStreams.add(counted, 1);
-    res.on('close', () => {
-      streams--;
-      if (counted !== undefined) sessionStreams.add(counted, -1);
-    });
+    holdings.holdStream(res, typeof sid === 'string' && sessions.has(sid) ? sid : undefined);
     try {
       if (req.method === 'POST') {
         await post(req, res);
@@ -589,15 +506,9 @@ export function createStreamableHttpHandler(
         res.writeHead(200).end();
         return;
       }
-      if (sessionStreams.get(sessionId) > maxStreamsPerSession) {
-        sendJsonError(
-          res,
-          429,
-          -32000,
-          `Too Many Requests: this session has ${maxStreamsPerSession} requests or streams open`,
-          null,
-          { 'retry-after': '1' },
-        );
+      const busy = holdings.sessionStreamRefusal(sessionId);
+      if (busy) {
+        refuse(res, busy, null, '1');
         return;
       }
       const accept = String(req.headers.accept ?? '');
@@ -624,9 +535,9 @@ export function createStreamableHttpHandler(
   Object.defineProperty(handler, 'sessionCount', { get: () => sessions.size });
   handler.stats = () => ({
     sessions: sessions.size,
-    streams,
-    listenStreams,
-    listenBytes,
+    streams: holdings.streams,
+    listenStreams: holdings.listenStreams,
+    listenBytes: holdings.listenBytes,
     bufferedEvents: pool.events,
     bufferedBytes: pool.bytes,
   });

@@ -21,7 +21,7 @@ export interface LegacySessionTransportOptions {
   responseMode: 'auto' | 'sse' | 'json';
   /** A session with no POST and no request in progress for this long is closed. */
   idleTimeoutMs: number;
-  /** A GET stream is ended (cleanly: the client may resume it) after this long. */
+  /** A GET stream is ended (cleanly: the client may resume it) after this long; 0: never. */
   maxStreamAgeMs: number;
 }
 
@@ -167,6 +167,7 @@ export class LegacySessionTransport implements Transport {
 
   /** Ends a GET connection after the maximum stream age; the client reconnects (and resumes). */
   private endAtMaxAge(res: ServerResponse): void {
+    if (this.options.maxStreamAgeMs <= 0) return;
     const timer = setTimeout(() => res.end(), this.options.maxStreamAgeMs);
     timer.unref();
     res.on('close', () => clearTimeout(timer));

@@ -355,8 +355,6 @@ describe('idle and age limits', () => {
     let onClose: (() => void) | undefined;
     const url = await start({
       sessionIdleTimeoutMs: 200,
-      // Long enough that the GET stays open until the session ends.
-      maxStreamAgeMs: 600_000,
       onsessionclose: (id) => {
         closed.push(id);
         onClose?.();

@@ -52,6 +52,7 @@ export interface StreamableHttpOptions {
   /**
    * A 2025 GET stream and a 2026 `subscriptions/listen` stream end after this long (the GET
    * stream's connection is closed, a listen gets its graceful result); clients reconnect.
+   * 0 (the default): no age limit (an open GET still does not keep an idle session).
    */
   maxStreamAgeMs?: number;
   /**
@@ -109,7 +110,9 @@ export const streamableHttpDefaults = {
   maxListenStreamsPerClient: 32,
   maxListenBytes: 64 * 1024 * 1024,
   maxListenBytesPerClient: 8 * 1024 * 1024,
-  maxStreamAgeMs: 10 * 60_000,
+  // Off: mcpkit's own client gives up a standalone stream after 5 empty reconnections and
+  // does not reopen its listen stream on a graceful end, so an age limit would cut it off.
+  maxStreamAgeMs: 0,
   retryMs: 1000,
   responseMode: 'auto',
   sessionIdleTimeoutMs: 30 * 60_000,
@@ -390,7 +393,7 @@ export function createStreamableHttpHandler(
     });
     exchanges.add(session);
     let maxAge: ReturnType<typeof setTimeout> | undefined;
-    if (listen) {
+    if (listen && maxStreamAgeMs > 0) {
       // A listen stream ends with its graceful result after the maximum age; the client listens again.
       maxAge = setTimeout(() => void session.close(), maxStreamAgeMs);
       maxAge.unref();

@@ -3,13 +3,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import { createGateway, type Gateway, gatewayHandlers } from '@mcpkit/gateway';
-import { listenHttp } from '@mcpkit/gateway/node';
+import { type HttpListenerOptions, listenHttp } from '@mcpkit/gateway/node';
 import { createTransport, McpManager } from '@mcpkit/manager';
+import type { StreamableHttpStats } from '@mcpkit/server';
 
 export interface InProcessGateway {
   readonly url: URL;
   readonly gateway: Gateway;
   readonly manager: McpManager;
+  /** The listener's accounting (sessions, streams, buffered bytes). */
+  stats(): StreamableHttpStats;
   /** What the gateway and the manager warned about. */
   stderr(): string;
   close(): Promise<void>;
@@ -27,6 +30,8 @@ export async function startInProcessHttpGateway(
     /** Every backend transport's `maxMessageBytes` (what `--max-message-bytes` sets). */
     maxMessageBytes?: number;
     describeError?: (error: unknown, server: string) => string | undefined;
+    /** The listener's bounds (sessions, streams, event buffers). */
+    limits?: HttpListenerOptions['limits'];
   } = {},
 ): Promise<InProcessGateway> {
   const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-home-'));
@@ -77,11 +82,13 @@ export async function startInProcessHttpGateway(
     host: '127.0.0.1',
     port: 0,
     ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
   });
   return {
     url: listener.url,
     gateway: started,
     manager,
+    stats: () => listener.stats(),
     stderr: () => stderr,
     close: async () => {
       await listener.close().catch(() => {});

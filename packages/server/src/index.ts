@@ -17,7 +17,9 @@ export {
 export {
   createStreamableHttpHandler,
   type StreamableHttpHandler,
+  type StreamableHttpLimits,
   type StreamableHttpOptions,
+  type StreamableHttpStats,
   streamableHttpDefaults,
 } from './http/streamable-http-handler.js';
 export { McpServer, type McpServerOptions, serverDefaults } from './mcp-server.js';

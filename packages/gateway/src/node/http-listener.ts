@@ -5,6 +5,8 @@ import {
   LOOPBACK_HOSTS,
   listenStreamableHttp,
   refuseHostOrOrigin,
+  type StreamableHttpLimits,
+  type StreamableHttpStats,
   streamableHttpDefaults,
 } from '@mcpkit/server';
 import { EndpointRouter, type EndpointSource } from '../compose/endpoint-router.js';
@@ -26,10 +28,14 @@ export interface HttpListenerOptions {
   tooLargeAdvice?: string;
   /** Named endpoints, served at `/mcp/<name>` (`GatewayEndpoints` is one); `/mcp` is `gateway`. */
   endpoints?: EndpointSource;
+  /** Sessions, streams, event buffers: `@mcpkit/server`'s defaults for what is absent. */
+  limits?: StreamableHttpLimits;
 }
 
 export interface HttpListener {
   readonly url: URL;
+  /** What the listener holds now (sessions, streams, buffered bytes). */
+  stats(): StreamableHttpStats;
   close(): Promise<void>;
 }
 
@@ -93,12 +99,13 @@ export async function listenHttp(
   const { token, tooLargeAdvice } = options;
   // Each named endpoint gets a handler of its own, with the options /mcp has.
   const router = options.endpoints
-    ? new EndpointRouter(options.endpoints, { allowedHosts, maxBodyBytes })
+    ? new EndpointRouter(options.endpoints, { ...options.limits, allowedHosts, maxBodyBytes })
     : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
     host: bindHost,
     port: options.port ?? 0,
     path: '/mcp',
+    ...options.limits,
     allowedHosts,
     maxBodyBytes,
     intercept: (req, res, pathname) => {
@@ -155,5 +162,9 @@ export async function listenHttp(
     await router?.close();
     await listener.close();
   };
-  return { url: new URL(`http://${shown}:${listener.url.port}/mcp`), close };
+  return {
+    url: new URL(`http://${shown}:${listener.url.port}/mcp`),
+    stats: () => listener.handler.stats(),
+    close,
+  };
 }

@@ -8,18 +8,21 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
+import type { SessionEventBuffer } from './event-buffer.js';
 import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
 
 export interface LegacySessionTransportOptions {
   sessionId: string;
-  /** Events kept per session for `Last-Event-ID` resumption (oldest dropped first). */
-  maxBufferedEvents: number;
+  /** This session's kept events for `Last-Event-ID` resumption (bounded in bytes and count). */
+  events: SessionEventBuffer;
   /** The SSE `retry` hint, in ms. */
   retryMs: number;
   /** `auto`: JSON when the answer is all there is, SSE once anything else is sent first. */
   responseMode: 'auto' | 'sse' | 'json';
-  /** A session with no request and no open stream for this long is closed. */
+  /** A session with no POST and no request in progress for this long is closed. */
   idleTimeoutMs: number;
+  /** A GET stream is ended (cleanly: the client may resume it) after this long; 0: never. */
+  maxStreamAgeMs: number;
 }
 
 interface Stream {
@@ -32,12 +35,6 @@ interface Stream {
   readonly acceptsJson: boolean;
 }
 
-interface BufferedEvent {
-  stream: number;
-  seq: number;
-  data: string;
-}
-
 function isResponse(message: JsonRpcMessage): boolean {
   return !('method' in message);
 }
@@ -47,7 +44,9 @@ function isResponse(message: JsonRpcMessage): boolean {
  * `ServerSession`: requests arrive on POSTs, and what the server sends goes to the POST
  * stream of the request it relates to, else to the standalone GET stream. SSE events get
  * ids `<stream>_<seq>` and stay in a bounded buffer so that a client can resume a broken
- * stream with `Last-Event-ID`.
+ * stream with `Last-Event-ID`: until the stream's last event was handed to a connection
+ * that then ended cleanly, or the client resumed past them, or the byte bounds evicted
+ * them (a resumption asking for an evicted event is then refused with 410).
  */
 export class LegacySessionTransport implements Transport {
   onmessage: ((message: JsonRpcMessage, extra?: MessageExtra) => void) | undefined;
@@ -60,9 +59,10 @@ export class LegacySessionTransport implements Transport {
 
   private readonly streams = new Map<number, Stream>();
   private readonly byRequest = new Map<JsonRpcId, Stream>();
-  private readonly buffer: BufferedEvent[] = [];
   private readonly standalone: Stream;
   private nextStream = 1;
+  /** Whether a GET stream was ever opened (else no id of stream 0 was ever given out). */
+  private standaloneOpened = false;
   private seq = 0;
   private closed = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -139,9 +139,11 @@ export class LegacySessionTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  /** A GET of this session: the standalone stream, or the resumption of a broken one. */
+  /**
+   * A GET of this session: the standalone stream, or the resumption of a broken one. A GET
+   * is not activity for the idle timer: an open stream alone does not keep a session.
+   */
   handleGet(req: IncomingMessage, res: ServerResponse): void {
-    this.touch();
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '') {
       this.resume(lastEventId, res);
@@ -152,11 +154,23 @@ export class LegacySessionTransport implements Transport {
       return;
     }
     this.standalone.res = res;
+    // A fresh GET (no Last-Event-ID) is a new stream: the old one's events can't be asked for.
+    this.options.events.forget(0);
+    this.standaloneOpened = true;
     startSse(res, { 'mcp-session-id': this.sessionId });
     if (this.resumable()) res.write(primingEvent(`0_${this.seq}`, this.options.retryMs));
     res.on('close', () => {
       if (this.standalone.res === res) this.standalone.res = undefined;
     });
+    this.endAtMaxAge(res);
+  }
+
+  /** Ends a GET connection after the maximum stream age; the client reconnects (and resumes). */
+  private endAtMaxAge(res: ServerResponse): void {
+    if (this.options.maxStreamAgeMs <= 0) return;
+    const timer = setTimeout(() => res.end(), this.options.maxStreamAgeMs);
+    timer.unref();
+    res.on('close', () => clearTimeout(timer));
   }
 
   /** SEP-1699: the server ends a request's stream; the client comes back with `Last-Event-ID`. */
@@ -211,11 +225,11 @@ export class LegacySessionTransport implements Transport {
     this.byRequest.clear();
     this.standalone.res?.end();
     this.standalone.res = undefined;
-    this.buffer.length = 0;
+    this.options.events.clear();
     this.onclose?.();
   }
 
-  /** Re-arms the idle timer: any request or stream keeps the session alive. */
+  /** Re-arms the idle timer: a POST (or a request still in progress) keeps the session alive. */
   private touch(): void {
     if (this.closed) return;
     // One timer per session, restarted in place: no timer allocated per request.
@@ -229,11 +243,8 @@ export class LegacySessionTransport implements Transport {
   }
 
   private readonly onIdle = (): void => {
-    const busy =
-      this.standalone.res !== undefined ||
-      this.byRequest.size > 0 ||
-      [...this.streams.values()].some((s) => s.res !== undefined);
-    if (busy) this.idleTimer?.refresh();
+    // An open GET stream is not activity: only a request the server is still answering is.
+    if (this.byRequest.size > 0) this.idleTimer?.refresh();
     else void this.close();
   };
 
@@ -274,15 +285,27 @@ export class LegacySessionTransport implements Transport {
       return;
     }
     const seq = ++this.seq;
-    this.buffer.push({ stream: stream.id, seq, data });
-    if (this.buffer.length > this.options.maxBufferedEvents) this.buffer.shift();
+    // Kept unless no one can ask for it: stream 0 before any GET was opened.
+    if (stream !== this.standalone || this.standaloneOpened)
+      this.options.events.add(stream.id, seq, data);
     stream.res?.write(sseEvent(data, `${stream.id}_${seq}`));
     if (final) {
       stream.ended = true;
       this.streams.delete(stream.id);
-      stream.res?.end();
+      const res = stream.res;
       stream.res = undefined;
+      if (res) this.endDelivered(res, stream.id);
     }
+  }
+
+  /**
+   * Ends a connection that carried a stream's last event: once it finished cleanly (every
+   * byte handed to the socket), nothing of that stream will be asked for again, and its
+   * events go. A connection that broke first leaves them for a resumption.
+   */
+  private endDelivered(res: ServerResponse, streamId: number): void {
+    const events = this.options.events;
+    res.end(() => events.forget(streamId));
   }
 
   private resume(lastEventId: string, res: ServerResponse): void {
@@ -290,8 +313,8 @@ export class LegacySessionTransport implements Transport {
     const streamId = m ? Number(m[1]) : Number.NaN;
     const after = m ? Number(m[2]) : Number.NaN;
     const live = streamId === 0 ? this.standalone : this.streams.get(streamId);
-    const events = this.buffer.filter((e) => e.stream === streamId && e.seq > after);
-    if (!m || (!live && events.length === 0)) {
+    const buffer = this.options.events;
+    if (!m || (!live && !buffer.knows(streamId))) {
       sendJsonError(
         res,
         404,
@@ -300,16 +323,30 @@ export class LegacySessionTransport implements Transport {
       );
       return;
     }
+    const events = buffer.after(streamId, after);
+    if (events === 'lost') {
+      // Replaying the rest would skip what was evicted: the client hears so instead.
+      sendJsonError(
+        res,
+        410,
+        -32000,
+        `Gone: events after Last-Event-ID ${JSON.stringify(lastEventId)} were dropped from this session's event buffer (its ${buffer.maxBytes}-byte or ${buffer.maxEvents}-event bound, or the server's total); they cannot be replayed`,
+      );
+      return;
+    }
+    // The client has everything up to `after` on this stream: those go.
+    buffer.acknowledge(streamId, after);
     if (live?.res && live.res !== res) live.res.end();
     startSse(res, { 'mcp-session-id': this.sessionId });
     for (const e of events) res.write(sseEvent(e.data, `${e.stream}_${e.seq}`));
     if (!live || live.ended) {
-      res.end();
+      this.endDelivered(res, streamId);
       return;
     }
     live.res = res;
     res.on('close', () => {
       if (live.res === res) live.res = undefined;
     });
+    if (live === this.standalone) this.endAtMaxAge(res);
   }
 }

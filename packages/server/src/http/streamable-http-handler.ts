@@ -12,6 +12,8 @@ import { isLegacyVersion, MetaKey } from '@mcpkit/protocol';
 import { McpServerError, ServerErrorCode } from '../errors.js';
 import type { McpServer } from '../mcp-server.js';
 import type { ServerSession } from '../server-session.js';
+import { EventBufferPool, SessionEventBuffer } from './event-buffer.js';
+import { Holdings, type Refusal, refuseAfterDrain, remoteAddress } from './holdings.js';
 import { LOOPBACK_HOSTS, refuseHostOrOrigin } from './host-check.js';
 import { LegacySessionTransport } from './legacy-session-transport.js';
 import { ModernExchangeTransport, statusOfError } from './modern-exchange-transport.js';
@@ -27,13 +29,45 @@ export interface StreamableHttpOptions {
   maxBodyBytes?: number;
   /** 2025 sessions open at once; more `initialize` requests get 503. */
   maxSessions?: number;
+  /** 2025 sessions one client (see `clientKey`) may hold at once; more get 429. */
+  maxSessionsPerClient?: number;
   /** SSE events kept per session for `Last-Event-ID` resumption. */
   maxBufferedEvents?: number;
+  /** Bytes of SSE events kept per session for resumption (oldest evicted first). */
+  maxBufferedBytesPerSession?: number;
+  /** Bytes of SSE events kept across every session (oldest evicted first, any session's). */
+  maxBufferedBytes?: number;
+  /** HTTP responses open at once on one 2025 session (its GET stream and POST streams); more get 429. */
+  maxStreamsPerSession?: number;
+  /** HTTP responses open at once on this handler, every era; more requests get 503. */
+  maxStreams?: number;
+  /** 2026-07-28 `subscriptions/listen` streams open at once; more get 503. */
+  maxListenStreams?: number;
+  /** `subscriptions/listen` streams one client may hold at once; more get 429. */
+  maxListenStreamsPerClient?: number;
+  /** Request bytes the open `subscriptions/listen` streams hold (their bodies, capabilities and all); over it, 503. */
+  maxListenBytes?: number;
+  /** The same, for one client's listen streams; over it, 429. */
+  maxListenBytesPerClient?: number;
+  /**
+   * A 2025 GET stream and a 2026 `subscriptions/listen` stream end after this long (the GET
+   * stream's connection is closed, a listen gets its graceful result); clients reconnect.
+   * 0 (the default): no age limit (an open GET still does not keep an idle session).
+   */
+  maxStreamAgeMs?: number;
+  /**
+   * Who a request comes from, for the per-client caps: the remote address by default. A
+   * listener that authenticates callers can return their identity instead.
+   */
+  clientKey?: (req: IncomingMessage) => string;
   /** The SSE `retry` hint sent with priming events, in ms. */
   retryMs?: number;
   /** How 2025-era requests are answered: `auto` picks JSON when nothing else is sent first. */
   responseMode?: 'auto' | 'sse' | 'json';
-  /** A 2025 session without requests or open streams for this long is closed (its id then gets 404). */
+  /**
+   * A 2025 session without a POST for this long is closed (its id then gets 404), even with
+   * its GET stream open; a request still being answered keeps it.
+   */
   sessionIdleTimeoutMs?: number;
   /** A 2025 session opened (after its `initialize` arrived). */
   onsessionopen?: (sessionId: string) => void;
@@ -43,21 +77,70 @@ export interface StreamableHttpOptions {
   generateSessionId?: () => string;
 }
 
+/** The bounds on what clients can make a handler hold (every one has a default). */
+export type StreamableHttpLimits = Pick<
+  StreamableHttpOptions,
+  | 'maxSessions'
+  | 'maxSessionsPerClient'
+  | 'maxBufferedEvents'
+  | 'maxBufferedBytesPerSession'
+  | 'maxBufferedBytes'
+  | 'maxStreamsPerSession'
+  | 'maxStreams'
+  | 'maxListenStreams'
+  | 'maxListenStreamsPerClient'
+  | 'maxListenBytes'
+  | 'maxListenBytesPerClient'
+  | 'maxStreamAgeMs'
+  | 'sessionIdleTimeoutMs'
+  | 'clientKey'
+>;
+
 export const streamableHttpDefaults = {
   allowedHosts: LOOPBACK_HOSTS,
   maxBodyBytes: 4 * 1024 * 1024,
   maxSessions: 1000,
+  maxSessionsPerClient: 100,
   maxBufferedEvents: 256,
+  maxBufferedBytesPerSession: 8 * 1024 * 1024,
+  maxBufferedBytes: 64 * 1024 * 1024,
+  maxStreamsPerSession: 100,
+  maxStreams: 4096,
+  maxListenStreams: 256,
+  maxListenStreamsPerClient: 32,
+  maxListenBytes: 64 * 1024 * 1024,
+  maxListenBytesPerClient: 8 * 1024 * 1024,
+  // Off: mcpkit's own client gives up a standalone stream after 5 empty reconnections and
+  // does not reopen its listen stream on a graceful end, so an age limit would cut it off.
+  maxStreamAgeMs: 0,
   retryMs: 1000,
   responseMode: 'auto',
   sessionIdleTimeoutMs: 30 * 60_000,
 } as const;
+
+/** What a handler holds now: what its bounds are measured against. */
+export interface StreamableHttpStats {
+  /** Open 2025-era sessions. */
+  sessions: number;
+  /** Open HTTP responses (streams and requests being answered), every era. */
+  streams: number;
+  /** Open 2026-07-28 `subscriptions/listen` streams. */
+  listenStreams: number;
+  /** Request bytes those listen streams hold. */
+  listenBytes: number;
+  /** SSE events kept for resumption, across sessions. */
+  bufferedEvents: number;
+  /** Their bytes (UTF-8). */
+  bufferedBytes: number;
+}
 
 /** A `node:http` request listener that serves an `McpServer`, plus what it holds open. */
 export interface StreamableHttpHandler {
   (req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Open 2025-era sessions. */
   readonly sessionCount: number;
+  /** What is held now (sessions, streams, buffered bytes). */
+  stats(): StreamableHttpStats;
   /** Ends every session and open stream. */
   close(): Promise<void>;
 }
@@ -88,6 +171,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** A cap's refusal as an HTTP answer, with `Retry-After`. */
+function refuse(
+  res: ServerResponse,
+  refusal: Refusal,
+  id: string | number | null,
+  retryAfter: string,
+): void {
+  sendJsonError(res, refusal.status, -32000, refusal.message, id, { 'retry-after': retryAfter });
+}
+
 function hasModernMeta(message: JsonRpcMessage): boolean {
   const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
   return typeof meta === 'object' && meta !== null && MetaKey.ProtocolVersion in meta;
@@ -109,10 +202,38 @@ export function createStreamableHttpHandler(
   const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
   const maxSessions = options.maxSessions ?? streamableHttpDefaults.maxSessions;
   const generateSessionId = options.generateSessionId ?? randomUUID;
+  const d = streamableHttpDefaults;
+  const maxStreamAgeMs = options.maxStreamAgeMs ?? d.maxStreamAgeMs;
+  const clientKey = options.clientKey ?? remoteAddress;
   const sessions = new Map<string, LegacySessionTransport>();
   const exchanges = new Set<ServerSession>();
+  const pool = new EventBufferPool(options.maxBufferedBytes ?? d.maxBufferedBytes);
+  const holdings = new Holdings({
+    maxSessionsPerClient: options.maxSessionsPerClient ?? d.maxSessionsPerClient,
+    maxStreamsPerSession: options.maxStreamsPerSession ?? d.maxStreamsPerSession,
+    maxStreams: options.maxStreams ?? d.maxStreams,
+    maxListenStreams: options.maxListenStreams ?? d.maxListenStreams,
+    maxListenStreamsPerClient: options.maxListenStreamsPerClient ?? d.maxListenStreamsPerClient,
+    maxListenBytes: options.maxListenBytes ?? d.maxListenBytes,
+    maxListenBytesPerClient: options.maxListenBytesPerClient ?? d.maxListenBytesPerClient,
+  });
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const listenHeader =
+      String(req.headers['mcp-method'] ?? '').trim() === 'subscriptions/listen' &&
+      req.headers['mcp-session-id'] === undefined;
+    if (listenHeader) {
+      // Refused before the body is kept: what a listen would hold is bounded before it is read.
+      const declared = Number(req.headers['content-length']);
+      const refusal = holdings.listenRefusal(
+        clientKey(req),
+        Number.isFinite(declared) ? declared : 0,
+      );
+      if (refusal) {
+        refuseAfterDrain(req, () => refuse(res, refusal, null, '5'));
+        return;
+      }
+    }
     const type = String(req.headers['content-type'] ?? '');
     if (!type.toLowerCase().includes('application/json')) {
       sendJsonError(
@@ -124,8 +245,11 @@ export function createStreamableHttpHandler(
       return;
     }
     let parsed: unknown;
+    let bodyBytes = 0;
     try {
-      const text = (await readBody(req, maxBodyBytes)).toString('utf8');
+      const body = await readBody(req, maxBodyBytes);
+      bodyBytes = body.length;
+      const text = body.toString('utf8');
       // Refused before it is parsed: every walk of a request (validation, a handler's)
       // must not meet a nesting it would overflow the stack on.
       const tooDeep = checkJsonTextDepth(text, DEFAULT_MAX_JSON_DEPTH);
@@ -196,6 +320,11 @@ export function createStreamableHttpHandler(
         );
         return;
       }
+      const busy = holdings.sessionStreamRefusal(sessionId);
+      if (busy) {
+        refuse(res, busy, id, '1');
+        return;
+      }
       session.handlePost(req, res, message);
       return;
     }
@@ -246,6 +375,16 @@ export function createStreamableHttpHandler(
       );
       return;
     }
+    const listen = request.method === 'subscriptions/listen';
+    const key = listen ? clientKey(req) : '';
+    if (listen) {
+      const refusal = holdings.listenRefusal(key, bodyBytes);
+      if (refusal) {
+        refuse(res, refusal, request.id, '5');
+        return;
+      }
+      holdings.holdListen(key, bodyBytes, res);
+    }
     const transport = new ModernExchangeTransport(res, request, acceptsSse);
     const session = await server.connect(transport, {
       era: 'modern',
@@ -253,8 +392,15 @@ export function createStreamableHttpHandler(
       networkTransport: 'tcp',
     });
     exchanges.add(session);
+    let maxAge: ReturnType<typeof setTimeout> | undefined;
+    if (listen && maxStreamAgeMs > 0) {
+      // A listen stream ends with its graceful result after the maximum age; the client listens again.
+      maxAge = setTimeout(() => void session.close(), maxStreamAgeMs);
+      maxAge.unref();
+    }
     const previous = session.onclose;
     session.onclose = () => {
+      if (maxAge) clearTimeout(maxAge);
       exchanges.delete(session);
       previous?.();
     };
@@ -266,6 +412,12 @@ export function createStreamableHttpHandler(
     res: ServerResponse,
     message: JsonRpcRequest,
   ): Promise<void> {
+    const key = clientKey(req);
+    const crowded = holdings.sessionRefusal(key);
+    if (crowded) {
+      refuse(res, crowded, message.id, '5');
+      return;
+    }
     if (sessions.size >= maxSessions) {
       sendJsonError(
         res,
@@ -284,12 +436,18 @@ export function createStreamableHttpHandler(
       throw new TypeError('generateSessionId must return visible ASCII');
     const transport = new LegacySessionTransport({
       sessionId,
-      maxBufferedEvents: options.maxBufferedEvents ?? streamableHttpDefaults.maxBufferedEvents,
-      retryMs: options.retryMs ?? streamableHttpDefaults.retryMs,
-      responseMode: options.responseMode ?? streamableHttpDefaults.responseMode,
-      idleTimeoutMs: options.sessionIdleTimeoutMs ?? streamableHttpDefaults.sessionIdleTimeoutMs,
+      events: new SessionEventBuffer(
+        pool,
+        options.maxBufferedBytesPerSession ?? d.maxBufferedBytesPerSession,
+        options.maxBufferedEvents ?? d.maxBufferedEvents,
+      ),
+      retryMs: options.retryMs ?? d.retryMs,
+      responseMode: options.responseMode ?? d.responseMode,
+      idleTimeoutMs: options.sessionIdleTimeoutMs ?? d.sessionIdleTimeoutMs,
+      maxStreamAgeMs,
     });
     sessions.set(sessionId, transport);
+    const release = holdings.holdSession(key);
     const session = await server.connect(transport, {
       sessionId,
       era: 'legacy',
@@ -303,6 +461,7 @@ export function createStreamableHttpHandler(
     const previous = session.onclose;
     session.onclose = () => {
       sessions.delete(sessionId);
+      release();
       previous?.();
       options.onsessionclose?.(sessionId);
     };
@@ -316,6 +475,13 @@ export function createStreamableHttpHandler(
       sendJsonError(res, 403, -32000, `Forbidden: ${refusal}`);
       return;
     }
+    const full = holdings.streamRefusal();
+    if (full) {
+      refuseAfterDrain(req, () => refuse(res, full, null, '5'));
+      return;
+    }
+    const sid = req.headers['mcp-session-id'];
+    holdings.holdStream(res, typeof sid === 'string' && sessions.has(sid) ? sid : undefined);
     try {
       if (req.method === 'POST') {
         await post(req, res);
@@ -343,6 +509,11 @@ export function createStreamableHttpHandler(
         res.writeHead(200).end();
         return;
       }
+      const busy = holdings.sessionStreamRefusal(sessionId);
+      if (busy) {
+        refuse(res, busy, null, '1');
+        return;
+      }
       const accept = String(req.headers.accept ?? '');
       if (!accept.includes('text/event-stream') && !accept.includes('*/*')) {
         sendJsonError(
@@ -365,6 +536,14 @@ export function createStreamableHttpHandler(
   }) as StreamableHttpHandler;
 
   Object.defineProperty(handler, 'sessionCount', { get: () => sessions.size });
+  handler.stats = () => ({
+    sessions: sessions.size,
+    streams: holdings.streams,
+    listenStreams: holdings.listenStreams,
+    listenBytes: holdings.listenBytes,
+    bufferedEvents: pool.events,
+    bufferedBytes: pool.bytes,
+  });
   handler.close = async () => {
     // Open subscriptions/listen streams end with their graceful result first.
     await Promise.allSettled([...exchanges].map((s) => s.close()));

@@ -1,7 +1,9 @@
 export {
+  boundHostNames,
   generateToken,
   type HttpListener,
   type HttpListenerOptions,
+  httpListenerDefaults,
   isLoopbackBind,
   listenHttp,
   TokenRequiredError,

@@ -111,8 +111,8 @@ function bearerOf(header: string | undefined): string {
 
 /**
  * The host names a bind answers to: the loopback names for a loopback bind; the address
- * itself for a specific one; for the wildcard (`0.0.0.0`, `::`) every interface address of
- * the machine and its host name.
+ * itself for a specific one; for the wildcard every interface address of the machine (IPv4
+ * for `0.0.0.0`, all for `::`) and its host name.
  */
 export function boundHostNames(host: string): string[] {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -120,8 +120,10 @@ export function boundHostNames(host: string): string[] {
   const names = new Set<string>(LOOPBACK_HOSTS);
   if (!isLoopbackBind(host)) names.add(shown(bare));
   if (bare === '0.0.0.0' || bare === '::') {
+    // 0.0.0.0 listens on IPv4 only; `::` on both.
     for (const list of Object.values(networkInterfaces()))
-      for (const entry of list ?? []) names.add(shown(entry.address.toLowerCase()));
+      for (const entry of list ?? [])
+        if (bare === '::' || entry.family === 'IPv4') names.add(shown(entry.address.toLowerCase()));
     const name = hostname().toLowerCase();
     if (name !== '') names.add(name);
   }

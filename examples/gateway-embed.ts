@@ -4,7 +4,7 @@ import path from 'node:path';
 import { McpClient } from '@mcpkit/client';
 import type { ResolvedServer } from '@mcpkit/config';
 import { createGateway, type Gateway, gatewayHandlers } from '@mcpkit/gateway';
-import { listenHttp } from '@mcpkit/gateway/node';
+import { generateToken, listenHttp } from '@mcpkit/gateway/node';
 import { McpManager } from '@mcpkit/manager';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 
@@ -40,12 +40,18 @@ export async function main(): Promise<string> {
   });
   await manager.connectAll();
   await gateway.start();
-  const listener = await listenHttp(gateway, { port: 0 });
+  const token = generateToken(); // every request must carry it
+  const listener = await listenHttp(gateway, { port: 0, token });
 
   // A client of the gateway sees both servers' tools under prefixed names.
   const client = new McpClient({ name: 'gateway' });
   try {
-    await client.connect(new StreamableHttpTransport({ url: listener.url }));
+    await client.connect(
+      new StreamableHttpTransport({
+        url: listener.url,
+        headers: { Authorization: `Bearer ${token}` },
+      }),
+    );
     const names = (await client.listTools()).map((t) => t.name);
     const sum = await client.callTool({ name: 'b__get-sum', arguments: { a: 2, b: 3 } });
     const text = sum.content.map((c) => (c.type === 'text' ? c.text : '')).join('');

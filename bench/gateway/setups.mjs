@@ -4,6 +4,7 @@
 // `mcpkit-serve` (the CLI's gateway, from apps/cli/dist). The caller is always McpClient,
 // pinned to the 2025 era so that all three speak the same revision.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,9 +98,9 @@ async function openStdio(name, home) {
 }
 
 /** Starts a process that prints where it listens; resolves with the URL it printed. */
-function startListening(args, home, pattern, stream) {
+function startListening(args, home, pattern, stream, env = {}) {
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, HOME: home },
+    env: { ...process.env, HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -128,6 +129,8 @@ function startListening(args, home, pattern, stream) {
 
 async function openHttp(name, home) {
   let started;
+  /** `mcpkit serve --http` wants a bearer token on every bind: the client sends it. */
+  let headers = {};
   if (name === 'direct') {
     started = startListening(
       [path.join(servers, 'http-echo-server.mjs')],
@@ -150,11 +153,14 @@ async function openHttp(name, home) {
       'stdout',
     );
   } else {
+    const token = randomBytes(32).toString('base64url');
+    headers = { Authorization: `Bearer ${token}` };
     started = startListening(
       serveArgs(['--http', '127.0.0.1:0']),
       home,
       /listening on (http:\S+)/,
       'stderr',
+      { MCPKIT_SERVE_TOKEN: token },
     );
   }
   let url;
@@ -166,7 +172,7 @@ async function openHttp(name, home) {
     throw error;
   }
   const c = client();
-  await c.connect(new StreamableHttpTransport({ url, name }));
+  await c.connect(new StreamableHttpTransport({ url, name, headers }));
   return {
     name,
     client: c,

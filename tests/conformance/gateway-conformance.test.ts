@@ -42,6 +42,9 @@ beforeAll(async () => {
       'serve',
       '--http',
       '127.0.0.1:0',
+      // The runner sends no Authorization header: an explicit no-token loopback bind (the
+      // gateway's authentication is tested in tests/gateway/gateway-http-face.test.ts).
+      '--no-auth',
       '--no-prefix',
       // SEP-1699 through the gateway: a tool call still running after 50 ms has its SSE stream
       // closed and the client resumes.

@@ -25,7 +25,7 @@ const TOKEN = 'gateway-test-token-0123456789abcdef';
 let gateway: HttpGateway;
 const opened: Array<{ close(): Promise<void> }> = [];
 beforeAll(async () => {
-  gateway = await startHttpGateway(backends(), ['--token', TOKEN]);
+  gateway = await startHttpGateway(backends(), [], { MCPKIT_SERVE_TOKEN: TOKEN });
 }, 60_000);
 afterAll(async () => {
   for (const c of opened.splice(0)) await c.close().catch(() => {});

@@ -189,6 +189,7 @@ describe('mcpkit serve --max-message-bytes', () => {
     const headers = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
+      ...gateway.headers,
     };
     const announced = await fetch(gateway.url, {
       method: 'POST',
@@ -218,7 +219,9 @@ describe('mcpkit serve --max-message-bytes', () => {
     await chunked.body?.cancel();
 
     const client = new McpClient({ name: 'limit-test', era: 'legacy', eraCache: false });
-    await client.connect(new StreamableHttpTransport({ url: gateway.url }));
+    await client.connect(
+      new StreamableHttpTransport({ url: gateway.url, headers: gateway.headers }),
+    );
     cleanups.push(() => client.close());
     const echoed = await client.callTool({ name: 'probe__echo', arguments: { text: 'ok' } });
     expect(text(echoed)).toBe('ok');

@@ -156,7 +156,9 @@ describe('mcpkit serve: a backend request outside any call', () => {
         },
       },
     });
-    await client.connect(new StreamableHttpTransport({ url: gateway.url }));
+    await client.connect(
+      new StreamableHttpTransport({ url: gateway.url, headers: gateway.headers }),
+    );
     cleanups.push(() => client.close());
     const [first] = await probeOutcomes((name, args) => client.callTool({ name, arguments: args }));
     expect(first?.error?.message).toContain('arrived outside any call');

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,13 +34,18 @@ export function backends(): Record<string, unknown> {
   };
 }
 
+/** Where `mcpkit serve --http` keeps its token under a HOME without XDG_STATE_HOME. */
+export const serveTokenFileOf = (home: string): string =>
+  path.join(home, '.local', 'state', 'mcpkit', 'serve-token');
+
 /** A private HOME (no user config, no token store of the machine) and the CLI's argv. */
 export function gatewayArgs(
   servers: Record<string, unknown>,
   extra: string[] = [],
-): { args: string[]; env: NodeJS.ProcessEnv; cleanup: () => void } {
+): { args: string[]; env: NodeJS.ProcessEnv; home: string; cleanup: () => void } {
   const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-home-'));
   return {
+    home,
     args: [
       cliBin,
       'serve',
@@ -57,17 +62,30 @@ export function gatewayArgs(
 export interface HttpGateway {
   readonly url: URL;
   readonly child: ChildProcessWithoutNullStreams;
+  /** The gateway's private HOME. */
+  readonly home: string;
+  /**
+   * The bearer token of the user's state file, read from it as a host would (undefined
+   * when the run used `--token`, `--token-file`, the environment or `--no-auth`).
+   */
+  readonly token: string | undefined;
+  /** `Authorization: Bearer <token>` when there is a state-file token, else nothing. */
+  readonly headers: Record<string, string>;
   stderr(): string;
   close(): Promise<void>;
 }
 
-/** Starts `mcpkit serve --http 127.0.0.1:0 …` and waits for its "listening on" line. */
+/**
+ * Starts `mcpkit serve --http 127.0.0.1:0 …` and waits for its "listening on" line. With no
+ * token option, the gateway makes its token file in the private HOME: `token` and `headers`.
+ */
 export async function startHttpGateway(
   servers: Record<string, unknown>,
   extra: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  bind = '127.0.0.1:0',
 ): Promise<HttpGateway> {
-  const { args, env: base, cleanup } = gatewayArgs(servers, ['--http', '127.0.0.1:0', ...extra]);
+  const { args, env: base, home, cleanup } = gatewayArgs(servers, ['--http', bind, ...extra]);
   const child = spawn(process.execPath, args, { env: { ...base, ...env } });
   let stderr = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -81,9 +99,14 @@ export async function startHttpGateway(
       reject(new Error(`mcpkit serve exited (${code}) before listening:\n${stderr}`)),
     );
   });
+  const tokenFile = serveTokenFileOf(home);
+  const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined;
   return {
     url,
     child,
+    home,
+    token,
+    headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
     stderr: () => stderr,
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

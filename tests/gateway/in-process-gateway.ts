@@ -81,7 +81,9 @@ export async function startInProcessHttpGateway(
   const listener = await listenHttp(started, {
     host: '127.0.0.1',
     port: 0,
-    ...(options.token !== undefined ? { token: options.token } : {}),
+    // Without a token, the explicit loopback-only `auth: 'none'`: these tests are not about
+    // authentication (gateway-http-face.test.ts is).
+    ...(options.token !== undefined ? { token: options.token } : { auth: 'none' as const }),
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
   });
   return {

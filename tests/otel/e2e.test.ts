@@ -53,8 +53,8 @@ beforeAll(async () => {
       web: { type: 'http', url: backendUrl },
       v1: { command: process.execPath, args: [v1Fixture] },
     },
-    ['--token', TOKEN],
-    { ...otelEnv, OTEL_SERVICE_NAME: 'gateway' },
+    [],
+    { ...otelEnv, OTEL_SERVICE_NAME: 'gateway', MCPKIT_SERVE_TOKEN: TOKEN },
   );
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

@@ -225,14 +225,15 @@ await client.close();`,
     const out = await runScript(
       dir,
       `import { createGateway, gatewayHandlers } from '@mcpkit/gateway';
-import { listenHttp } from '@mcpkit/gateway/node';
+import { generateToken, listenHttp } from '@mcpkit/gateway/node';
 import { McpManager } from '@mcpkit/manager';
 let gateway;
 const manager = new McpManager({ servers: [], handlers: gatewayHandlers(() => gateway) });
 gateway = createGateway({ manager, servers: [], info: { name: 'alone', version: '1' }, callTimeoutMs: 5000 });
 await gateway.start();
-const listener = await listenHttp(gateway, { port: 0 });
-const health = await (await fetch(new URL('/healthz', listener.url))).json();
+const token = generateToken();
+const listener = await listenHttp(gateway, { port: 0, token });
+const health = await (await fetch(new URL('/healthz', listener.url), { headers: { Authorization: 'Bearer ' + token } })).json();
 console.log(JSON.stringify(health));
 await listener.close();
 await gateway.close();

@@ -8,9 +8,15 @@ export {
   ServerErrorCode,
   unsupportedVersion,
 } from './errors.js';
-export { hostnameOf, LOOPBACK_HOSTS, refuseHostOrOrigin } from './http/host-check.js';
+export {
+  hostnameOf,
+  LOOPBACK_HOSTS,
+  normalizeOrigin,
+  refuseHostOrOrigin,
+} from './http/host-check.js';
 export {
   type ListenOptions,
+  listenDefaults,
   listenStreamableHttp,
   type StreamableHttpListener,
 } from './http/listen.js';

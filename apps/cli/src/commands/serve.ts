@@ -13,7 +13,6 @@ import {
 } from '@mcpkit/gateway';
 import {
   type GatewayConfigWatcher,
-  generateToken,
   isLoopbackBind,
   listenHttp,
   loadGatewayConfig,
@@ -31,6 +30,7 @@ import {
   GATEWAY_CHAIN_VARIABLE,
   gatewayIdentity,
 } from '../core/self-reference.js';
+import { resolveServeAuth, type ServeAuth } from '../core/serve-token.js';
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import { neutralize } from '../terminal/neutralize.js';
@@ -90,6 +90,30 @@ function gatewayConfigFile(ctx: CliContext, flag: string | undefined): string | 
   return existsSync(file) ? file : undefined;
 }
 
+/** An `--allowed-origin` value as browsers send it (`http://localhost:3000`), or undefined. */
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value.trim());
+    const bare = url.pathname === '/' && url.search === '' && url.hash === '';
+    return bare && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What serve says on stderr about its token, once it listens. */
+function authLine(auth: ServeAuth, url: URL): string {
+  if (auth.kind === 'none')
+    return `warning: --no-auth: every local account and process can call every server at ${url.href} with your credentials`;
+  if (auth.source === 'state')
+    return auth.created
+      ? `bearer token (new, shown once; kept 0600 in ${auth.file}, where your hosts can read it): ${auth.token}`
+      : `bearer token: the one in ${auth.file}`;
+  if (auth.source === 'flag')
+    return 'warning: --token is visible to every local user (in /proc/<pid>/cmdline); prefer --token-file <path> or MCPKIT_SERVE_TOKEN';
+  return `bearer token: from ${auth.source === 'file' ? '--token-file' : 'MCPKIT_SERVE_TOKEN'}`;
+}
+
 /** `--http [host:]port` → where to bind (loopback when no host is given). */
 export function parseBind(value: string): { host: string; port: number } {
   const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
@@ -134,6 +158,28 @@ export async function serveCommand(
   const ssePollAfterMs = msFlag('sse-poll-ms', flags['sse-poll-ms']);
   if (ssePollAfterMs !== undefined && bind === undefined)
     throw new UsageError('--sse-poll-ms needs --http (SSE streams are HTTP only)');
+  for (const flag of ['token-file', 'no-auth', 'allowed-host', 'allowed-origin'] as const)
+    if (flags[flag] !== undefined && bind === undefined)
+      throw new UsageError(`--${flag} needs --http`);
+  const allowedOrigins = (flags['allowed-origin'] ?? []).map((value) => {
+    const origin = originOf(value);
+    if (origin === undefined)
+      throw new UsageError(
+        `--allowed-origin takes an origin, like http://localhost:3000 (got "${value}")`,
+      );
+    return origin;
+  });
+  const allowedHosts = (flags['allowed-host'] ?? []).map((value) => {
+    const name = value.trim().toLowerCase();
+    if (!/^(?:[a-z0-9_.-]+|\[[0-9a-f:.]+\])$/.test(name))
+      throw new UsageError(
+        `--allowed-host takes a host name or address without a port, like gateway.lan or 192.168.1.20 (got "${value}")`,
+      );
+    return name;
+  });
+  // Settled before any backend starts: a bind that cannot be served is refused at once.
+  const auth =
+    bind === undefined ? undefined : await resolveServeAuth(ctx, flags, isLoopbackBind(bind.host));
   const backendWaitMs =
     msFlag('backend-wait-ms', flags['backend-wait-ms']) ?? serveDefaults.backendWaitMs;
   const maxMessageBytes =
@@ -301,21 +347,17 @@ export async function serveCommand(
       );
     if (bind) {
       await settled;
-      let token = flags.token ?? ctx.env.MCPKIT_SERVE_TOKEN;
-      if (token !== undefined && token.length < 16)
-        throw new UsageError('the bearer token must be at least 16 characters');
-      if (!token && !isLoopbackBind(bind.host)) {
-        token = generateToken();
-        io.stderr(`mcpkit serve: bearer token for this run (shown once): ${token}\n`);
-      }
       const face = await listenHttp(gateway.default, {
         endpoints: gateway,
         host: bind.host,
         port: bind.port,
-        token,
+        ...(auth?.kind === 'token' ? { token: auth.token } : { auth: 'none' as const }),
+        allowedHosts,
+        allowedOrigins,
         ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
         tooLargeAdvice: 'mcpkit serve --max-message-bytes <n> raises it',
       });
+      if (auth) io.stderr(`mcpkit serve: ${authLine(auth, face.url)}\n`);
       closeFace = face.close;
       io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);
       for (const name of gateway.names())

@@ -24,7 +24,13 @@ Using servers:
 
 Serving (a gateway: every server behind one MCP server; see SERVE.md):
   mcpkit [options] serve [--http [host:]port]      stdio by default; --http serves Streamable HTTP on /mcp
-      --token <t>           bearer token for --http (or MCPKIT_SERVE_TOKEN; required off loopback)
+                            --http always wants a bearer token: by default the one in
+                            $XDG_STATE_HOME/mcpkit/serve-token (made 0600 on first use, shown once)
+      --token-file <path>   --http: the bearer token from this file (0600: others may not read it)
+      --token <t>           --http: the bearer token (visible to local users in /proc; or MCPKIT_SERVE_TOKEN)
+      --no-auth             --http on loopback only: no token (any local process gets in; warns)
+      --allowed-host <h>    --http: a Host name to answer besides the bind's own (repeatable)
+      --allowed-origin <o>  --http: a browser Origin to allow besides the gateway's own (repeatable)
       --separator <s>       between server and tool names (default "__")
       --no-prefix           one server (--server): names unchanged
       --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)

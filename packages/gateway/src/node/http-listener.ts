@@ -1,9 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { hostname, networkInterfaces } from 'node:os';
 import { McpkitError } from '@mcpkit/jsonrpc';
 import {
   LOOPBACK_HOSTS,
+  listenDefaults,
   listenStreamableHttp,
+  normalizeOrigin,
   refuseHostOrOrigin,
   type StreamableHttpLimits,
   type StreamableHttpStats,
@@ -17,8 +20,24 @@ export interface HttpListenerOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** Required for a non-loopback bind (`generateToken` makes one). */
+  /**
+   * The bearer token every request must carry (`generateToken` makes one). Required unless
+   * `auth` is `'none'`, which only a loopback bind may use.
+   */
   token?: string | undefined;
+  /**
+   * `'none'`: serve without a token (loopback binds only: any local account or process can
+   * then call every backend). Without it, a missing token is a `TokenRequiredError`.
+   */
+  auth?: 'token' | 'none';
+  /**
+   * Host names (no port) the `Host` header may carry besides the bound address's own: for a
+   * loopback bind the loopback names, for a specific address that address, for `0.0.0.0` or
+   * `::` the machine's interface addresses and its host name.
+   */
+  allowedHosts?: readonly string[];
+  /** Origins a browser may call from besides the gateway's own (scheme, host and port). */
+  allowedOrigins?: readonly string[];
   /** The largest request body; bigger ones get 413. The server's default when absent. */
   maxBodyBytes?: number;
   /**
@@ -30,7 +49,23 @@ export interface HttpListenerOptions {
   endpoints?: EndpointSource;
   /** Sessions, streams, event buffers: `@mcpkit/server`'s defaults for what is absent. */
   limits?: StreamableHttpLimits;
+  /** Time to send a request's headers, in ms (`httpListenerDefaults.headersTimeoutMs`). */
+  headersTimeoutMs?: number;
+  /** Time to send a whole request, body included, in ms; then 408 and the connection closes. */
+  requestTimeoutMs?: number;
+  /** Connections open at once; one more is closed when accepted. */
+  maxConnections?: number;
+  /** Connections open at once from one remote address. */
+  maxConnectionsPerAddress?: number;
 }
+
+/** The listener's limits when not given (the server listener's own). */
+export const httpListenerDefaults = {
+  headersTimeoutMs: listenDefaults.headersTimeoutMs,
+  requestTimeoutMs: listenDefaults.requestTimeoutMs,
+  maxConnections: listenDefaults.maxConnections,
+  maxConnectionsPerAddress: listenDefaults.maxConnectionsPerAddress,
+} as const;
 
 export interface HttpListener {
   readonly url: URL;
@@ -39,15 +74,23 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
-/** A non-loopback bind without a bearer token: refused before anything is bound. */
+/**
+ * A listener without a bearer token: refused before anything is bound, unless `auth: 'none'`
+ * was given for a loopback bind (`loopback` says which case this is).
+ */
 export class TokenRequiredError extends McpkitError {
   static readonly brand: string = '@mcpkit/gateway.TokenRequiredError';
   override readonly name: string = 'TokenRequiredError';
+  readonly loopback: boolean;
   constructor(readonly host: string) {
+    const loopback = isLoopbackBind(host);
     super(
       'MCPKIT_GATEWAY_TOKEN_REQUIRED',
-      `binding ${host} needs a bearer token (only a loopback bind may go without one)`,
+      loopback
+        ? `listening on ${host} needs a bearer token (or auth: 'none', which lets every local account and process in)`
+        : `listening on ${host} needs a bearer token (only a loopback bind may go without one)`,
     );
+    this.loopback = loopback;
   }
 }
 
@@ -69,6 +112,33 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** The credentials of an `Authorization: Bearer <token>` header; the scheme is case-insensitive (RFC 7235 §2.1). */
+function bearerOf(header: string | undefined): string {
+  const match = /^bearer +(\S+) *$/i.exec(header ?? '');
+  return match ? match[1]! : '';
+}
+
+/**
+ * The host names a bind answers to: the loopback names for a loopback bind; the address
+ * itself for a specific one; for the wildcard every interface address of the machine (IPv4
+ * for `0.0.0.0`, all for `::`) and its host name.
+ */
+export function boundHostNames(host: string): string[] {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  const shown = (address: string) => (address.includes(':') ? `[${address}]` : address);
+  const names = new Set<string>(LOOPBACK_HOSTS);
+  if (!isLoopbackBind(host)) names.add(shown(bare));
+  if (bare === '0.0.0.0' || bare === '::') {
+    // 0.0.0.0 listens on IPv4 only; `::` on both.
+    for (const list of Object.values(networkInterfaces()))
+      for (const entry of list ?? [])
+        if (bare === '::' || entry.family === 'IPv4') names.add(shown(entry.address.toLowerCase()));
+    const name = hostname().toLowerCase();
+    if (name !== '') names.add(name);
+  }
+  return [...names];
+}
+
 function refuse(
   res: ServerResponse,
   status: number,
@@ -82,8 +152,9 @@ function refuse(
 
 /**
  * The gateway over HTTP, on `@mcpkit/server`'s listener: `/mcp` (Streamable HTTP, both eras)
- * and `GET /healthz`, with the Host/Origin checks against DNS rebinding and, when a token is
- * set, a bearer token on every request (health included).
+ * and `GET /healthz`, with the Host/Origin checks against DNS rebinding and cross-site
+ * requests, a bearer token on every request (health included) unless `auth: 'none'` on
+ * loopback, and bounds on slow requests and on connections.
  */
 export async function listenHttp(
   gateway: Pick<Gateway, 'server' | 'health'>,
@@ -92,14 +163,35 @@ export async function listenHttp(
   const host = options.host ?? '127.0.0.1';
   const bindHost = host.replace(/^\[|\]$/g, '');
   const loopback = isLoopbackBind(host);
-  if (!loopback && !options.token) throw new TokenRequiredError(host);
+  const token = options.token === '' ? undefined : options.token;
+  if (token !== undefined && options.auth === 'none')
+    throw new TypeError("listenHttp: a token and auth: 'none' exclude each other");
+  // Fail closed: no token means no listener, unless told so for loopback.
+  if (token === undefined && !(options.auth === 'none' && loopback))
+    throw new TokenRequiredError(host);
+  for (const origin of options.allowedOrigins ?? [])
+    if (normalizeOrigin(origin) === undefined)
+      throw new TypeError(
+        `listenHttp: allowedOrigins: ${JSON.stringify(origin)} is not an http(s) origin`,
+      );
   const shown = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
-  const allowedHosts = loopback ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, shown];
+  const allowedHosts = [
+    ...new Set([
+      ...boundHostNames(host),
+      ...(options.allowedHosts ?? []).map((h) => h.trim().toLowerCase()),
+    ]),
+  ];
+  const allowedOrigins = options.allowedOrigins ?? [];
   const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
-  const { token, tooLargeAdvice } = options;
+  const { tooLargeAdvice } = options;
   // Each named endpoint gets a handler of its own, with the options /mcp has.
   const router = options.endpoints
-    ? new EndpointRouter(options.endpoints, { ...options.limits, allowedHosts, maxBodyBytes })
+    ? new EndpointRouter(options.endpoints, {
+        ...options.limits,
+        allowedHosts,
+        allowedOrigins,
+        maxBodyBytes,
+      })
     : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
     host: bindHost,
@@ -107,26 +199,29 @@ export async function listenHttp(
     path: '/mcp',
     ...options.limits,
     allowedHosts,
+    allowedOrigins,
     maxBodyBytes,
+    headersTimeoutMs: options.headersTimeoutMs ?? httpListenerDefaults.headersTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? httpListenerDefaults.requestTimeoutMs,
+    maxConnections: options.maxConnections ?? httpListenerDefaults.maxConnections,
+    maxConnectionsPerAddress:
+      options.maxConnectionsPerAddress ?? httpListenerDefaults.maxConnectionsPerAddress,
     intercept: (req, res, pathname) => {
-      // The same DNS-rebinding checks for /healthz as for /mcp.
-      const refused = refuseHostOrOrigin(req, allowedHosts, undefined);
+      // The same DNS-rebinding checks for /healthz as for /mcp. A refused request's
+      // connection is closed: a refused client holds no connection open.
+      const refused = refuseHostOrOrigin(req, allowedHosts, allowedOrigins);
       if (refused) {
-        refuse(res, 403, `Forbidden: ${refused}`);
+        refuse(res, 403, `Forbidden: ${refused}`, { connection: 'close' });
         return true;
       }
-      if (token !== undefined) {
-        const header = req.headers.authorization ?? '';
-        const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-        if (!sameToken(given, token)) {
-          refuse(
-            res,
-            401,
-            'mcpkit gateway: a valid bearer token is required (Authorization: Bearer <token>)',
-            { 'www-authenticate': 'Bearer' },
-          );
-          return true;
-        }
+      if (token !== undefined && !sameToken(bearerOf(req.headers.authorization), token)) {
+        refuse(
+          res,
+          401,
+          'mcpkit gateway: a valid bearer token is required (Authorization: Bearer <token>)',
+          { 'www-authenticate': 'Bearer', connection: 'close' },
+        );
+        return true;
       }
       if (pathname === '/healthz') {
         if (req.method !== 'GET') refuse(res, 405, 'GET only');

@@ -8,9 +8,11 @@ export {
   watchGatewayConfig,
 } from '../compose/watch.js';
 export {
+  boundHostNames,
   generateToken,
   type HttpListener,
   type HttpListenerOptions,
+  httpListenerDefaults,
   isLoopbackBind,
   listenHttp,
   TokenRequiredError,

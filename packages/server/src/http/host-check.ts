@@ -15,10 +15,33 @@ export function hostnameOf(value: string): string | undefined {
   return colon === -1 ? text : text.slice(0, colon);
 }
 
+/** An origin as the URL parser serializes it (`http://localhost:3000`), or undefined. */
+export function normalizeOrigin(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  return url.origin;
+}
+
 /**
- * DNS-rebinding protection: the `Host` header must name an allowed host, and an `Origin`,
- * when a browser sends one, must be an allowed origin (by default: http(s) on an allowed
- * host). Returns why the request is refused, or undefined.
+ * The origin of the request's own target: its scheme (https on a TLS socket) and its
+ * `Host` header, port included.
+ */
+function ownOrigin(req: IncomingMessage, host: string): string | undefined {
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return normalizeOrigin(`${encrypted ? 'https' : 'http'}://${host.trim()}`);
+}
+
+/**
+ * DNS-rebinding and cross-site protection: the `Host` header must name an allowed host, and
+ * an `Origin`, when a browser sends one, must be the server's own origin (scheme, host and
+ * port of the request's target) or one of `allowedOrigins` (compared as the URL parser
+ * serializes origins). A page on `http://localhost:3000` is not the origin of a server on
+ * `http://localhost:8765`. Returns why the request is refused, or undefined.
  */
 export function refuseHostOrOrigin(
   req: IncomingMessage,
@@ -27,24 +50,14 @@ export function refuseHostOrOrigin(
 ): string | undefined {
   const host = req.headers.host;
   const hostname = host === undefined ? undefined : hostnameOf(host);
-  if (hostname === undefined || !allowedHosts.includes(hostname)) {
+  if (host === undefined || hostname === undefined || !allowedHosts.includes(hostname)) {
     return `Host ${JSON.stringify(host ?? '')} is not allowed (allowedHosts: ${allowedHosts.join(', ')})`;
   }
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
-  if (allowedOrigins) {
-    return allowedOrigins.includes(origin)
-      ? undefined
-      : `Origin ${JSON.stringify(origin)} is not allowed`;
-  }
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return `Origin ${JSON.stringify(origin)} is not a URL`;
-  }
-  const ok =
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
-    allowedHosts.includes(url.hostname.toLowerCase());
-  return ok ? undefined : `Origin ${JSON.stringify(origin)} is not allowed`;
+  const given = normalizeOrigin(origin);
+  if (given === undefined) return `Origin ${JSON.stringify(origin)} is not an http(s) origin`;
+  if (given === ownOrigin(req, host)) return undefined;
+  if (allowedOrigins?.some((o) => normalizeOrigin(o) === given)) return undefined;
+  return `Origin ${JSON.stringify(origin)} is not allowed (only the server's own origin${allowedOrigins?.length ? ' and allowedOrigins' : ''})`;
 }

@@ -9,6 +9,7 @@ import {
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
 import type { SessionEventBuffer } from './event-buffer.js';
+import { acceptsMediaType } from './media-type.js';
 import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
 
 export interface LegacySessionTransportOptions {
@@ -116,10 +117,8 @@ export class LegacySessionTransport implements Transport {
       );
       return;
     }
-    const accept = String(req.headers.accept ?? '');
-    const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
-    const acceptsJson =
-      accept.includes('application/json') || accept.includes('*/*') || !acceptsSse;
+    const acceptsSse = acceptsMediaType(req.headers.accept, 'text/event-stream');
+    const acceptsJson = acceptsMediaType(req.headers.accept, 'application/json') || !acceptsSse;
     const stream: Stream = {
       id: this.nextStream++,
       res,

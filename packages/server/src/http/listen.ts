@@ -20,7 +20,26 @@ export interface ListenOptions extends StreamableHttpOptions {
    * authorization check), or returns false to let the listener route it.
    */
   intercept?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+  /** Time a client has to send a request's headers, in ms (Node's own default is 60 s). */
+  headersTimeoutMs?: number;
+  /**
+   * Time a client has to send a whole request, headers and body, in ms; a slower one gets
+   * 408 and its connection is closed (Node's own default is 300 s). Responses (an SSE
+   * stream) are not bounded by it.
+   */
+  requestTimeoutMs?: number;
+  /** Connections open at once; one more is closed as soon as it is accepted. */
+  maxConnections?: number;
+  /** Connections open at once from one remote address; one more is closed at once. */
+  maxConnectionsPerAddress?: number;
 }
+
+export const listenDefaults = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 512,
+  maxConnectionsPerAddress: 256,
+} as const;
 
 export interface StreamableHttpListener {
   /** The MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
@@ -40,15 +59,47 @@ export async function listenStreamableHttp(
   const host = (options.host ?? '127.0.0.1').replace(/^\[|\]$/g, '');
   const path = options.path ?? '/mcp';
   const handler = createStreamableHttpHandler(server, options);
-  const httpServer = createServer((req, res) => {
-    const url = req.url ?? '/';
-    const pathname = url.split('?', 1)[0] ?? '/';
-    if (options.intercept?.(req, res, pathname)) return;
-    if (pathname !== path) {
-      sendJsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${path}`);
+  const requestTimeout = options.requestTimeoutMs ?? listenDefaults.requestTimeoutMs;
+  // Node wants headersTimeout <= requestTimeout.
+  const headersTimeout = Math.min(
+    options.headersTimeoutMs ?? listenDefaults.headersTimeoutMs,
+    requestTimeout,
+  );
+  const httpServer = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      // How often Node looks for connections over those timeouts (30 s by default, which
+      // would let a shorter timeout run on for up to 30 s).
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, headersTimeout)),
+    },
+    (req, res) => {
+      const url = req.url ?? '/';
+      const pathname = url.split('?', 1)[0] ?? '/';
+      if (options.intercept?.(req, res, pathname)) return;
+      if (pathname !== path) {
+        sendJsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${path}`);
+        return;
+      }
+      void handler(req, res);
+    },
+  );
+  httpServer.maxConnections = options.maxConnections ?? listenDefaults.maxConnections;
+  const perAddressCap = options.maxConnectionsPerAddress ?? listenDefaults.maxConnectionsPerAddress;
+  const perAddress = new Map<string, number>();
+  httpServer.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = (perAddress.get(address) ?? 0) + 1;
+    if (count > perAddressCap) {
+      socket.destroy();
       return;
     }
-    void handler(req, res);
+    perAddress.set(address, count);
+    socket.once('close', () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
   });
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

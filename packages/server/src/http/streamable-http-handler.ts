@@ -16,6 +16,7 @@ import { EventBufferPool, SessionEventBuffer } from './event-buffer.js';
 import { Holdings, type Refusal, refuseAfterDrain, remoteAddress } from './holdings.js';
 import { LOOPBACK_HOSTS, refuseHostOrOrigin } from './host-check.js';
 import { LegacySessionTransport } from './legacy-session-transport.js';
+import { acceptsMediaType, mediaTypeOf } from './media-type.js';
 import { ModernExchangeTransport, statusOfError } from './modern-exchange-transport.js';
 import { checkModernHeaders } from './modern-headers.js';
 import { sendJsonError } from './sse.js';
@@ -23,7 +24,10 @@ import { sendJsonError } from './sse.js';
 export interface StreamableHttpOptions {
   /** Host names (no port) the `Host` header may carry: DNS-rebinding protection. */
   allowedHosts?: readonly string[];
-  /** Exact origins a browser may call from; by default http(s) origins on an allowed host. */
+  /**
+   * Origins a browser may call from besides the server's own (the scheme, host and port of
+   * the request's target, always allowed); none by default.
+   */
   allowedOrigins?: readonly string[];
   /** Largest request body, in bytes; bigger ones get 413. */
   maxBodyBytes?: number;
@@ -234,8 +238,9 @@ export function createStreamableHttpHandler(
         return;
       }
     }
-    const type = String(req.headers['content-type'] ?? '');
-    if (!type.toLowerCase().includes('application/json')) {
+    // The media type itself, parsed: `text/plain;charset=application/json` is text/plain
+    // (a type a web page may send without a CORS preflight).
+    if (mediaTypeOf(req.headers['content-type']) !== 'application/json') {
       sendJsonError(
         res,
         415,
@@ -363,8 +368,7 @@ export function createStreamableHttpHandler(
       );
       return;
     }
-    const accept = String(req.headers.accept ?? '');
-    const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
+    const acceptsSse = acceptsMediaType(req.headers.accept, 'text/event-stream');
     if (request.method === 'subscriptions/listen' && !acceptsSse) {
       sendJsonError(
         res,
@@ -514,8 +518,7 @@ export function createStreamableHttpHandler(
         refuse(res, busy, null, '1');
         return;
       }
-      const accept = String(req.headers.accept ?? '');
-      if (!accept.includes('text/event-stream') && !accept.includes('*/*')) {
+      if (!acceptsMediaType(req.headers.accept, 'text/event-stream')) {
         sendJsonError(
           res,
           406,

@@ -27,6 +27,10 @@ export async function startInProcessHttpGateway(
     /** Every backend transport's `maxMessageBytes` (what `--max-message-bytes` sets). */
     maxMessageBytes?: number;
     describeError?: (error: unknown, server: string) => string | undefined;
+    /** The gateway's tool filter (what `--tools` makes with `toolFilter`). */
+    filter?: (server: string, tool: string) => boolean;
+    /** Bounds a call (`--timeout`); 30 s by default. */
+    callTimeoutMs?: number;
   } = {},
 ): Promise<InProcessGateway> {
   const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-home-'));
@@ -64,7 +68,8 @@ export async function startInProcessHttpGateway(
     manager,
     servers: entries.map((s) => s.name),
     info: { name: 'mcpkit-serve', version: '0.0.0' },
-    callTimeoutMs: 30_000,
+    callTimeoutMs: options.callTimeoutMs ?? 30_000,
+    ...(options.filter ? { filter: options.filter } : {}),
     ...(options.describeError ? { describeError: options.describeError } : {}),
     warn: (text) => {
       stderr += `${text}\n`;

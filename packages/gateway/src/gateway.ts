@@ -1,13 +1,8 @@
 import type { McpClient, ServerRequestContext } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
-import {
-  type Completer,
-  type InputRequest,
-  McpServer,
-  type Registration,
-  UriTemplate,
-} from '@mcpkit/server';
+import { type Completer, type InputRequest, McpServer, type Registration } from '@mcpkit/server';
 import {
   apply,
   type BackendLists,
@@ -17,6 +12,7 @@ import {
 } from './backend-lists.js';
 import { CallForwarder } from './call-forwarder.js';
 import { nameAll } from './exposed-names.js';
+import { assignResources, ResourceOwners } from './resource-owners.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { originOf } from './routing.js';
 import type { SoleClient } from './sole-client.js';
@@ -80,8 +76,10 @@ export class Gateway {
   /** Runs the forwarded calls, and knows which are running on each backend. */
   private readonly calls: CallForwarder;
   private readonly refreshing = new Map<string, number>();
-  /** `server\0backend URI` → the URI served for it. */
-  private servedUris = new Map<string, string>();
+  /** Which backend owns each served URI and template. */
+  private readonly owners = new ResourceOwners();
+  /** Resource collisions warned about (each once while it lasts). */
+  private warnedResources = new Set<string>();
   /** Clients' resource subscriptions, forwarded to the owning backends. */
   private readonly subscriptions: ResourceSubscriptions;
   private syncTimer: NodeJS.Timeout | undefined;
@@ -112,6 +110,7 @@ export class Gateway {
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
     });
     this.subscriptions = new ResourceSubscriptions({
+      owners: this.owners,
       client: (server) => this.connectedClient(server),
       timeoutMs: options.callTimeoutMs,
       warn: this.options.warn,
@@ -140,9 +139,10 @@ export class Gateway {
       );
     this.unsubscribe.push(
       manager.on('resourceupdated', ({ server, uri }) => {
-        // Sent only to the sessions that subscribed to the served URI.
-        if (served.has(server))
-          this.server.resourceUpdated(this.servedUris.get(`${server}\u0000${uri}`) ?? uri);
+        // Sent only to the sessions that subscribed to the served URI, and only when this
+        // backend owns it: another backend's URI is never announced in its name.
+        const uriServed = served.has(server) ? this.owners.servedOf(server, uri) : undefined;
+        if (uriServed !== undefined) this.server.resourceUpdated(uriServed);
       }),
     );
     this.unsubscribe.push(
@@ -441,72 +441,54 @@ export class Gateway {
 
   /**
    * Resources keep the backend's URI; a URI two backends offer is served as
-   * `<server>:<uri>` for each. Templates likewise.
+   * `<server>:<uri>` for each. Templates likewise. Each served URI and template has exactly
+   * one backend (`assignResources`), collisions are warned about, and a read through a
+   * template goes to its backend only when no other backend's template matches the URI.
    */
   private resourceEntries() {
-    const owners = new Map<string, string[]>();
-    const tOwners = new Map<string, string[]>();
-    for (const server of this.options.servers) {
-      for (const r of this.lists.get(server)?.resources ?? [])
-        owners.set(r.uri, [...(owners.get(r.uri) ?? []), server]);
-      for (const t of this.lists.get(server)?.templates ?? [])
-        tOwners.set(t.uriTemplate, [...(tOwners.get(t.uriTemplate) ?? []), server]);
-    }
+    const assignment = assignResources(this.options.servers, (server) => this.lists.get(server));
+    for (const text of assignment.warnings)
+      if (!this.warnedResources.has(text)) this.options.warn(text);
+    this.warnedResources = new Set(assignment.warnings);
+    this.owners.set(assignment);
     const resources = new Map<string, { key: string; add: () => Registration }>();
-    const servedUris = new Map<string, string>();
-    const backendUris = new Map<string, { server: string; uri: string }>();
-    const servedTemplates: Array<{ template: UriTemplate; server: string; strip: number }> = [];
-    const templates = new Map<string, { key: string; add: () => Registration }>();
-    for (const server of this.options.servers) {
-      for (const r of this.lists.get(server)?.resources ?? []) {
-        const shared = (owners.get(r.uri)?.length ?? 0) > 1;
-        const uri = shared ? `${server}:${r.uri}` : r.uri;
-        if (resources.has(uri)) continue;
-        servedUris.set(`${server}\u0000${r.uri}`, uri);
-        backendUris.set(uri, { server, uri: r.uri });
-        const { uri: original, ...definition } = r;
-        resources.set(uri, {
-          key: `${server}\u0000${JSON.stringify(r)}`,
-          add: () =>
-            this.server.registerResource(
-              uri,
-              definition as never,
-              (_uri, ctx) =>
-                this.calls.call(server, ctx, (client, options) =>
-                  client.readResource(original, options),
-                ) as never,
-            ),
-        });
-      }
-      for (const t of this.lists.get(server)?.templates ?? []) {
-        const shared = (tOwners.get(t.uriTemplate)?.length ?? 0) > 1;
-        const uriTemplate = shared ? `${server}:${t.uriTemplate}` : t.uriTemplate;
-        if (templates.has(uriTemplate)) continue;
-        const { uriTemplate: _, ...plain } = t;
-        const complete = this.completers(
-          server,
-          { type: 'ref/resource', uri: t.uriTemplate },
-          templateVariables(t.uriTemplate),
-        );
-        const definition = complete ? { ...plain, complete } : plain;
-        const strip = shared ? `${server}:`.length : 0;
-        servedTemplates.push({ template: new UriTemplate(uriTemplate), server, strip });
-        templates.set(uriTemplate, {
-          key: `${server}\u0000${JSON.stringify(t)}`,
-          add: () =>
-            this.server.registerResourceTemplate(
-              uriTemplate,
-              definition as never,
-              (uri, _vars, ctx) =>
-                this.calls.call(server, ctx, (client, options) =>
-                  client.readResource(uri.slice(strip), options),
-                ) as never,
-            ),
-        });
-      }
+    for (const { server, served, resource: r } of assignment.resources) {
+      const { uri: original, ...definition } = r;
+      resources.set(served, {
+        key: `${server}\u0000${JSON.stringify(r)}`,
+        add: () =>
+          this.server.registerResource(
+            served,
+            definition as never,
+            (_uri, ctx) =>
+              this.calls.call(server, ctx, (client, options) =>
+                client.readResource(original, options),
+              ) as never,
+          ),
+      });
     }
-    this.servedUris = servedUris;
-    this.subscriptions.served(backendUris, servedTemplates);
+    const templates = new Map<string, { key: string; add: () => Registration }>();
+    for (const { server, served, strip, definition: t } of assignment.templates) {
+      const { uriTemplate: _, ...plain } = t;
+      const complete = this.completers(
+        server,
+        { type: 'ref/resource', uri: t.uriTemplate },
+        templateVariables(t.uriTemplate),
+      );
+      const definition = complete ? { ...plain, complete } : plain;
+      templates.set(served, {
+        key: `${server}\u0000${served}\u0000${JSON.stringify(t)}`,
+        add: () =>
+          this.server.registerResourceTemplate(served, definition as never, (uri, _vars, ctx) => {
+            // Another backend's template may match the same URI: it is this one's only alone.
+            if (this.owners.ownerOf(uri)?.server !== server)
+              throw new RpcError(-32602, `Resource not found: ${uri}`, { uri });
+            return this.calls.call(server, ctx, (client, options) =>
+              client.readResource(uri.slice(strip), options),
+            ) as never;
+          }),
+      });
+    }
     return { resources, templates };
   }
 

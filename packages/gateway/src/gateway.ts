@@ -162,8 +162,12 @@ export class Gateway {
         async (params: unknown, context: ServerRequestContext) =>
           (await gateway()?.forward(server, method, capability, params, context)) as never;
       return {
+        // Declared to every backend: all the gateway can forward. Each request is then
+        // refused when the calling client lacks what it needs (routing.ts, refuseUndeclared).
         elicitation: forward('elicitation/create', 'elicitation'),
+        elicitationModes: ['form', 'url'],
         sampling: forward('sampling/createMessage', 'sampling'),
+        samplingTools: true,
         roots: async (context) => {
           const answer = await gateway()?.forward(
             server,
@@ -240,7 +244,7 @@ export class Gateway {
     // client can still answer it.
     if (calls.length === 0 && this.options.soleClient)
       return this.options.soleClient.ask(server, method, capability, body, context.signal);
-    const call = originOf(calls, server, method, capability, context.relatedRequestId);
+    const call = originOf(calls, server, method, capability, context.relatedRequestId, body);
     // 2026-07-28 clients are asked through an input_required result and their retry.
     if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
     const signal = AbortSignal.any([context.signal, call.signal]);

@@ -1,11 +1,13 @@
 import type { CallOptions, InputRoundOptions, McpClient } from '@mcpkit/client';
 import { type JsonRpcId, type Progress, RpcError } from '@mcpkit/jsonrpc';
-import type { InputRequiredResult } from '@mcpkit/protocol';
+import type { ClientCapabilities, InputRequiredResult } from '@mcpkit/protocol';
 import type { HandlerContext } from '@mcpkit/server';
 import type { ForwardedCall } from './resumable-call.js';
 
 /** Error code of a server→client request the gateway's client cannot answer. */
 const NOT_FORWARDABLE = -32601;
+/** Error code of a request for a mode or feature the client did not declare. */
+const INVALID_PARAMS = -32602;
 
 /** A backend's `input_required` round, handed back by the client (`inputRequired: 'return'`). */
 export function isInputRound(value: unknown): value is InputRequiredResult {
@@ -52,6 +54,7 @@ export function originOf(
   method: string,
   capability: 'elicitation' | 'sampling' | 'roots',
   relatedRequestId: JsonRpcId | undefined,
+  params: Record<string, unknown> = {},
 ): ForwardedCall<unknown> {
   let call =
     relatedRequestId === undefined
@@ -75,7 +78,46 @@ export function originOf(
       NOT_FORWARDABLE,
       `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
     );
+  refuseUndeclared(server, method, params, call.ctx.clientCapabilities, 'the client calling');
   return call;
+}
+
+/**
+ * The gateway declares to its backends everything it can forward (form and URL
+ * elicitation, sampling with tools, roots), so a backend may ask for what the calling
+ * client lacks: such a request is refused with -32602 (the spec's error for an elicitation
+ * mode the client did not declare), naming what is missing. `elicitation: {}` means form only.
+ */
+export function refuseUndeclared(
+  server: string,
+  method: string,
+  params: Record<string, unknown>,
+  caps: ClientCapabilities,
+  who: string,
+): void {
+  let missing: string | undefined;
+  if (method === 'elicitation/create') {
+    const declared = (caps.elicitation ?? {}) as Record<string, unknown>;
+    const mode = params.mode === undefined ? 'form' : String(params.mode);
+    const modes = Object.keys(declared).length === 0 ? ['form'] : Object.keys(declared);
+    if (!modes.includes(mode)) missing = `elicitation.${mode}`;
+  } else if (method === 'sampling/createMessage') {
+    const sampling = (caps.sampling ?? {}) as Record<string, unknown>;
+    if ((params.tools !== undefined || params.toolChoice !== undefined) && !sampling.tools)
+      missing = 'sampling.tools';
+    else if (
+      params.includeContext !== undefined &&
+      params.includeContext !== 'none' &&
+      !sampling.context
+    )
+      missing = 'sampling.context';
+  }
+  if (missing !== undefined)
+    throw new RpcError(
+      INVALID_PARAMS,
+      `mcpkit gateway: ${who} server "${server}" did not declare the "${missing}" capability, so this "${method}" cannot be forwarded to it`,
+      { missingCapability: missing },
+    );
 }
 
 /**

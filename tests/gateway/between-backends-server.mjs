@@ -9,6 +9,7 @@
 //                   "url") and answers with what came back: the answer's JSON, or
 //                   "error <code> <message>"
 //   log {text}      sends notifications/message (info) with <text>, then answers
+//   outcomes {count}  once <count> elicitations were answered (or failed): what each got
 const name = process.argv[2] ?? 'backend';
 const config = JSON.parse(process.argv[3] ?? '{}');
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
@@ -16,6 +17,8 @@ const text = (id, value) =>
   send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: value }] } });
 let nextId = 0;
 const asked = new Map();
+const outcomes = [];
+const outcomeWaiters = [];
 
 const tools = [
   { name: 'update', inputSchema: { type: 'object', properties: { uri: { type: 'string' } } } },
@@ -25,6 +28,10 @@ const tools = [
       type: 'object',
       properties: { message: { type: 'string' }, mode: { type: 'string' } },
     },
+  },
+  {
+    name: 'outcomes',
+    inputSchema: { type: 'object', properties: { count: { type: 'integer' } } },
   },
   { name: 'log', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
   ...(config.tools ?? []).map((t) => ({ name: t, inputSchema: { type: 'object' } })),
@@ -110,12 +117,17 @@ async function answer(message) {
                 requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
               };
         const reply = await ask('elicitation/create', request);
-        return text(
-          id,
-          reply.error
-            ? `error ${reply.error.code} ${reply.error.message}`
-            : JSON.stringify(reply.result),
-        );
+        const said = reply.error
+          ? `error ${reply.error.code} ${reply.error.message}`
+          : JSON.stringify(reply.result);
+        outcomes.push(said);
+        for (const wake of outcomeWaiters.splice(0)) wake();
+        return text(id, said);
+      }
+      if (params.name === 'outcomes') {
+        const count = args.count ?? 1;
+        while (outcomes.length < count) await new Promise((wake) => outcomeWaiters.push(wake));
+        return text(id, JSON.stringify(outcomes));
       }
       return text(id, `${name} ${params.name}`);
     }

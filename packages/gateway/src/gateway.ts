@@ -245,16 +245,34 @@ export class Gateway {
     if (calls.length === 0 && this.options.soleClient)
       return this.options.soleClient.ask(server, method, capability, body, context.signal);
     const call = originOf(calls, server, method, capability, context.relatedRequestId, body);
+    // While its client has not answered, the call is "asking": a backend request that names
+    // no call is not given to it (routing.ts), so one silent client blocks no other.
+    call.asking++;
+    const done = () => {
+      call.asking--;
+    };
     // 2026-07-28 clients are asked through an input_required result and their retry.
-    if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
-    const signal = AbortSignal.any([context.signal, call.signal]);
-    return Promise.race([
+    if (call.ctx.era === 'modern') {
+      const asked = call.ask(method as InputRequest['method'], body);
+      asked.then(done, done);
+      return asked;
+    }
+    // Bounded by the call's own timeout and ended by its cancellation or its client's
+    // disconnect (the request's signal), whichever comes first: for that call only.
+    const signal = AbortSignal.any([
+      context.signal,
+      call.signal,
+      AbortSignal.timeout(this.options.callTimeoutMs),
+    ]);
+    const answered = Promise.race([
       call.ctx.request(method, body),
       new Promise((_, reject) => {
         if (signal.aborted) reject(signal.reason);
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       }),
     ]);
+    answered.then(done, done);
+    return answered;
   }
 
   /** Fetches a backend's lists after a change of state or list; serializes per backend. */

@@ -43,10 +43,14 @@ export function asksBack(ctx: HandlerContext): boolean {
 /**
  * The call a backend's request belongs to. An HTTP backend names it (the request arrives
  * on the response stream of the gateway's request for that call). Otherwise (stdio) it is
- * the newest call running on that backend when all of them come from one client; with
- * calls from several clients the request is refused, so it can never reach the wrong one.
- * Outside any call it is refused here: the stdio face, with its one client, answers such a
- * request before it gets here (`SoleClient`); the HTTP face has no client to choose.
+ * the newest call running on that backend when all the candidates come from one client;
+ * with calls from several clients the request is refused, so it can never reach the wrong
+ * one. The candidates leave out the calls whose client is still being asked something by
+ * this backend (a backend's tool waits for the answer before it asks again), so that a
+ * client that never answers blocks no other client; the calls of one client that are all
+ * asking stay candidates. Outside any call it is refused here: the stdio face, with its
+ * one client, answers such a request before it gets here (`SoleClient`); the HTTP face has
+ * no client to choose.
  */
 export function originOf(
   calls: ReadonlyArray<ForwardedCall<unknown>>,
@@ -66,12 +70,14 @@ export function originOf(
         NOT_FORWARDABLE,
         `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; over HTTP each client has its own session and none is the one to ask, so the gateway forwards it only during a call from a client that declared "${capability}"`,
       );
-    if (new Set(calls.map((c) => c.owner)).size > 1)
+    const free = calls.filter((c) => c.asking === 0);
+    const candidates = free.length > 0 ? free : calls;
+    if (new Set(candidates.map((c) => c.owner)).size > 1)
       throw new RpcError(
         NOT_FORWARDABLE,
         `mcpkit gateway: "${method}" from server "${server}" does not say which call it belongs to, and calls from several clients are running on it; refused so that it cannot reach the wrong client (an HTTP backend's requests name their call)`,
       );
-    call = calls[calls.length - 1]!;
+    call = candidates[candidates.length - 1]!;
   }
   if (call.ctx.clientCapabilities[capability] === undefined)
     throw new RpcError(

@@ -14,7 +14,7 @@ import { CallForwarder } from './call-forwarder.js';
 import { nameAll } from './exposed-names.js';
 import { assignResources, ResourceOwners } from './resource-owners.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
-import { originOf } from './routing.js';
+import { logTarget, originOf } from './routing.js';
 import type { SoleClient } from './sole-client.js';
 
 export interface GatewayOptions {
@@ -146,10 +146,11 @@ export class Gateway {
       }),
     );
     this.unsubscribe.push(
-      manager.on('log', ({ server, params }) => {
-        // A backend's log lines go to the clients whose calls are running on it.
-        for (const call of this.calls.inflight.of(server))
-          void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
+      manager.on('log', ({ server, params, relatedRequestId }) => {
+        // A backend's log line goes to the one call it belongs to (routing.ts, logTarget);
+        // a line that names none while calls of several clients run is given to none.
+        const call = logTarget(this.calls.inflight.of(server), relatedRequestId);
+        if (call) void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
       }),
     );
   }

@@ -127,6 +127,26 @@ export function refuseUndeclared(
 }
 
 /**
+ * The call a backend's log message (`notifications/message`) goes to. An HTTP backend
+ * sends it on the response stream of the gateway's request for a call, which names the
+ * call: to that call's client only (none when the call it names is over, or is not one of
+ * the gateway's forwarded calls). A message that names no call (stdio, or a backend's
+ * standalone stream) goes to the client with calls running on that backend when all of
+ * them are one client's (its newest call), and to no client when calls of several clients
+ * are running, or none: never to a client it may not belong to.
+ */
+export function logTarget(
+  calls: ReadonlyArray<ForwardedCall<unknown>>,
+  relatedRequestId: JsonRpcId | undefined,
+): ForwardedCall<unknown> | undefined {
+  if (relatedRequestId !== undefined) return calls.find((c) => c.backendIds.has(relatedRequestId));
+  if (calls.length === 0) return undefined;
+  const newest = calls[calls.length - 1]!;
+  for (const call of calls) if (call.owner !== newest.owner) return undefined;
+  return newest;
+}
+
+/**
  * The options of one forwarded request, with only what this call needs: a progress handler
  * when the client sent a token, request ids when the client can answer a backend's
  * requests, and the caller's capabilities for a 2026-07-28 backend. Its input rounds pass
@@ -143,7 +163,9 @@ export function callOptions(
   // 2026-07-28 one can outlive its request, so it has a signal of its own.
   const modernCall = ctx.era === 'modern';
   const wantsProgress = ctx.meta?.progressToken !== undefined;
-  const answers = asksBack(ctx);
+  // The backend's requests and log messages over HTTP name the request they belong to: its
+  // ids are noted when the client can answer requests, or the backend may log.
+  const answers = asksBack(ctx) || client.serverCapabilities?.logging !== undefined;
   if (!wantsProgress && !answers && client.era !== 'modern')
     return (
       modernCall

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { AuthorizationHandler } from '@mcpkit/auth';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import { createGateway, type Gateway, gatewayHandlers } from '@mcpkit/gateway';
 import { listenHttp } from '@mcpkit/gateway/node';
@@ -29,6 +30,8 @@ export async function startInProcessHttpGateway(
     describeError?: (error: unknown, server: string) => string | undefined;
     /** The gateway's tool filter (what `--tools` makes with `toolFilter`). */
     filter?: (server: string, tool: string) => boolean;
+    /** The manager's interactive sign-in (what a backend's `authenticate` tool runs). */
+    interactive?: AuthorizationHandler;
     /** Bounds a call (`--timeout`); 30 s by default. */
     callTimeoutMs?: number;
   } = {},
@@ -54,6 +57,7 @@ export async function startInProcessHttpGateway(
     handlers: gatewayHandlers(() => gateway),
     env: { PATH: process.env.PATH ?? '', HOME: home },
     home,
+    ...(options.interactive ? { auth: { interactive: options.interactive } } : {}),
     ...(options.maxMessageBytes !== undefined
       ? {
           transportFactory: (server: ResolvedServer, context) =>

@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { McpClient, ServerRequestContext } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
-import { type Completer, type InputRequest, McpServer, type Registration } from '@mcpkit/server';
+import {
+  type Completer,
+  type HandlerContext,
+  type InputRequest,
+  McpServer,
+  type Registration,
+} from '@mcpkit/server';
 import {
   apply,
   type BackendLists,
@@ -376,21 +383,7 @@ export class Gateway {
           this.server.registerTool(
             name,
             { description, inputSchema: { type: 'object' } },
-            async () => {
-              const state = await this.options.manager.authenticate(server);
-              const ok = state.state === 'connected';
-              return {
-                content: [
-                  {
-                    type: 'text',
-                    text: ok
-                      ? `Signed in to "${server}".`
-                      : `"${server}" is ${state.state} after the sign-in.`,
-                  },
-                ],
-                isError: !ok,
-              };
-            },
+            (_args, ctx) => this.authenticate(server, ctx),
           ),
       };
     }
@@ -438,6 +431,68 @@ export class Gateway {
             ) as never,
         ),
     };
+  }
+
+  /**
+   * A backend's `authenticate` tool. The sign-in's URL goes to the client that called it:
+   * as a URL elicitation when it declared that mode, else in the tool's result (the sign-in
+   * then waits in the background for the redirect). Only the stdio face's own client —
+   * the user's host on this machine — without URL elicitation gets a local browser opened.
+   */
+  private async authenticate(server: string, ctx: HandlerContext) {
+    const text = (t: string, isError = false) => ({
+      content: [{ type: 'text' as const, text: t }],
+      isError,
+    });
+    const finish = (state: ServerState) =>
+      state.state === 'connected'
+        ? text(`Signed in to "${server}".`)
+        : text(`"${server}" is ${state.state} after the sign-in.`, true);
+    const manager = this.options.manager;
+    const urlMode =
+      ctx.era !== 'modern' &&
+      (ctx.clientCapabilities.elicitation as Record<string, unknown> | undefined)?.url !==
+        undefined;
+    if (urlMode) {
+      const stop = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, stop.signal]);
+      const open = async (url: string) => {
+        const answer = await ctx.request('elicitation/create', {
+          mode: 'url',
+          message: `Sign in to "${server}"`,
+          url,
+          elicitationId: randomUUID(),
+        });
+        if (answer.action !== 'accept')
+          stop.abort(
+            new Error(`the sign-in to "${server}" was not accepted (${String(answer.action)})`),
+          );
+      };
+      try {
+        return finish(await manager.authenticate(server, { signal, open }));
+      } catch (error) {
+        return text(
+          `The sign-in to "${server}" did not finish: ${(signal.reason as Error | undefined)?.message ?? (error as Error).message}`,
+          true,
+        );
+      }
+    }
+    if (this.options.soleClient) return finish(await manager.authenticate(server));
+    // Another machine's client, perhaps: never a browser here; the URL is the answer.
+    let given!: (url: string) => void;
+    const url = new Promise<string>((resolve) => {
+      given = resolve;
+    });
+    const signedIn = manager.authenticate(server, { open: (u) => given(u) });
+    signedIn.catch((error: Error) =>
+      this.options.warn(`server "${server}": the sign-in did not finish: ${error.message}`),
+    );
+    return Promise.race([
+      signedIn.then(finish),
+      url.then((u) =>
+        text(`To sign in to "${server}", open this URL: ${u}\nIts tools appear once signed in.`),
+      ),
+    ]);
   }
 
   private promptEntry(name: string, server: string, prompt: Prompt) {

@@ -61,9 +61,9 @@ export interface RequestContext {
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers receive params the protocol layer types.
 export type RequestHandler = (params: any, context: RequestContext) => unknown;
-// biome-ignore lint/suspicious/noExplicitAny: as above.
 /**
  * `extra`: what the transport knows of the notification (over HTTP, the request on whose
  * response stream it arrived: `relatedRequestId`).
  */
+// biome-ignore lint/suspicious/noExplicitAny: as above.
 export type NotificationHandler = (params: any, extra?: MessageExtra) => void | Promise<void>;

@@ -109,7 +109,13 @@ describe('gateway: --tools matches the (server, tool) pair', () => {
     const c = await client('lister');
     const tools = await c.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual(['notes__echo', 'notes__elicit', 'notes__log', 'notes__update']);
+    expect(names).toEqual([
+      'notes__echo',
+      'notes__elicit',
+      'notes__log',
+      'notes__outcomes',
+      'notes__update',
+    ]);
   });
 
   it('a pattern with no / matches the tool name on every server; */<name> matches a name holding a /', () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { AuthorizationHandler } from '@mcpkit/auth';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import { createGateway, type Gateway, gatewayHandlers } from '@mcpkit/gateway';
 import { type HttpListenerOptions, listenHttp } from '@mcpkit/gateway/node';
@@ -32,6 +33,12 @@ export async function startInProcessHttpGateway(
     describeError?: (error: unknown, server: string) => string | undefined;
     /** The listener's bounds (sessions, streams, event buffers). */
     limits?: HttpListenerOptions['limits'];
+    /** The gateway's tool filter (what `--tools` makes with `toolFilter`). */
+    filter?: (server: string, tool: string) => boolean;
+    /** The manager's interactive sign-in (what a backend's `authenticate` tool runs). */
+    interactive?: AuthorizationHandler;
+    /** Bounds a call (`--timeout`); 30 s by default. */
+    callTimeoutMs?: number;
   } = {},
 ): Promise<InProcessGateway> {
   const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-gateway-home-'));
@@ -55,6 +62,7 @@ export async function startInProcessHttpGateway(
     handlers: gatewayHandlers(() => gateway),
     env: { PATH: process.env.PATH ?? '', HOME: home },
     home,
+    ...(options.interactive ? { auth: { interactive: options.interactive } } : {}),
     ...(options.maxMessageBytes !== undefined
       ? {
           transportFactory: (server: ResolvedServer, context) =>
@@ -69,7 +77,8 @@ export async function startInProcessHttpGateway(
     manager,
     servers: entries.map((s) => s.name),
     info: { name: 'mcpkit-serve', version: '0.0.0' },
-    callTimeoutMs: 30_000,
+    callTimeoutMs: options.callTimeoutMs ?? 30_000,
+    ...(options.filter ? { filter: options.filter } : {}),
     ...(options.describeError ? { describeError: options.describeError } : {}),
     warn: (text) => {
       stderr += `${text}\n`;

@@ -140,7 +140,7 @@ export class LoopbackAuthorization implements AuthorizationHandler {
         this.waiting = resolve;
       });
       const print = this.options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
-      const open = this.options.open ?? true;
+      const open = options.open ?? this.options.open ?? true;
       let opening: Promise<void> = Promise.resolve();
       if (typeof open === 'function') opening = Promise.resolve().then(() => open(target));
       else if (open) {

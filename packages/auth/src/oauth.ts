@@ -33,6 +33,12 @@ export interface AuthorizationHandler {
 export interface AuthorizeOptions {
   /** The sign-in's deadline or the caller's abort. */
   signal?: AbortSignal | undefined;
+  /**
+   * How the user is given the URL for this sign-in, instead of the handler's own way (a
+   * host that serves a remote user passes the URL on rather than open a local browser).
+   * A handler should honour it; `LoopbackAuthorization` does.
+   */
+  open?: ((url: string) => void | Promise<void>) | undefined;
 }
 
 /** Options of `OAuthProvider.login()`. */

@@ -25,7 +25,12 @@ export function registerNotifications(
 ): void {
   const o = options;
   if (o.onlog)
-    peer.setNotificationHandler(Notification.Message, (p: LoggingMessageParams) => o.onlog!(p));
+    peer.setNotificationHandler(Notification.Message, (p: LoggingMessageParams, extra) =>
+      o.onlog!(
+        p,
+        extra?.relatedRequestId === undefined ? {} : { relatedRequestId: extra.relatedRequestId },
+      ),
+    );
   if (o.onelicitationcomplete) {
     peer.setNotificationHandler(Notification.ElicitationComplete, (p: { elicitationId: string }) =>
       o.onelicitationcomplete!(p.elicitationId),

@@ -82,8 +82,11 @@ export interface McpClientOptions {
   skills?: SkillOptions;
   /** Sampling, elicitation and roots: each handler given declares its capability. */
   handlers?: ClientHandlers;
-  /** `notifications/message` from the server. */
-  onlog?: (params: LoggingMessageParams) => void;
+  /**
+   * `notifications/message` from the server. `relatedRequestId`: over HTTP, the id of this
+   * client's request on whose response stream it arrived (see `CallOptions.onid`).
+   */
+  onlog?: (params: LoggingMessageParams, context: { relatedRequestId?: JsonRpcId }) => void;
   /** A list changed on the server (debounced per list, 50 ms). */
   onlistchanged?: (list: 'tools' | 'prompts' | 'resources') => void;
   /**

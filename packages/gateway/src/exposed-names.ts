@@ -52,19 +52,30 @@ export function nameAll(
   return { names, collisions };
 }
 
-/** Tool patterns (`<server>/<tool>` or `<tool>`): `*` matches any run of characters; a leading `!` denies. */
+/**
+ * Tool patterns, matched against the (server, tool) pair, never a joined string:
+ * `<server>/<tool>` (split at the first `/`: server names hold none) matches the server's
+ * name with its first part and the tool's own name with the rest; `<tool>` (no `/`) matches
+ * the tool's name on any server. `*` matches any run of characters; a leading `!` denies.
+ * A tool whose own name holds a `/` is matched by `<server>/<name>` (with `*` as the server: on any server).
+ */
 export function toolFilter(patterns: readonly string[]): (server: string, tool: string) => boolean {
-  const allow: RegExp[] = [];
-  const deny: RegExp[] = [];
+  type Pattern = { server: RegExp | undefined; tool: RegExp };
+  const allow: Pattern[] = [];
+  const deny: Pattern[] = [];
   for (const raw of patterns)
     for (const part of raw.split(',')) {
-      const p = part.trim();
+      const p = part.trim().replace(/^!/, '');
       if (!p) continue;
-      (p.startsWith('!') ? deny : allow).push(globToRegExp(p.replace(/^!/, '')));
+      const slash = p.indexOf('/');
+      const pattern: Pattern =
+        slash < 0
+          ? { server: undefined, tool: globToRegExp(p) }
+          : { server: globToRegExp(p.slice(0, slash)), tool: globToRegExp(p.slice(slash + 1)) };
+      (part.trim().startsWith('!') ? deny : allow).push(pattern);
     }
-  // A pattern matches `<server>/<tool>` or the bare tool name (the same for every server).
-  const test = (res: RegExp[], server: string, tool: string) =>
-    res.some((re) => re.test(`${server}/${tool}`) || re.test(tool));
+  const test = (list: Pattern[], server: string, tool: string) =>
+    list.some((p) => (p.server === undefined || p.server.test(server)) && p.tool.test(tool));
   return (server, tool) =>
     (allow.length === 0 || test(allow, server, tool)) && !test(deny, server, tool);
 }

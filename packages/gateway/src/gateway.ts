@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { McpClient, ServerRequestContext } from '@mcpkit/client';
+import { RpcError } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
 import {
   type Completer,
+  type HandlerContext,
   type InputRequest,
   McpServer,
   type Registration,
-  UriTemplate,
 } from '@mcpkit/server';
 import {
   apply,
@@ -19,8 +21,10 @@ import { CallForwarder } from './call-forwarder.js';
 import { composeNames } from './compose/names.js';
 import { transformTool } from './compose/transform.js';
 import { type CompositionView, everything } from './compose/view.js';
+import { nameAll } from './exposed-names.js';
+import { assignResources, ResourceOwners } from './resource-owners.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
-import { originOf } from './routing.js';
+import { logTarget, originOf } from './routing.js';
 import type { SoleClient } from './sole-client.js';
 
 export interface GatewayOptions {
@@ -93,8 +97,10 @@ export class Gateway {
   /** Runs the forwarded calls, and knows which are running on each backend. */
   private readonly calls: CallForwarder;
   private readonly refreshing = new Map<string, number>();
-  /** `server\0backend URI` → the URI served for it. */
-  private servedUris = new Map<string, string>();
+  /** Which backend owns each served URI and template. */
+  private readonly owners = new ResourceOwners();
+  /** Resource collisions warned about (each once while it lasts). */
+  private warnedResources = new Set<string>();
   /** Clients' resource subscriptions, forwarded to the owning backends. */
   private readonly subscriptions: ResourceSubscriptions;
   private syncTimer: NodeJS.Timeout | undefined;
@@ -131,6 +137,7 @@ export class Gateway {
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
     });
     this.subscriptions = new ResourceSubscriptions({
+      owners: this.owners,
       client: (server) => this.connectedClient(server),
       timeoutMs: options.callTimeoutMs,
       warn: this.options.warn,
@@ -159,16 +166,18 @@ export class Gateway {
       );
     this.unsubscribe.push(
       manager.on('resourceupdated', ({ server, uri }) => {
-        // Sent only to the sessions that subscribed to the served URI.
-        if (served.has(server))
-          this.server.resourceUpdated(this.servedUris.get(`${server}\u0000${uri}`) ?? uri);
+        // Sent only to the sessions that subscribed to the served URI, and only when this
+        // backend owns it: another backend's URI is never announced in its name.
+        const uriServed = served.has(server) ? this.owners.servedOf(server, uri) : undefined;
+        if (uriServed !== undefined) this.server.resourceUpdated(uriServed);
       }),
     );
     this.unsubscribe.push(
-      manager.on('log', ({ server, params }) => {
-        // A backend's log lines go to the clients whose calls are running on it.
-        for (const call of this.calls.inflight.of(server))
-          void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
+      manager.on('log', ({ server, params, relatedRequestId }) => {
+        // A backend's log line goes to the one call it belongs to (routing.ts, logTarget);
+        // a line that names none while calls of several clients run is given to none.
+        const call = logTarget(this.calls.inflight.of(server), relatedRequestId);
+        if (call) void call.ctx.log(params.level, params.data, params.logger).catch(() => {});
       }),
     );
   }
@@ -187,8 +196,12 @@ export class Gateway {
         async (params: unknown, context: ServerRequestContext) =>
           (await Gateway.forward(gateways(), server, method, capability, params, context)) as never;
       return {
+        // Declared to every backend: all the gateway can forward. Each request is then
+        // refused when the calling client lacks what it needs (routing.ts, refuseUndeclared).
         elicitation: forward('elicitation/create', 'elicitation'),
+        elicitationModes: ['form', 'url'],
         sampling: forward('sampling/createMessage', 'sampling'),
+        samplingTools: true,
         roots: async (context) => {
           const answer = await Gateway.forward(
             gateways(),
@@ -282,17 +295,35 @@ export class Gateway {
     const sole = gateways.find((g) => g.options.soleClient)?.options.soleClient;
     if (calls.length === 0 && sole)
       return sole.ask(server, method, capability, body, context.signal);
-    const call = originOf(calls, server, method, capability, context.relatedRequestId);
+    const call = originOf(calls, server, method, capability, context.relatedRequestId, body);
+    // While its client has not answered, the call is "asking": a backend request that names
+    // no call is not given to it (routing.ts), so one silent client blocks no other.
+    call.asking++;
+    const done = () => {
+      call.asking--;
+    };
     // 2026-07-28 clients are asked through an input_required result and their retry.
-    if (call.ctx.era === 'modern') return call.ask(method as InputRequest['method'], body);
-    const signal = AbortSignal.any([context.signal, call.signal]);
-    return Promise.race([
+    if (call.ctx.era === 'modern') {
+      const asked = call.ask(method as InputRequest['method'], body);
+      asked.then(done, done);
+      return asked;
+    }
+    // Bounded by the call's own timeout and ended by its cancellation or its client's
+    // disconnect (the request's signal), whichever comes first: for that call only.
+    const signal = AbortSignal.any([
+      context.signal,
+      call.signal,
+      AbortSignal.timeout(gateways[0]!.options.callTimeoutMs),
+    ]);
+    const answered = Promise.race([
       call.ctx.request(method, body),
       new Promise((_, reject) => {
         if (signal.aborted) reject(signal.reason);
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       }),
     ]);
+    answered.then(done, done);
+    return answered;
   }
 
   /** Fetches a backend's lists after a change of state or list; serializes per backend. */
@@ -440,21 +471,7 @@ export class Gateway {
           this.server.registerTool(
             name,
             { description, inputSchema: { type: 'object' } },
-            async () => {
-              const state = await this.options.manager.authenticate(server);
-              const ok = state.state === 'connected';
-              return {
-                content: [
-                  {
-                    type: 'text',
-                    text: ok
-                      ? `Signed in to "${server}".`
-                      : `"${server}" is ${state.state} after the sign-in.`,
-                  },
-                ],
-                isError: !ok,
-              };
-            },
+            (_args, ctx) => this.authenticate(server, ctx),
           ),
       };
     }
@@ -510,6 +527,68 @@ export class Gateway {
     };
   }
 
+  /**
+   * A backend's `authenticate` tool. The sign-in's URL goes to the client that called it:
+   * as a URL elicitation when it declared that mode, else in the tool's result (the sign-in
+   * then waits in the background for the redirect). Only the stdio face's own client —
+   * the user's host on this machine — without URL elicitation gets a local browser opened.
+   */
+  private async authenticate(server: string, ctx: HandlerContext) {
+    const text = (t: string, isError = false) => ({
+      content: [{ type: 'text' as const, text: t }],
+      isError,
+    });
+    const finish = (state: ServerState) =>
+      state.state === 'connected'
+        ? text(`Signed in to "${server}".`)
+        : text(`"${server}" is ${state.state} after the sign-in.`, true);
+    const manager = this.options.manager;
+    const urlMode =
+      ctx.era !== 'modern' &&
+      (ctx.clientCapabilities.elicitation as Record<string, unknown> | undefined)?.url !==
+        undefined;
+    if (urlMode) {
+      const stop = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, stop.signal]);
+      const open = async (url: string) => {
+        const answer = await ctx.request('elicitation/create', {
+          mode: 'url',
+          message: `Sign in to "${server}"`,
+          url,
+          elicitationId: randomUUID(),
+        });
+        if (answer.action !== 'accept')
+          stop.abort(
+            new Error(`the sign-in to "${server}" was not accepted (${String(answer.action)})`),
+          );
+      };
+      try {
+        return finish(await manager.authenticate(server, { signal, open }));
+      } catch (error) {
+        return text(
+          `The sign-in to "${server}" did not finish: ${(signal.reason as Error | undefined)?.message ?? (error as Error).message}`,
+          true,
+        );
+      }
+    }
+    if (this.options.soleClient) return finish(await manager.authenticate(server));
+    // Another machine's client, perhaps: never a browser here; the URL is the answer.
+    let given!: (url: string) => void;
+    const url = new Promise<string>((resolve) => {
+      given = resolve;
+    });
+    const signedIn = manager.authenticate(server, { open: (u) => given(u) });
+    signedIn.catch((error: Error) =>
+      this.options.warn(`server "${server}": the sign-in did not finish: ${error.message}`),
+    );
+    return Promise.race([
+      signedIn.then(finish),
+      url.then((u) =>
+        text(`To sign in to "${server}", open this URL: ${u}\nIts tools appear once signed in.`),
+      ),
+    ]);
+  }
+
   private promptEntry(name: string, server: string, prompt: Prompt) {
     const { name: original, ...rest } = prompt;
     const complete = this.completers(
@@ -534,73 +613,56 @@ export class Gateway {
 
   /**
    * Resources keep the backend's URI; a URI two backends offer is served as
-   * `<server>:<uri>` for each. Templates likewise.
+   * `<server>:<uri>` for each. Templates likewise. Each served URI and template has exactly
+   * one backend (`assignResources`), collisions are warned about, and a read through a
+   * template goes to its backend only when no other backend's template matches the URI.
    */
   private resourceEntries() {
-    const owners = new Map<string, string[]>();
-    const tOwners = new Map<string, string[]>();
-    const servers = this.options.servers.filter((s) => this.composition.serves(s));
-    for (const server of servers) {
-      for (const r of this.lists.get(server)?.resources ?? [])
-        owners.set(r.uri, [...(owners.get(r.uri) ?? []), server]);
-      for (const t of this.lists.get(server)?.templates ?? [])
-        tOwners.set(t.uriTemplate, [...(tOwners.get(t.uriTemplate) ?? []), server]);
-    }
+    const assignment = assignResources(
+      this.options.servers.filter((s) => this.composition.serves(s)),
+      (server) => this.lists.get(server));
+    for (const text of assignment.warnings)
+      if (!this.warnedResources.has(text)) this.options.warn(text);
+    this.warnedResources = new Set(assignment.warnings);
+    this.owners.set(assignment);
     const resources = new Map<string, { key: string; add: () => Registration }>();
-    const servedUris = new Map<string, string>();
-    const backendUris = new Map<string, { server: string; uri: string }>();
-    const servedTemplates: Array<{ template: UriTemplate; server: string; strip: number }> = [];
-    const templates = new Map<string, { key: string; add: () => Registration }>();
-    for (const server of servers) {
-      for (const r of this.lists.get(server)?.resources ?? []) {
-        const shared = (owners.get(r.uri)?.length ?? 0) > 1;
-        const uri = shared ? `${server}:${r.uri}` : r.uri;
-        if (resources.has(uri)) continue;
-        servedUris.set(`${server}\u0000${r.uri}`, uri);
-        backendUris.set(uri, { server, uri: r.uri });
-        const { uri: original, ...definition } = r;
-        resources.set(uri, {
-          key: `${server}\u0000${JSON.stringify(r)}`,
-          add: () =>
-            this.server.registerResource(
-              uri,
-              definition as never,
-              (_uri, ctx) =>
-                this.calls.call(server, ctx, (client, options) =>
-                  client.readResource(original, options),
-                ) as never,
-            ),
-        });
-      }
-      for (const t of this.lists.get(server)?.templates ?? []) {
-        const shared = (tOwners.get(t.uriTemplate)?.length ?? 0) > 1;
-        const uriTemplate = shared ? `${server}:${t.uriTemplate}` : t.uriTemplate;
-        if (templates.has(uriTemplate)) continue;
-        const { uriTemplate: _, ...plain } = t;
-        const complete = this.completers(
-          server,
-          { type: 'ref/resource', uri: t.uriTemplate },
-          templateVariables(t.uriTemplate),
-        );
-        const definition = complete ? { ...plain, complete } : plain;
-        const strip = shared ? `${server}:`.length : 0;
-        servedTemplates.push({ template: new UriTemplate(uriTemplate), server, strip });
-        templates.set(uriTemplate, {
-          key: `${server}\u0000${JSON.stringify(t)}`,
-          add: () =>
-            this.server.registerResourceTemplate(
-              uriTemplate,
-              definition as never,
-              (uri, _vars, ctx) =>
-                this.calls.call(server, ctx, (client, options) =>
-                  client.readResource(uri.slice(strip), options),
-                ) as never,
-            ),
-        });
-      }
+    for (const { server, served, resource: r } of assignment.resources) {
+      const { uri: original, ...definition } = r;
+      resources.set(served, {
+        key: `${server}\u0000${JSON.stringify(r)}`,
+        add: () =>
+          this.server.registerResource(
+            served,
+            definition as never,
+            (_uri, ctx) =>
+              this.calls.call(server, ctx, (client, options) =>
+                client.readResource(original, options),
+              ) as never,
+          ),
+      });
     }
-    this.servedUris = servedUris;
-    this.subscriptions.served(backendUris, servedTemplates);
+    const templates = new Map<string, { key: string; add: () => Registration }>();
+    for (const { server, served, strip, definition: t } of assignment.templates) {
+      const { uriTemplate: _, ...plain } = t;
+      const complete = this.completers(
+        server,
+        { type: 'ref/resource', uri: t.uriTemplate },
+        templateVariables(t.uriTemplate),
+      );
+      const definition = complete ? { ...plain, complete } : plain;
+      templates.set(served, {
+        key: `${server}\u0000${served}\u0000${JSON.stringify(t)}`,
+        add: () =>
+          this.server.registerResourceTemplate(served, definition as never, (uri, _vars, ctx) => {
+            // Another backend's template may match the same URI: it is this one's only alone.
+            if (this.owners.ownerOf(uri)?.server !== server)
+              throw new RpcError(-32602, `Resource not found: ${uri}`, { uri });
+            return this.calls.call(server, ctx, (client, options) =>
+              client.readResource(uri.slice(strip), options),
+            ) as never;
+          }),
+      });
+    }
     return { resources, templates };
   }
 

@@ -1,8 +1,10 @@
 import type { McpClient } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
-import type { UriTemplate } from '@mcpkit/server';
+import type { ResourceOwners } from './resource-owners.js';
 
 export interface ResourceSubscriptionsOptions {
+  /** Who owns each served URI (kept current by the gateway's sync). */
+  owners: ResourceOwners;
   /** The backend's client while it is connected. */
   client: (server: string) => McpClient | undefined;
   /** Bounds each subscribe/unsubscribe sent to a backend. */
@@ -17,10 +19,6 @@ export interface ResourceSubscriptionsOptions {
  * `notifications/resources/updated` reach only the subscribed sessions (McpServer does that).
  */
 export class ResourceSubscriptions {
-  /** A served resource URI → its backend and the backend's URI. */
-  private backendUris = new Map<string, { server: string; uri: string }>();
-  /** Served templates, to find the backend of a subscription to a templated URI. */
-  private templates: ReadonlyArray<{ template: UriTemplate; server: string; strip: number }> = [];
   /** Served URI → who subscribed (sessions, listen streams). */
   private readonly subscribers = new Map<string, Set<object>>();
   /** Backend URIs subscribed on each backend client (a reconnected backend gets a new one). */
@@ -28,22 +26,9 @@ export class ResourceSubscriptions {
 
   constructor(private readonly options: ResourceSubscriptionsOptions) {}
 
-  /** What is served now (after each sync of the lists). */
-  served(
-    backendUris: Map<string, { server: string; uri: string }>,
-    templates: ReadonlyArray<{ template: UriTemplate; server: string; strip: number }>,
-  ): void {
-    this.backendUris = backendUris;
-    this.templates = templates;
-  }
-
   /** The backend that owns a served resource URI (a resource, or a URI of a template). */
   private backendOf(uri: string): { server: string; uri: string } | undefined {
-    const direct = this.backendUris.get(uri);
-    if (direct) return direct;
-    for (const t of this.templates)
-      if (t.template.match(uri)) return { server: t.server, uri: uri.slice(t.strip) };
-    return undefined;
+    return this.options.owners.ownerOf(uri);
   }
 
   /** `resources/subscribe` from a client: the owning backend follows the URI for the first subscriber. */
@@ -74,7 +59,12 @@ export class ResourceSubscriptions {
     const set = this.subscribers.get(uri);
     if (!set?.delete(subscriber) || set.size > 0) return;
     this.subscribers.delete(uri);
-    const owner = this.backendOf(uri);
+    let owner: { server: string; uri: string } | undefined;
+    try {
+      owner = this.backendOf(uri);
+    } catch {
+      return; // served by none now, so followed by none
+    }
     const client = owner && this.options.client(owner.server);
     if (!owner || !client || !this.followed.get(client)?.delete(owner.uri)) return;
     await client
@@ -105,7 +95,12 @@ export class ResourceSubscriptions {
   /** After a (re)connect: the backend follows again every URI its resources have subscribers for. */
   async resubscribe(server: string, client: McpClient): Promise<void> {
     for (const uri of this.subscribers.keys()) {
-      const owner = this.backendOf(uri);
+      let owner: { server: string; uri: string } | undefined;
+      try {
+        owner = this.backendOf(uri);
+      } catch {
+        continue;
+      }
       if (owner?.server !== server) continue;
       await this.follow(server, client, owner.uri).catch((error: Error) =>
         this.options.warn(error.message),

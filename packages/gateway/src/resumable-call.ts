@@ -28,6 +28,11 @@ export class ForwardedCall<T> {
    * it is the one caller with calls running on that backend.
    */
   readonly owner: unknown;
+  /**
+   * How many of the backend's requests this call's client has not answered yet. A backend
+   * request that names no call is not routed to a call that is asking (see `originOf`).
+   */
+  asking = 0;
   /** Made on the first id: only a call whose client can answer a backend's requests notes any. */
   private ids: Set<JsonRpcId> | undefined;
   /** Only a 2026-07-28 call can park and outlive its request; a 2025-era one uses its signal. */

@@ -1,11 +1,13 @@
 import type { CallOptions, InputRoundOptions, McpClient } from '@mcpkit/client';
 import { type JsonRpcId, type Progress, RpcError } from '@mcpkit/jsonrpc';
-import type { InputRequiredResult } from '@mcpkit/protocol';
+import type { ClientCapabilities, InputRequiredResult } from '@mcpkit/protocol';
 import type { HandlerContext } from '@mcpkit/server';
 import type { ForwardedCall } from './resumable-call.js';
 
 /** Error code of a server→client request the gateway's client cannot answer. */
 const NOT_FORWARDABLE = -32601;
+/** Error code of a request for a mode or feature the client did not declare. */
+const INVALID_PARAMS = -32602;
 
 /** A backend's `input_required` round, handed back by the client (`inputRequired: 'return'`). */
 export function isInputRound(value: unknown): value is InputRequiredResult {
@@ -41,10 +43,14 @@ export function asksBack(ctx: HandlerContext): boolean {
 /**
  * The call a backend's request belongs to. An HTTP backend names it (the request arrives
  * on the response stream of the gateway's request for that call). Otherwise (stdio) it is
- * the newest call running on that backend when all of them come from one client; with
- * calls from several clients the request is refused, so it can never reach the wrong one.
- * Outside any call it is refused here: the stdio face, with its one client, answers such a
- * request before it gets here (`SoleClient`); the HTTP face has no client to choose.
+ * the newest call running on that backend when all the candidates come from one client;
+ * with calls from several clients the request is refused, so it can never reach the wrong
+ * one. The candidates leave out the calls whose client is still being asked something by
+ * this backend (a backend's tool waits for the answer before it asks again), so that a
+ * client that never answers blocks no other client; the calls of one client that are all
+ * asking stay candidates. Outside any call it is refused here: the stdio face, with its
+ * one client, answers such a request before it gets here (`SoleClient`); the HTTP face has
+ * no client to choose.
  */
 export function originOf(
   calls: ReadonlyArray<ForwardedCall<unknown>>,
@@ -52,6 +58,7 @@ export function originOf(
   method: string,
   capability: 'elicitation' | 'sampling' | 'roots',
   relatedRequestId: JsonRpcId | undefined,
+  params: Record<string, unknown> = {},
 ): ForwardedCall<unknown> {
   let call =
     relatedRequestId === undefined
@@ -63,19 +70,80 @@ export function originOf(
         NOT_FORWARDABLE,
         `mcpkit gateway: "${method}" from server "${server}" arrived outside any call; over HTTP each client has its own session and none is the one to ask, so the gateway forwards it only during a call from a client that declared "${capability}"`,
       );
-    if (new Set(calls.map((c) => c.owner)).size > 1)
+    const free = calls.filter((c) => c.asking === 0);
+    const candidates = free.length > 0 ? free : calls;
+    if (new Set(candidates.map((c) => c.owner)).size > 1)
       throw new RpcError(
         NOT_FORWARDABLE,
         `mcpkit gateway: "${method}" from server "${server}" does not say which call it belongs to, and calls from several clients are running on it; refused so that it cannot reach the wrong client (an HTTP backend's requests name their call)`,
       );
-    call = calls[calls.length - 1]!;
+    call = candidates[candidates.length - 1]!;
   }
   if (call.ctx.clientCapabilities[capability] === undefined)
     throw new RpcError(
       NOT_FORWARDABLE,
       `mcpkit gateway: the client calling server "${server}" did not declare the "${capability}" capability, so "${method}" cannot be forwarded; use a client that supports ${capability}`,
     );
+  refuseUndeclared(server, method, params, call.ctx.clientCapabilities, 'the client calling');
   return call;
+}
+
+/**
+ * The gateway declares to its backends everything it can forward (form and URL
+ * elicitation, sampling with tools, roots), so a backend may ask for what the calling
+ * client lacks: such a request is refused with -32602 (the spec's error for an elicitation
+ * mode the client did not declare), naming what is missing. `elicitation: {}` means form only.
+ */
+export function refuseUndeclared(
+  server: string,
+  method: string,
+  params: Record<string, unknown>,
+  caps: ClientCapabilities,
+  who: string,
+): void {
+  let missing: string | undefined;
+  if (method === 'elicitation/create') {
+    const declared = (caps.elicitation ?? {}) as Record<string, unknown>;
+    const mode = params.mode === undefined ? 'form' : String(params.mode);
+    const modes = Object.keys(declared).length === 0 ? ['form'] : Object.keys(declared);
+    if (!modes.includes(mode)) missing = `elicitation.${mode}`;
+  } else if (method === 'sampling/createMessage') {
+    const sampling = (caps.sampling ?? {}) as Record<string, unknown>;
+    if ((params.tools !== undefined || params.toolChoice !== undefined) && !sampling.tools)
+      missing = 'sampling.tools';
+    else if (
+      params.includeContext !== undefined &&
+      params.includeContext !== 'none' &&
+      !sampling.context
+    )
+      missing = 'sampling.context';
+  }
+  if (missing !== undefined)
+    throw new RpcError(
+      INVALID_PARAMS,
+      `mcpkit gateway: ${who} server "${server}" did not declare the "${missing}" capability, so this "${method}" cannot be forwarded to it`,
+      { missingCapability: missing },
+    );
+}
+
+/**
+ * The call a backend's log message (`notifications/message`) goes to. An HTTP backend
+ * sends it on the response stream of the gateway's request for a call, which names the
+ * call: to that call's client only (none when the call it names is over, or is not one of
+ * the gateway's forwarded calls). A message that names no call (stdio, or a backend's
+ * standalone stream) goes to the client with calls running on that backend when all of
+ * them are one client's (its newest call), and to no client when calls of several clients
+ * are running, or none: never to a client it may not belong to.
+ */
+export function logTarget(
+  calls: ReadonlyArray<ForwardedCall<unknown>>,
+  relatedRequestId: JsonRpcId | undefined,
+): ForwardedCall<unknown> | undefined {
+  if (relatedRequestId !== undefined) return calls.find((c) => c.backendIds.has(relatedRequestId));
+  if (calls.length === 0) return undefined;
+  const newest = calls[calls.length - 1]!;
+  for (const call of calls) if (call.owner !== newest.owner) return undefined;
+  return newest;
 }
 
 /**
@@ -95,7 +163,9 @@ export function callOptions(
   // 2026-07-28 one can outlive its request, so it has a signal of its own.
   const modernCall = ctx.era === 'modern';
   const wantsProgress = ctx.meta?.progressToken !== undefined;
-  const answers = asksBack(ctx);
+  // The backend's requests and log messages over HTTP name the request they belong to: its
+  // ids are noted when the client can answer requests, or the backend may log.
+  const answers = asksBack(ctx) || client.serverCapabilities?.logging !== undefined;
   if (!wantsProgress && !answers && client.era !== 'modern')
     return (
       modernCall

@@ -347,7 +347,7 @@ export class JsonRpcPeer {
   private handleMessage(message: JsonRpcMessage, extra?: MessageExtra): void {
     if ('method' in message) {
       if ('id' in message) this.handleRequest(message as JsonRpcRequest, extra);
-      else this.handleNotification(message);
+      else this.handleNotification(message, extra);
       return;
     }
     const entry = this.settle(message.id as JsonRpcId);
@@ -370,7 +370,7 @@ export class JsonRpcPeer {
     }
   }
 
-  private handleNotification(message: JsonRpcNotification): void {
+  private handleNotification(message: JsonRpcNotification, extra?: MessageExtra): void {
     const params = message.params as Record<string, unknown> | undefined;
     if (message.method === PROGRESS_NOTIFICATION && params) {
       this.handleProgress(params);
@@ -388,7 +388,7 @@ export class JsonRpcPeer {
     const handler = this.notificationHandlers.get(message.method);
     if (handler) {
       try {
-        const result = handler(params);
+        const result = handler(params, extra);
         if (result && typeof (result as Promise<void>).then === 'function') {
           (result as Promise<void>).catch((error: unknown) =>
             this.reportHandlerError(message.method, error),

@@ -1,5 +1,6 @@
 import type { Cancellation } from './cancellation.js';
 import type { JsonRpcId } from './messages.js';
+import type { MessageExtra } from './transport.js';
 
 export const CANCELLED_NOTIFICATION = 'notifications/cancelled';
 export const PROGRESS_NOTIFICATION = 'notifications/progress';
@@ -60,5 +61,9 @@ export interface RequestContext {
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers receive params the protocol layer types.
 export type RequestHandler = (params: any, context: RequestContext) => unknown;
+/**
+ * `extra`: what the transport knows of the notification (over HTTP, the request on whose
+ * response stream it arrived: `relatedRequestId`).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: as above.
-export type NotificationHandler = (params: any) => void | Promise<void>;
+export type NotificationHandler = (params: any, extra?: MessageExtra) => void | Promise<void>;

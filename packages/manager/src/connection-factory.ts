@@ -137,7 +137,13 @@ export class ConnectionFactory {
       // A host that handles -32042 can complete URL-mode elicitations: say so.
       ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
-      onlog: (params) => events.emit('log', { server: server.name, params }),
+      onlog: (params, { relatedRequestId }) =>
+        events.emit(
+          'log',
+          relatedRequestId === undefined
+            ? { server: server.name, params }
+            : { server: server.name, params, relatedRequestId },
+        ),
       onresourceupdated: (uri) => events.emit('resourceupdated', { server: server.name, uri }),
       onlistchanged: (list) =>
         catalog.changed(server.name, list, () => this.host.current(server.name)?.client),

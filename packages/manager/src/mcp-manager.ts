@@ -385,9 +385,13 @@ export class McpManager implements ManagerView {
 
   /**
    * Runs the interactive sign-in for a server (needs `auth.interactive`), then reconnects
-   * it. Resolves with its new state.
+   * it. Resolves with its new state. `open`: how the user is given the authorization URL,
+   * instead of the handler's own way (a local browser by default).
    */
-  async authenticate(name: string, options: { signal?: AbortSignal } = {}): Promise<ServerState> {
+  async authenticate(
+    name: string,
+    options: { signal?: AbortSignal; open?: (url: string) => void | Promise<void> } = {},
+  ): Promise<ServerState> {
     options.signal?.throwIfAborted();
     const connection = this.connection(name);
     const interactive = this.auth.interactive;
@@ -404,8 +408,18 @@ export class McpManager implements ManagerView {
     }
     await this.factory.ensureStore();
     const { oauthProviderFor } = await import('./auth-wiring.js');
-    const handler = interactive as AuthorizationHandler;
-    await (await oauthProviderFor(connection.server, this.auth, handler)).login();
+    const base = interactive as AuthorizationHandler;
+    const open = options.open;
+    const handler: AuthorizationHandler = open
+      ? {
+          redirectUri: () => base.redirectUri(),
+          authorize: (url, o) => base.authorize(url, { ...o, open }),
+          close: () => base.close?.(),
+        }
+      : base;
+    await (await oauthProviderFor(connection.server, this.auth, handler)).login(
+      options.signal ? { signal: options.signal } : {},
+    );
     this.needsAuth.forget(name);
     await connection.reconnect('signed in');
     await this.settled();

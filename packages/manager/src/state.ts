@@ -1,4 +1,5 @@
 import type { McpClient } from '@mcpkit/client';
+import type { JsonRpcId } from '@mcpkit/jsonrpc';
 import type { Implementation, LoggingMessageParams, ServerCapabilities } from '@mcpkit/protocol';
 import type { FailureCause, NextStep } from './failure.js';
 
@@ -135,7 +136,8 @@ export interface ManagerEvents {
   toolschange: ListDiff<import('./host-tool.js').HostTool>;
   promptschange: ListDiff<import('./commands.js').HostCommand>;
   resourceschange: ListDiff<import('./resources.js').HostResource>;
-  log: { server: string; params: LoggingMessageParams };
+  /** `relatedRequestId`: over HTTP, the server's client's request it arrived with. */
+  log: { server: string; params: LoggingMessageParams; relatedRequestId?: JsonRpcId };
   /** `notifications/resources/updated` for a resource the host subscribed to on the server's client. */
   resourceupdated: { server: string; uri: string };
   stderr: { server: string; text: string };

@@ -7,6 +7,7 @@ import {
   type SessionClient,
   StdioServerTransport,
 } from '@mcpkit/server';
+import { refuseUndeclared } from '../routing.js';
 import type { SoleClient } from '../sole-client.js';
 
 /** Error code of a backend's request the gateway's client cannot be asked. */
@@ -95,6 +96,7 @@ export class StdioListener implements SoleClient {
         NOT_FORWARDABLE,
         `mcpkit gateway: "${method}" from server "${server}" arrived outside any call, and the gateway's client did not declare the "${capability}" capability; refused (use a client that supports ${capability})`,
       );
+    refuseUndeclared(server, method, params, known.capabilities, "the gateway's client of");
     const session = this.session;
     if (!session || this.closed) throw this.gone(server, method);
     try {

@@ -1,4 +1,5 @@
 import type { McpClient, ServerRequestContext } from '@mcpkit/client';
+import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
 import {
@@ -6,6 +7,9 @@ import {
   type InputRequest,
   McpServer,
   type Registration,
+  type ResolvedTool,
+  type ToolDefinition,
+  type ToolHandler,
   UriTemplate,
 } from '@mcpkit/server';
 import {
@@ -19,6 +23,12 @@ import { CallForwarder } from './call-forwarder.js';
 import { nameAll } from './exposed-names.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { originOf } from './routing.js';
+import {
+  type CatalogTool,
+  ToolSearch,
+  type ToolSearchOptions,
+  visibleToModel,
+} from './search/search-tools.js';
 import type { SoleClient } from './sole-client.js';
 
 export interface GatewayOptions {
@@ -58,6 +68,21 @@ export interface GatewayOptions {
   describeError?: (error: unknown, server: string) => string | undefined;
   /** What the gateway could not do (a list unread, a name collision). Ignored by default. */
   warn?: (text: string) => void;
+  /**
+   * Search mode, for clients that take only so many tools: `tools/list` gives exactly two
+   * tools, `search_tools` (`{ query, limit? }`: the best matches among the served tools, each
+   * with its name, description and input schema) and `call_tool` (`{ name, arguments? }`:
+   * calls a served tool by its name, forwarded as a listed tool's call is). `true` for the
+   * defaults. Off by default: every tool is listed.
+   */
+  toolSearch?: boolean | ToolSearchOptions;
+}
+
+/** One served tool: its definition and handler, and the backend's own name for it. */
+interface ServedTool extends CatalogTool {
+  server: string;
+  /** The backend's name for it; undefined for the gateway's own `authenticate` tool. */
+  original: string | undefined;
 }
 
 /**
@@ -87,6 +112,11 @@ export class Gateway {
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
+  /** Every tool served (in search mode too, where only the two search tools are listed). */
+  private served = new Map<string, ServedTool>();
+  /** Backend names → the served tools of that name (a call by a backend's own name). */
+  private byOriginal = new Map<string, ServedTool[]>();
+  private readonly search: ToolSearch | undefined;
 
   private readonly options: GatewayOptions & { warn: (text: string) => void };
 
@@ -97,6 +127,13 @@ export class Gateway {
       );
     this.options = { ...options, warn: options.warn ?? (() => {}) };
     this.calls = new CallForwarder(options);
+    this.search = options.toolSearch
+      ? new ToolSearch(
+          options.toolSearch === true ? {} : options.toolSearch,
+          () =>
+            `tools of ${options.servers.length === 1 ? 'the server' : 'the servers'} ${options.servers.map((s) => `"${s}"`).join(', ')}`,
+        )
+      : undefined;
     this.server = new McpServer({
       info: options.info,
       // Every list may appear later (a backend connects after the client did): declared up front.
@@ -110,7 +147,10 @@ export class Gateway {
       onerror: (error) => this.options.warn(`gateway: ${error.message}`),
       onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
+      resolveTool: (name) => this.resolveTool(name),
     });
+    // A client served before the backends connected already sees the two tools of search mode.
+    if (this.search) apply(this.registered.tools, this.searchTools());
     this.subscriptions = new ResourceSubscriptions({
       client: (server) => this.connectedClient(server),
       timeoutMs: options.callTimeoutMs,
@@ -327,10 +367,23 @@ export class Gateway {
     const toolByPair = byPair(toolPairs);
     const promptByPair = byPair(promptPairs);
 
-    const wantTools = new Map<string, { key: string; add: () => Registration }>();
+    let wantTools = new Map<string, { key: string; add: () => Registration }>();
+    const served = new Map<string, ServedTool>();
+    const byOriginal = new Map<string, ServedTool[]>();
     for (const [name, pair] of tools.names) {
       const entry = toolByPair.get(`${pair.server}\u0000${pair.item}`)!;
-      wantTools.set(name, this.toolEntry(name, pair.server, entry.tool));
+      const tool = this.toolEntry(name, pair.server, entry.tool);
+      wantTools.set(name, tool);
+      served.set(name, tool);
+      if (tool.original !== undefined && tool.original !== name)
+        byOriginal.set(tool.original, [...(byOriginal.get(tool.original) ?? []), tool]);
+    }
+    this.served = served;
+    this.byOriginal = byOriginal;
+    if (this.search) {
+      // Search mode lists its two tools only; the served ones are searched and called.
+      this.search.update(served, new Map([...wantTools].map(([name, { key }]) => [name, key])));
+      wantTools = this.searchTools();
     }
     const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
     for (const [name, pair] of prompts.names) {
@@ -344,32 +397,59 @@ export class Gateway {
     apply(this.registered.templates, templates);
   }
 
-  private toolEntry(name: string, server: string, tool: Tool | undefined) {
+  /** Search mode's two tools (the same key always: registered once, never changed). */
+  private searchTools(): Map<string, { key: string; add: () => Registration }> {
+    return new Map(
+      (this.search?.tools() ?? []).map(({ name, definition, handler }) => [
+        name,
+        { key: 'search', add: () => this.server.registerTool(name, definition, handler) },
+      ]),
+    );
+  }
+
+  /** A served tool: its registration key, definition and handler, and how to register it. */
+  private toolEntry(
+    name: string,
+    server: string,
+    tool: Tool | undefined,
+  ): ServedTool & { key: string; add: () => Registration } {
+    const entry = (
+      key: string,
+      original: string | undefined,
+      definition: ToolDefinition,
+      handler: ToolHandler,
+    ) => ({
+      key,
+      name,
+      server,
+      original,
+      definition,
+      handler,
+      forModel: visibleToModel(definition._meta),
+      add: () => this.server.registerTool(name, definition, handler),
+    });
     if (!tool) {
       const description = `Sign in to "${server}" (it needs authorization); its tools appear once signed in.`;
-      return {
-        key: `auth\u0000${server}`,
-        add: () =>
-          this.server.registerTool(
-            name,
-            { description, inputSchema: { type: 'object' } },
-            async () => {
-              const state = await this.options.manager.authenticate(server);
-              const ok = state.state === 'connected';
-              return {
-                content: [
-                  {
-                    type: 'text',
-                    text: ok
-                      ? `Signed in to "${server}".`
-                      : `"${server}" is ${state.state} after the sign-in.`,
-                  },
-                ],
-                isError: !ok,
-              };
-            },
-          ),
-      };
+      return entry(
+        `auth\u0000${server}`,
+        undefined,
+        { description, inputSchema: { type: 'object' } },
+        async () => {
+          const state = await this.options.manager.authenticate(server);
+          const ok = state.state === 'connected';
+          return {
+            content: [
+              {
+                type: 'text',
+                text: ok
+                  ? `Signed in to "${server}".`
+                  : `"${server}" is ${state.state} after the sign-in.`,
+              },
+            ],
+            isError: !ok,
+          };
+        },
+      );
     }
     const {
       name: original,
@@ -392,29 +472,45 @@ export class Gateway {
       ...(icons !== undefined ? { icons } : {}),
       ...(_meta !== undefined ? { _meta } : {}),
     };
-    return {
-      key: `${server}\u0000${JSON.stringify(tool)}`,
-      add: () =>
-        this.server.registerTool(
-          name,
-          definition,
-          (args, ctx) =>
-            this.calls.call(
-              server,
-              ctx,
-              (client, options) =>
-                client.callTool(
-                  // Without request _meta (the usual case) there is nothing to filter or copy.
-                  ctx.meta
-                    ? { name: original, arguments: args, ...metaOf(ctx) }
-                    : { name: original, arguments: args },
-                  options,
-                ),
-              // Sent again after a backend died under it only when running it twice is harmless.
-              annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
-            ) as never,
-        ),
-    };
+    return entry(
+      `${server}\u0000${JSON.stringify(tool)}`,
+      original,
+      definition,
+      (args, ctx) =>
+        this.calls.call(
+          server,
+          ctx,
+          (client, options) =>
+            client.callTool(
+              // Without request _meta (the usual case) there is nothing to filter or copy.
+              ctx.meta
+                ? { name: original, arguments: args, ...metaOf(ctx) }
+                : { name: original, arguments: args },
+              options,
+            ),
+          // Sent again after a backend died under it only when running it twice is harmless.
+          annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
+        ) as never,
+    );
+  }
+
+  /**
+   * A `tools/call` for a name not listed. In search mode, a served tool's name (an App view
+   * or a client that knows it calls it directly). Then a backend's own name, as an MCP Apps
+   * view calls the tools of its server: the served tool when exactly one backend offers that
+   * name; refused, naming every candidate, when several do.
+   */
+  private resolveTool(name: string): ResolvedTool | undefined {
+    const served = this.search ? this.served.get(name) : undefined;
+    if (served) return served;
+    const candidates = this.byOriginal.get(name);
+    if (!candidates) return undefined;
+    if (candidates.length === 1) return candidates[0];
+    throw new RpcError(
+      RpcErrorCode.InvalidParams,
+      `mcpkit gateway: tool "${name}" is offered by ${candidates.length} servers (${candidates.map((c) => `"${c.server}" as "${c.name}"`).join(', ')}); a call by that name cannot choose, so it needs the served name`,
+      { name, candidates: candidates.map((c) => ({ server: c.server, name: c.name })) },
+    );
   }
 
   private promptEntry(name: string, server: string, prompt: Prompt) {

@@ -20,7 +20,12 @@ export {
   type StreamableHttpOptions,
   streamableHttpDefaults,
 } from './http/streamable-http-handler.js';
-export { McpServer, type McpServerOptions, serverDefaults } from './mcp-server.js';
+export {
+  McpServer,
+  type McpServerOptions,
+  type ResolvedTool,
+  serverDefaults,
+} from './mcp-server.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export {
   RequestStateSeal,

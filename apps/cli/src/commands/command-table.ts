@@ -78,6 +78,7 @@ export const serveFlags = {
   token: { type: 'string' },
   separator: { type: 'string' },
   'no-prefix': { type: 'boolean' },
+  search: { type: 'boolean' },
   tools: { type: 'string', multiple: true },
   'sse-poll-ms': { type: 'string' },
   'backend-wait-ms': { type: 'string' },

@@ -1,0 +1,1 @@
+export { type IndexedTool, ToolIndex, words } from './tool-index.js';

@@ -17,6 +17,12 @@ interface Doc {
   params: string;
 }
 
+/**
+ * The most characters of one field indexed: a backend's description of a megabyte costs the
+ * index no more than a long one (what the client is given is not cut).
+ */
+const MAX_FIELD_CHARS = 8192;
+
 /** Words that say nothing about which tool is meant. */
 const STOP_WORDS = new Set(
   (
@@ -60,10 +66,16 @@ function paramsText(schema: Record<string, unknown> | undefined): string {
   const properties = schema?.properties;
   if (typeof properties !== 'object' || properties === null) return '';
   const parts: string[] = [];
+  let length = 0;
   for (const [name, value] of Object.entries(properties as Record<string, unknown>)) {
+    if (length > MAX_FIELD_CHARS) break;
+    length += name.length;
     parts.push(name);
     const description = (value as { description?: unknown } | null)?.description;
-    if (typeof description === 'string') parts.push(description);
+    if (typeof description === 'string') {
+      length += description.length;
+      parts.push(description);
+    }
   }
   return parts.join('\n');
 }
@@ -115,10 +127,10 @@ export class ToolIndex {
     index.addAll(
       this.tools.map((tool, id) => ({
         id,
-        name: tool.name,
-        title: tool.title ?? '',
-        description: tool.description ?? '',
-        params: paramsText(tool.inputSchema),
+        name: tool.name.slice(0, MAX_FIELD_CHARS),
+        title: (tool.title ?? '').slice(0, MAX_FIELD_CHARS),
+        description: (tool.description ?? '').slice(0, MAX_FIELD_CHARS),
+        params: paramsText(tool.inputSchema).slice(0, MAX_FIELD_CHARS),
       })),
     );
     return index;

@@ -29,10 +29,8 @@ const servers = {
 const SETTLED = ['--backend-wait-ms', '120000'];
 const TOKEN = 'gateway-search-token-0123456789abcdef';
 const auth = { Authorization: `Bearer ${TOKEN}` };
-const fixture = (name: string) =>
-  JSON.parse(
-    readFileSync(new URL(`../../bench/tool-search/${name}`, import.meta.url), 'utf8'),
-  ) as Record<string, never>;
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../bench/tool-search/${name}`, import.meta.url), 'utf8'));
 
 interface Found {
   name: string;
@@ -52,10 +50,16 @@ const search = async (client: AnyClient, query: string, limit?: number) =>
 
 /** What server-everything itself lists for get-sum (captured from the same version). */
 const everythingSum = (
-  fixture('tools.json').servers as Array<{ server: string; tools: Array<{ name: string }> }>
+  (fixture('tools.json') as { servers: unknown }).servers as Array<{
+    server: string;
+    tools: Array<{ name: string }>;
+  }>
 )
   .find((s) => s.server === 'everything')!
-  .tools.find((t) => t.name === 'get-sum') as { inputSchema: unknown; description: string };
+  .tools.find((t) => t.name === 'get-sum') as unknown as {
+  inputSchema: unknown;
+  description: string;
+};
 
 let http: HttpGateway;
 const opened: AnyClient[] = [];

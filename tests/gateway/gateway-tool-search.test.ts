@@ -11,7 +11,13 @@ import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/clien
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { everythingEntry } from '../support/everything.js';
-import { gatewayArgs, type HttpGateway, resultText, startHttpGateway } from './gateway-process.js';
+import {
+  faultServer,
+  gatewayArgs,
+  type HttpGateway,
+  resultText,
+  startHttpGateway,
+} from './gateway-process.js';
 
 /**
  * `mcpkit serve --search` (the built CLI, a real child process) in front of
@@ -168,6 +174,35 @@ describe('mcpkit serve --search with the official SDK clients', () => {
     // the client, as for a call by the served name).
     expect(progress.length).toBeGreaterThan(0);
     expect(progress).toEqual([1, 2, 3].slice(0, progress.length));
+  });
+
+  it('cancellation of a call through call_tool reaches the backend (notifications/cancelled for its request)', async () => {
+    const { args, env, cleanup } = gatewayArgs(
+      { slow: { command: process.execPath, args: [faultServer, 'cancel-log'] } },
+      ['--search', ...SETTLED],
+    );
+    homes.push(cleanup);
+    const client = new ClientV1({ name: 'cancel', version: '1.0.0' });
+    await client.connect(
+      new StdioV1({ command: process.execPath, args, env: env as Record<string, string> }),
+    );
+    opened.push(client);
+    const controller = new AbortController();
+    const running = client.callTool(
+      { name: 'call_tool', arguments: { name: 'slow__wait' } },
+      undefined,
+      { signal: controller.signal },
+    );
+    // One turn of the event loop: the request has been written to the gateway's stdin.
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new Error('the user pressed stop'));
+    await expect(running).rejects.toThrow('the user pressed stop');
+    // The cancellation went out before this call on the same pipe, so the backend has it.
+    const log = JSON.parse(
+      resultText(await call(client, 'call_tool', { name: 'slow__cancelled' })),
+    ) as { cancelled: unknown[]; waiting: unknown[] };
+    expect(log.cancelled).toHaveLength(1);
+    expect(log.waiting).toEqual([]);
   });
 
   it('the index follows the backend: a tool added with list_changed is found and called', async () => {

@@ -379,3 +379,4 @@ log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
 (await import('./cli/run.mjs')).printCliRows({ quick });
 (await import('./real-servers/run.mjs')).printRealServerRows({ rounds: quick ? 2 : 5, log }); // finding 17
 (await import('./otel/run.mjs')).printOtelRows({ quick }); // #26
+(await import('./tool-search/run.mjs')).printToolSearchRows(); // #23 tool search

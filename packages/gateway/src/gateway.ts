@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { McpClient, ServerRequestContext } from '@mcpkit/client';
-import { RpcError } from '@mcpkit/jsonrpc';
+import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
 import {
@@ -9,6 +9,9 @@ import {
   type InputRequest,
   McpServer,
   type Registration,
+  type ResolvedTool,
+  type ToolDefinition,
+  type ToolHandler,
 } from '@mcpkit/server';
 import {
   apply,
@@ -21,10 +24,15 @@ import { CallForwarder } from './call-forwarder.js';
 import { composeNames } from './compose/names.js';
 import { transformTool } from './compose/transform.js';
 import { type CompositionView, everything } from './compose/view.js';
-import { nameAll } from './exposed-names.js';
 import { assignResources, ResourceOwners } from './resource-owners.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { logTarget, originOf } from './routing.js';
+import {
+  type CatalogTool,
+  ToolSearch,
+  type ToolSearchOptions,
+  visibleToModel,
+} from './search/search-tools.js';
 import type { SoleClient } from './sole-client.js';
 
 export interface GatewayOptions {
@@ -72,9 +80,24 @@ export interface GatewayOptions {
   composition?: CompositionView;
   /**
    * `search`: the endpoint serves a search tool and a call-by-name tool instead of listing
-   * every tool (built in `src/search/`); `all` (the default) lists the tools.
+   * every tool (`toolSearch: true`, below); `all` (the default) lists the tools.
    */
   mode?: 'all' | 'search';
+  /**
+   * Search mode, for clients that take only so many tools: `tools/list` gives exactly two
+   * tools, `search_tools` (`{ query, limit? }`: the best matches among the served tools, each
+   * with its name, description and input schema) and `call_tool` (`{ name, arguments? }`:
+   * calls a served tool by its name, forwarded as a listed tool's call is). `true` for the
+   * defaults. Off by default: every tool is listed.
+   */
+  toolSearch?: boolean | ToolSearchOptions;
+}
+
+/** One served tool: its definition and handler, and the backend's own name for it. */
+interface ServedTool extends CatalogTool {
+  server: string;
+  /** The backend's name for it; undefined for the gateway's own `authenticate` tool. */
+  original: string | undefined;
 }
 
 /**
@@ -109,6 +132,11 @@ export class Gateway {
   private composition: CompositionView;
   /** Transform problems already warned about (one warning per problem per config). */
   private warned = new Set<string>();
+  /** Every tool served (in search mode too, where only the two search tools are listed). */
+  private served = new Map<string, ServedTool>();
+  /** Backend names → the served tools of that name (a call by a backend's own name). */
+  private byOriginal = new Map<string, ServedTool[]>();
+  private readonly search: ToolSearch | undefined;
 
   private readonly options: GatewayOptions & { warn: (text: string) => void };
 
@@ -117,11 +145,18 @@ export class Gateway {
       throw new TypeError(
         `naming.prefix false needs exactly one server (${options.servers.length} given)`,
       );
-    if (options.mode === 'search')
-      throw new TypeError('search mode is not available in this build of the gateway');
     this.options = { ...options, warn: options.warn ?? (() => {}) };
     this.composition = options.composition ?? everything;
     this.calls = new CallForwarder(options);
+    // An endpoint's `mode: 'search'` (a gateway config) is search mode with its defaults.
+    const toolSearch = options.toolSearch ?? (options.mode === 'search' ? true : undefined);
+    this.search = toolSearch
+      ? new ToolSearch(
+          toolSearch === true ? {} : toolSearch,
+          () =>
+            `tools of ${options.servers.length === 1 ? 'the server' : 'the servers'} ${options.servers.map((s) => `"${s}"`).join(', ')}`,
+        )
+      : undefined;
     this.server = new McpServer({
       info: options.info,
       // Every list may appear later (a backend connects after the client did): declared up front.
@@ -135,7 +170,10 @@ export class Gateway {
       onerror: (error) => this.options.warn(`gateway: ${error.message}`),
       onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
+      resolveTool: (name) => this.resolveTool(name),
     });
+    // A client served before the backends connected already sees the two tools of search mode.
+    if (this.search) apply(this.registered.tools, this.searchTools());
     this.subscriptions = new ResourceSubscriptions({
       owners: this.owners,
       client: (server) => this.connectedClient(server),
@@ -430,19 +468,29 @@ export class Gateway {
     const toolByPair = byPair(toolPairs);
     const promptByPair = byPair(promptPairs);
 
-    const wantTools = new Map<string, { key: string; add: () => Registration }>();
+    let wantTools = new Map<string, { key: string; add: () => Registration }>();
+    const served = new Map<string, ServedTool>();
+    const byOriginal = new Map<string, ServedTool[]>();
     for (const [name, pair] of tools.names) {
       const entry = toolByPair.get(`${pair.server}\u0000${pair.item}`)!;
-      wantTools.set(
+      const tool = this.toolEntry(
         name,
-        this.toolEntry(
-          name,
-          pair.server,
-          entry.tool,
-          entry.toBackend,
-          view.tool(pair.server, pair.item),
-        ),
+        pair.server,
+        entry.tool,
+        entry.toBackend,
+        view.tool(pair.server, pair.item),
       );
+      wantTools.set(name, tool);
+      served.set(name, tool);
+      if (tool.original !== undefined && tool.original !== name)
+        byOriginal.set(tool.original, [...(byOriginal.get(tool.original) ?? []), tool]);
+    }
+    this.served = served;
+    this.byOriginal = byOriginal;
+    if (this.search) {
+      // Search mode lists its two tools only; the served ones are searched and called.
+      this.search.update(served, new Map([...wantTools].map(([name, { key }]) => [name, key])));
+      wantTools = this.searchTools();
     }
     const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
     for (const [name, pair] of prompts.names) {
@@ -456,24 +504,47 @@ export class Gateway {
     apply(this.registered.templates, templates);
   }
 
+  /** Search mode's two tools (the same key always: registered once, never changed). */
+  private searchTools(): Map<string, { key: string; add: () => Registration }> {
+    return new Map(
+      (this.search?.tools() ?? []).map(({ name, definition, handler }) => [
+        name,
+        { key: 'search', add: () => this.server.registerTool(name, definition, handler) },
+      ]),
+    );
+  }
+
+  /** A served tool: its registration key, definition and handler, and how to register it. */
   private toolEntry(
     name: string,
     server: string,
     tool: Tool | undefined,
     toBackend?: (args: Record<string, unknown> | undefined) => unknown,
     composition?: unknown,
-  ) {
+  ): ServedTool & { key: string; add: () => Registration } {
+    const entry = (
+      key: string,
+      original: string | undefined,
+      definition: ToolDefinition,
+      handler: ToolHandler,
+    ) => ({
+      key,
+      name,
+      server,
+      original,
+      definition,
+      handler,
+      forModel: visibleToModel(definition._meta),
+      add: () => this.server.registerTool(name, definition, handler),
+    });
     if (!tool) {
       const description = `Sign in to "${server}" (it needs authorization); its tools appear once signed in.`;
-      return {
-        key: `auth\u0000${server}`,
-        add: () =>
-          this.server.registerTool(
-            name,
-            { description, inputSchema: { type: 'object' } },
-            (_args, ctx) => this.authenticate(server, ctx),
-          ),
-      };
+      return entry(
+        `auth\u0000${server}`,
+        undefined,
+        { description, inputSchema: { type: 'object' } },
+        (_args, ctx) => this.authenticate(server, ctx),
+      );
     }
     const {
       name: original,
@@ -504,27 +575,47 @@ export class Gateway {
         ? annotations
         : this.lists.get(server)?.tools.find((t) => t.name === original)?.annotations;
     const retry = own?.readOnlyHint === true || own?.idempotentHint === true;
-    return {
-      key: `${server}\u0000${JSON.stringify(tool)}${composition === undefined ? '' : `\u0000${JSON.stringify(composition)}`}`,
-      add: () =>
-        this.server.registerTool(name, definition, (given, ctx) => {
-          // Renamed arguments back to the backend's names, hidden values set (or a refusal).
-          const args = (toBackend ? toBackend(given) : given) as typeof given;
-          return this.calls.call(
-            server,
-            ctx,
-            (client, options) =>
-              client.callTool(
-                // Without request _meta (the usual case) there is nothing to filter or copy.
-                ctx.meta
-                  ? { name: original, arguments: args, ...metaOf(ctx) }
-                  : { name: original, arguments: args },
-                options,
-              ),
-            retry,
-          ) as never;
-        }),
-    };
+    return entry(
+      `${server}\u0000${JSON.stringify(tool)}${composition === undefined ? '' : `\u0000${JSON.stringify(composition)}`}`,
+      original,
+      definition,
+      (given, ctx) => {
+        // Renamed arguments back to the backend's names, hidden values set (or a refusal).
+        const args = (toBackend ? toBackend(given) : given) as typeof given;
+        return this.calls.call(
+          server,
+          ctx,
+          (client, options) =>
+            client.callTool(
+              // Without request _meta (the usual case) there is nothing to filter or copy.
+              ctx.meta
+                ? { name: original, arguments: args, ...metaOf(ctx) }
+                : { name: original, arguments: args },
+              options,
+            ),
+          retry,
+        ) as never;
+      },
+    );
+  }
+
+  /**
+   * A `tools/call` for a name not listed. In search mode, a served tool's name (an App view
+   * or a client that knows it calls it directly). Then a backend's own name, as an MCP Apps
+   * view calls the tools of its server: the served tool when exactly one backend offers that
+   * name; refused, naming every candidate, when several do.
+   */
+  private resolveTool(name: string): ResolvedTool | undefined {
+    const served = this.search ? this.served.get(name) : undefined;
+    if (served) return served;
+    const candidates = this.byOriginal.get(name);
+    if (!candidates) return undefined;
+    if (candidates.length === 1) return candidates[0];
+    throw new RpcError(
+      RpcErrorCode.InvalidParams,
+      `mcpkit gateway: tool "${name}" is offered by ${candidates.length} servers (${candidates.map((c) => `"${c.server}" as "${c.name}"`).join(', ')}); a call by that name cannot choose, so it needs the served name`,
+      { name, candidates: candidates.map((c) => ({ server: c.server, name: c.name })) },
+    );
   }
 
   /**

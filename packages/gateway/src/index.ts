@@ -26,4 +26,5 @@ export {
   type GatewayOptions,
   gatewayHandlers,
 } from './gateway.js';
+export { type IndexedTool, ToolIndex, type ToolSearchOptions } from './search/index.js';
 export type { SoleClient } from './sole-client.js';

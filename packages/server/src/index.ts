@@ -28,7 +28,12 @@ export {
   type StreamableHttpStats,
   streamableHttpDefaults,
 } from './http/streamable-http-handler.js';
-export { McpServer, type McpServerOptions, serverDefaults } from './mcp-server.js';
+export {
+  McpServer,
+  type McpServerOptions,
+  type ResolvedTool,
+  serverDefaults,
+} from './mcp-server.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export {
   RequestStateSeal,

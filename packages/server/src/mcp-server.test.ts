@@ -1,4 +1,4 @@
-import { JsonRpcPeer } from '@mcpkit/jsonrpc';
+import { JsonRpcPeer, RpcError } from '@mcpkit/jsonrpc';
 import { createInProcessPair } from '@mcpkit/transport-in-process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServer } from './mcp-server.js';
@@ -188,5 +188,44 @@ describe('ServerSession.client', () => {
     const { session, client } = await open();
     await expect(client.request('ping')).rejects.toThrow();
     expect(session.client).toBeUndefined();
+  });
+});
+
+describe('McpServer resolveTool', () => {
+  it('runs the tool resolveTool gives for an unregistered name, passes its refusal, lists nothing more', async () => {
+    const server = new McpServer({
+      info: { name: 'unit', version: '1.0.0' },
+      resolveTool: (name) => {
+        if (name === 'hidden')
+          return {
+            name,
+            definition: {},
+            handler: () => ({ content: [{ type: 'text', text: 'ran' }] }),
+          };
+        if (name === 'twice') throw new RpcError(-32602, 'two tools have that name', { name });
+        return undefined;
+      },
+    });
+    server.registerTool('listed', {}, () => ({ content: [] }));
+    const client = await connect(server);
+    await client.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'unit', version: '1' },
+    });
+    expect(await client.request('tools/call', { name: 'hidden' })).toEqual({
+      content: [{ type: 'text', text: 'ran' }],
+    });
+    await expect(client.request('tools/call', { name: 'twice' })).rejects.toMatchObject({
+      rpcCode: -32602,
+      rpcMessage: 'two tools have that name',
+    });
+    await expect(client.request('tools/call', { name: 'nothing' })).rejects.toMatchObject({
+      rpcCode: -32602,
+      rpcMessage: 'Unknown tool: "nothing"',
+    });
+    expect(await client.request('tools/list', {})).toEqual({
+      tools: [{ name: 'listed', inputSchema: { type: 'object' } }],
+    });
   });
 });

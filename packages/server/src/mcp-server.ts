@@ -68,6 +68,21 @@ export interface McpServerOptions {
   onsubscribe?: SubscriptionHook;
   /** A subscriber stops following a resource: unsubscribe, its connection or stream ended. */
   onunsubscribe?: SubscriptionHook;
+  /**
+   * A `tools/call` for a name that is not registered: the tool to run for it (a gateway's
+   * other name for one of its tools, a tool it serves without listing it), or `undefined`
+   * for the usual unknown-tool error. It may throw an `RpcError` (a refusal), which the
+   * client gets as the call's JSON-RPC error.
+   */
+  resolveTool?: (name: string) => ResolvedTool | undefined;
+}
+
+/** A tool run for a name that is not registered (`McpServerOptions.resolveTool`). */
+export interface ResolvedTool {
+  /** The name the tool goes by (in errors and request state). */
+  name: string;
+  definition: ToolDefinition;
+  handler: ToolHandler;
 }
 
 export const serverDefaults = {
@@ -118,6 +133,7 @@ export class McpServer {
   readonly instrumentation: Required<Pick<McpInstrumentation, 'serverRequest'>> | undefined;
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
+  private readonly resolveTool: ((name: string) => ResolvedTool | undefined) | undefined;
 
   private readonly explicitCapabilities: ServerCapabilities | undefined;
   private readonly tools = new Map<string, ToolEntry>();
@@ -155,6 +171,7 @@ export class McpServer {
       : undefined;
     this.onsubscribe = options.onsubscribe;
     this.onunsubscribe = options.onunsubscribe;
+    this.resolveTool = options.resolveTool;
   }
 
   /** Connected sessions (a stdio connection, an HTTP session, an open 2026-07-28 exchange). */
@@ -291,7 +308,14 @@ export class McpServer {
 
   /** @internal A tool's input schema (the HTTP binding checks `Mcp-Param-*` headers against it). */
   toolInputSchema(name: string): unknown {
-    return this.tools.get(name)?.definition.inputSchema;
+    const tool = this.tools.get(name);
+    if (tool || !this.resolveTool) return tool?.definition.inputSchema;
+    try {
+      return this.resolveTool(name)?.definition.inputSchema;
+    } catch {
+      // A refused name: the call itself says why.
+      return undefined;
+    }
   }
 
   /** @internal Whether a resource URI exists (subscriptions refuse unknown ones). */
@@ -354,7 +378,8 @@ export class McpServer {
 
   private callTool(params: Record<string, unknown>, ctx: HandlerContext): unknown {
     const name = params.name;
-    const tool = typeof name === 'string' ? this.tools.get(name) : undefined;
+    const tool =
+      typeof name === 'string' ? (this.tools.get(name) ?? this.resolveTool?.(name)) : undefined;
     if (!tool) throw invalidParams(`Unknown tool: ${JSON.stringify(name)}`, { name });
     const args = params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {

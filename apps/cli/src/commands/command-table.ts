@@ -102,6 +102,7 @@ export const serveFlags = {
   'allowed-origin': { type: 'string', multiple: true },
   separator: { type: 'string' },
   'no-prefix': { type: 'boolean' },
+  search: { type: 'boolean' },
   tools: { type: 'string', multiple: true },
   'sse-poll-ms': { type: 'string' },
   'backend-wait-ms': { type: 'string' },

@@ -290,6 +290,7 @@ export async function serveCommand(
     info: { name: 'mcpkit-serve', version },
     naming: { separator, prefix: !flags['no-prefix'] },
     filter: toolFilter(flags.tools ?? []),
+    ...(flags.search ? { toolSearch: true } : {}),
     callTimeoutMs: timeoutMs,
     ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     ...(stdioFace ? { soleClient: stdioFace } : {}),

@@ -33,6 +33,7 @@ Serving (a gateway: every server behind one MCP server; see SERVE.md):
       --allowed-origin <o>  --http: a browser Origin to allow besides the gateway's own (repeatable)
       --separator <s>       between server and tool names (default "__")
       --no-prefix           one server (--server): names unchanged
+      --search              list two tools, search_tools and call_tool, instead of all (capped clients)
       --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)
       --sse-poll-ms <ms>    --http, 2025-11-25: close a tool call's SSE stream after <ms>; the client resumes (SEP-1699)
       --backend-wait-ms <ms>  stdio: answer initialize once backends settled or after <ms> (default 5000)

@@ -1,0 +1,2 @@
+export { type ToolSearchOptions, visibleToModel } from './search-tools.js';
+export { type IndexedTool, ToolIndex, words } from './tool-index.js';

@@ -168,6 +168,15 @@ describe('suggestions', () => {
     expect(r.stderr).toContain('unknown command "tool" — did you mean "tools"?');
   });
 
+  it('mcpkit help call is call --help; help with an unknown command suggests one', () => {
+    const r = cli('help', 'call');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('usage: mcpkit call <server> <tool>');
+    const typo = cli('help', 'tool');
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain('unknown command "tool" — did you mean "tools"?');
+  });
+
   it('call everythin get_sum: the nearest server', () => {
     const r = cli('call', 'everythin', 'get_sum');
     expect(r.status).toBe(2);

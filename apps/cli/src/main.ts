@@ -93,10 +93,20 @@ export async function main(
     io.stderr(usageLine('no command given'));
     return 2;
   }
-  const handler = commandTable.get(command);
+  // `mcpkit help [command]` is `mcpkit [command] --help`.
+  const asked = command === 'help' ? rest[0] : command;
+  if (command === 'help' && (asked === undefined || commandTable.has(asked))) {
+    const of = asked === undefined ? undefined : commandTable.get(asked);
+    io.stdout(of ? commandHelp(of.help[asked!]!, flagsOf(asked!), allFlags) : usage());
+    return 0;
+  }
+  const handler = command === 'help' ? undefined : commandTable.get(command);
   if (!handler) {
+    const word = asked!;
     const { didYouMean } = await import('./core/suggest.js');
-    io.stderr(usageLine(`unknown command "${command}"${didYouMean(command, commandTable.keys())}`));
+    io.stderr(
+      usageLine(`unknown command "${word}"${didYouMean(word, [...commandTable.keys(), 'help'])}`),
+    );
     return 2;
   }
   let timeoutMs: number;

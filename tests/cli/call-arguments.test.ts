@@ -33,9 +33,9 @@ describe('mcpkit call arguments, against server-everything', () => {
     expect(r.stdout).toMatch(/\b5\.5\b/);
   });
 
-  it('a value that does not fit its declared type is refused, naming the key', () => {
+  it('a value that does not fit its declared type is refused, naming the key (a usage error: exit 2)', () => {
     const r = call(['everything', 'get-sum', 'a=two', 'b=3']);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain('"a" must be a number, got "two"');
   });
 

@@ -146,11 +146,26 @@ export class Tmux {
     return r.stdout;
   }
 
-  /** Runs `argv` (no shell quoting needed) in a new 200x50 session. */
-  start(argv: readonly string[]): void {
+  /** Runs `argv` (no shell quoting needed) in a new session, 200x50 unless `size` says. */
+  start(
+    argv: readonly string[],
+    size: { columns: number; rows: number } = { columns: 200, rows: 50 },
+  ): void {
     const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
     const script = `${quoted}; echo $? > '${this.statusFile}'`;
-    this.tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50', 'bash', '-c', script);
+    this.tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'cli',
+      '-x',
+      String(size.columns),
+      '-y',
+      String(size.rows),
+      'bash',
+      '-c',
+      script,
+    );
   }
 
   /** Keys as tmux names them, e.g. `C-c`. */

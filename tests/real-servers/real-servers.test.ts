@@ -246,7 +246,13 @@ describe('real MCP servers from npm, offline', () => {
       const call = expected[name]!.call;
       const file = path.join(box.dir, `call-${name}.out`);
       const args = JSON.stringify(call.args(box));
-      const ours = await cliToFile(box, cliArgs(box, 'call', name, call.tool, args), file);
+      // --no-check: some of these calls are refused by the server on purpose (its own words
+      // are what is compared), so the CLI's check against the input schema stays out.
+      const ours = await cliToFile(
+        box,
+        cliArgs(box, 'call', '--no-check', name, call.tool, args),
+        file,
+      );
       const theirs = sdk.get(name)!.call;
       const written = readFileSync(file);
       const fail = (what: string) => failures.push(`${name}: ${what}`);

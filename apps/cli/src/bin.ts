@@ -30,6 +30,9 @@ const code = await main(
       return shutdown;
     },
     stdoutIsTTY: process.stdout.isTTY === true,
+    ...(process.stdout.isTTY && process.stdout.columns > 0
+      ? { columns: process.stdout.columns }
+      : {}),
     interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
     ...(process.stdout.isTTY && process.stderr.isTTY ? { progressStream: process.stderr } : {}),
   },

@@ -1,17 +1,31 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { allFlags, commandTable } from './commands/command-table.js';
+import {
+  allFlags,
+  commandTable,
+  type FlagName,
+  flagsOf,
+  parseOptionsOf,
+} from './commands/command-table.js';
 import { parseBytesFlag, parseMsFlag } from './core/flags.js';
 import type { Io } from './core/io.js';
 import { UsageError } from './core/io.js';
 import type { CliContext, ServerSelection } from './core/server-selection.js';
 import type { InterruptedError, Shutdown } from './core/signals.js';
 import type { TraceFile } from './core/trace.js';
-import { commandHelp, USAGE, usageLine, VERSION } from './core/usage.js';
+import { commandHelp, topHelp, usageLine, VERSION } from './core/usage.js';
 
 export type { Io } from './core/io.js';
-export { USAGE, VERSION } from './core/usage.js';
+export { VERSION } from './core/usage.js';
+
+/** `mcpkit --help`: every command name with its help, in the table's order. */
+export function usage(): string {
+  return topHelp(
+    [...commandTable].map(([name, c]) => [name, c.help[name]!] as const),
+    allFlags,
+  );
+}
 
 /** `mcpkit login`'s whole sign-in, unless --login-timeout says otherwise. */
 const LOGIN_TIMEOUT_MS = 300_000;
@@ -29,6 +43,8 @@ export interface MainOptions {
   interactive?: boolean;
   /** Where live progress is drawn while connecting (a terminal); none when absent. */
   progressStream?: NodeJS.WriteStream;
+  /** stdout's width when it is a terminal: listings are cut to it. */
+  columns?: number;
 }
 
 /**
@@ -41,17 +57,32 @@ export async function main(
   ctx: CliContext = { cwd: process.cwd(), home: homedir(), env: process.env },
   options: MainOptions = {},
 ): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
+  // The command is the first word that is not a flag (or a flag's value): found with every
+  // flag known, then the line is parsed again with only the flags that command takes.
+  let command: string | undefined;
   try {
-    parsed = parse(argv);
+    command = parse(argv, allFlags, false).positionals[0];
   } catch (error) {
     io.stderr(usageLine((error as Error).message));
     return 2;
   }
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  if (values.help) {
-    io.stdout(command && commandTable.has(command) ? commandHelp(command) : USAGE);
+  const known = command !== undefined && commandTable.has(command);
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv, parseOptionsOf(known ? flagsOf(command!) : flagsOf('')), true);
+  } catch (error) {
+    io.stderr(await flagError(error as Error & { code?: string }, known ? command : undefined));
+    return 2;
+  }
+  const values = parsed.values as ReturnType<typeof parse>['values'];
+  const rest = parsed.positionals.slice(1);
+  // `call <server> <tool> --help` is the tool's own help: the command shows it.
+  const toolHelp = values.help && command === 'call' && rest.length >= 2;
+  if (values.help && !toolHelp) {
+    const handler = known ? commandTable.get(command!) : undefined;
+    io.stdout(
+      handler ? commandHelp(handler.help[command!]!, flagsOf(command!), allFlags) : usage(),
+    );
     return 0;
   }
   if (values.version) {
@@ -62,9 +93,20 @@ export async function main(
     io.stderr(usageLine('no command given'));
     return 2;
   }
-  const handler = commandTable.get(command);
+  // `mcpkit help [command]` is `mcpkit [command] --help`.
+  const asked = command === 'help' ? rest[0] : command;
+  if (command === 'help' && (asked === undefined || commandTable.has(asked))) {
+    const of = asked === undefined ? undefined : commandTable.get(asked);
+    io.stdout(of ? commandHelp(of.help[asked!]!, flagsOf(asked!), allFlags) : usage());
+    return 0;
+  }
+  const handler = command === 'help' ? undefined : commandTable.get(command);
   if (!handler) {
-    io.stderr(usageLine(`unknown command "${command}"`));
+    const word = asked!;
+    const { didYouMean } = await import('./core/suggest.js');
+    io.stderr(
+      usageLine(`unknown command "${word}"${didYouMean(word, [...commandTable.keys(), 'help'])}`),
+    );
     return 2;
   }
   let timeoutMs: number;
@@ -114,6 +156,7 @@ export async function main(
       maxMessageBytes,
       interactive: options.interactive ?? false,
       progressStream: options.progressStream,
+      columns: options.columns,
       shutdown: async () => {
         shutdown =
           typeof options.shutdown === 'function'
@@ -141,10 +184,44 @@ export async function main(
   }
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: allFlags,
-  });
+function parse(
+  argv: readonly string[],
+  options: NonNullable<Parameters<typeof parseArgs>[0]>['options'],
+  strict: boolean,
+) {
+  const parsed = parseArgs({ args: [...argv], allowPositionals: true, options, strict });
+  return parsed as unknown as {
+    values: import('./commands/command-table.js').ValuesOf<typeof allFlags>;
+    positionals: string[];
+  };
+}
+
+/**
+ * A flag the command does not take: named, with the nearest flag it does take, or the
+ * commands that take it. Other parse errors (a missing value) as node:util words them.
+ */
+async function flagError(error: Error & { code?: string }, command: string | undefined) {
+  const flag = /'(-[^']*)'/.exec(error.message)?.[1];
+  if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || !flag)
+    return usageLine(error.message, command);
+  const { didYouMean } = await import('./core/suggest.js');
+  const takes = flagsOf(command ?? '');
+  const name = flag.replace(/^-+/, '').split('=')[0]!;
+  const long = flag.startsWith('--');
+  const others = long
+    ? [...commandTable.keys()].filter((c) => flagsOf(c).includes(name as FlagName))
+    : [];
+  const where = command ? `mcpkit ${command}` : 'mcpkit (without a command)';
+  const hint =
+    didYouMean(
+      long ? `--${name}` : flag,
+      takes.flatMap((f) => {
+        const short = (allFlags[f] as { short?: string }).short;
+        return short ? [`--${f}`, `-${short}`] : [`--${f}`];
+      }),
+    ) ||
+    (others.length > 0
+      ? ` — ${long ? `--${name}` : flag} is a flag of ${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''}`
+      : '');
+  return usageLine(`${where} has no flag ${long ? `--${name}` : flag}${hint}`, command);
 }

@@ -5,13 +5,20 @@ import { UsageError } from '../core/io.js';
 import type { CliContext, ServerSelection } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import type { TraceFile } from '../core/trace.js';
+import { type CommandHelp, EVERYWHERE } from '../core/usage.js';
 import type { Output } from '../terminal/output.js';
 
 /**
- * The CLI's commands: each one's names, the flags it reads (node:util parseArgs options)
- * and its handler. A handler loads its module when it runs (`import()`), so that `--help`,
- * `--version` and `list` load nothing else. `main.ts` parses the command line and
- * dispatches here; the usage text of each command is in `../core/usage.ts`.
+ * The CLI's commands: each one's names, the flags it reads (node:util parseArgs options),
+ * its help (per name: usage, summary, examples, and the flags that name takes when not all
+ * of `flags`) and its handler. A handler loads its module when it runs (`import()`), so
+ * that `--help`, `--version` and `list` load nothing else. `main.ts` parses the command
+ * line with the flags of the command named (and `EVERYWHERE`'s) and dispatches here; the
+ * help pages are drawn by `../core/usage.ts` from these entries and its `FLAG_WORDS`.
+ *
+ * A new command: one `command({ names, flags, help: { name: { group, usage, summary,
+ * examples } }, run })` below, added to `commandTable`; a new flag also gets its words in
+ * `FLAG_WORDS`.
  */
 
 type Flags = NonNullable<ParseArgsConfig['options']>;
@@ -89,6 +96,7 @@ const connectFlags = {
   ...selectFlags,
   'no-progress': { type: 'boolean' },
   elicit: { type: 'string' },
+  'no-check': { type: 'boolean' },
 } as const satisfies Flags;
 
 /** `mcpkit serve`'s own flags (with `--server`, `--verbose` and the global ones). */
@@ -155,19 +163,38 @@ export interface CommandCall<F extends Flags = typeof globalFlags> {
   /** stdin and stdout are a terminal. */
   interactive: boolean;
   progressStream: NodeJS.WriteStream | undefined;
+  /** The terminal's width when stdout is one. */
+  columns: number | undefined;
   /** Made (and its signal handlers installed) only by commands that start servers. */
   shutdown(): Promise<Shutdown>;
   /** `--trace <file>`, opened (closed by `main.ts` when the command ends). */
   openTrace(): Promise<TraceFile | undefined>;
 }
 
+/** A name's help, and the flags it takes when not every one of its command's `flags`. */
+export type NameHelp = CommandHelp & { flags?: readonly FlagName[] };
+export type FlagName = keyof typeof allFlags;
+
 export interface Command<F extends Flags = Flags> {
   /** The names it runs under (`enable` and `disable` are one command). */
   names: readonly string[];
-  /** The flags it reads besides the global ones. */
+  /** The flags it reads besides the ones every command takes (`EVERYWHERE`). */
   flags: F;
+  /** Each name's help (every name has one). */
+  help: Readonly<Record<string, NameHelp>>;
   run(call: CommandCall<F>): Promise<number>;
 }
+
+/** The flags every command that starts servers takes. */
+const START = [
+  'timeout',
+  'max-message-bytes',
+  'verbose',
+  'root',
+  'no-roots',
+  'trace',
+  'no-browser',
+] as const;
 
 const command = <F extends Flags>(c: Command<F>): Command<F> => c;
 
@@ -182,6 +209,15 @@ function rootsOf(call: CommandCall<typeof serverFlags>): readonly string[] | fal
 const list = command({
   names: ['list'],
   flags: {},
+  help: {
+    list: {
+      group: 'config',
+      usage: 'list',
+      summary: 'every configured server: scope, file, status',
+      flags: ['json'],
+      examples: ['mcpkit list', 'mcpkit --json list'],
+    },
+  },
   async run({ out, ctx, selection, json, showSecrets }) {
     const { listCommand } = await import('./config.js');
     // It redacts the entries it prints (by position) and the URLs its messages quote.
@@ -192,6 +228,19 @@ const list = command({
 const add = command({
   names: ['add'],
   flags: addFlags,
+  help: {
+    add: {
+      group: 'config',
+      usage: 'add [--transport t] <name> <command|url> [-- args...]',
+      line: 'add <name> <command|url>',
+      summary: 'add a server (a command to start, or a URL)',
+      examples: [
+        'mcpkit add files -- npx -y @modelcontextprotocol/server-filesystem ~/notes',
+        'mcpkit add --transport http -H "Authorization: Bearer $TOKEN" docs https://example.com/mcp',
+        'mcpkit add --scope user -e API_KEY=... search -- npx -y some-mcp-server',
+      ],
+    },
+  },
   async run({ out, ctx, rest, values }) {
     return await (await import('./config.js')).addCommand(out, ctx, rest, values);
   },
@@ -200,6 +249,17 @@ const add = command({
 const addJson = command({
   names: ['add-json'],
   flags: configFlags,
+  help: {
+    'add-json': {
+      group: 'config',
+      usage: "add-json <name> '<json>'",
+      summary: 'add a server given as JSON',
+      examples: [
+        `mcpkit add-json everything '{"command":"npx","args":["-y","@modelcontextprotocol/server-everything"]}'`,
+        `mcpkit add-json --scope user docs '{"type":"http","url":"https://example.com/mcp"}'`,
+      ],
+    },
+  },
   async run({ out, ctx, rest, values }) {
     return await (await import('./config.js')).addJsonCommand(out, ctx, rest, values.scope);
   },
@@ -208,6 +268,14 @@ const addJson = command({
 const remove = command({
   names: ['remove'],
   flags: configFlags,
+  help: {
+    remove: {
+      group: 'config',
+      usage: 'remove <name>',
+      summary: 'remove a server',
+      examples: ['mcpkit remove files', 'mcpkit remove --scope user docs'],
+    },
+  },
   async run({ out, ctx, rest, values }) {
     return await (await import('./config.js')).removeCommand(out, ctx, rest, values.scope);
   },
@@ -216,6 +284,18 @@ const remove = command({
 const importServers = command({
   names: ['import'],
   flags: importFlags,
+  help: {
+    import: {
+      group: 'config',
+      usage: 'import --from <host> [file] [--dry-run]',
+      line: 'import --from <host> [file]',
+      summary: "import the servers of another host's config",
+      examples: [
+        'mcpkit import --from claude-desktop --dry-run',
+        'mcpkit import --from vscode .vscode/mcp.json',
+      ],
+    },
+  },
   async run({ out, ctx, rest, values, showSecrets }) {
     return await (await import('./config.js')).importCommand(out, ctx, rest, {
       from: values.from,
@@ -229,6 +309,16 @@ const importServers = command({
 const search = command({
   names: ['search'],
   flags: searchFlags,
+  help: {
+    search: {
+      group: 'config',
+      usage: 'search <query> [--limit n] [--registry url]',
+      line: 'search <query>',
+      summary: 'find servers in the MCP Registry (name, version, status, transports)',
+      flags: ['registry', 'limit', 'json', 'timeout'],
+      examples: ['mcpkit search filesystem', 'mcpkit --json search github --limit 5'],
+    },
+  },
   async run({ out, ctx, rest, values, json, timeoutMs }) {
     return await (await import('./registry.js')).searchCommand(out, ctx, rest, {
       registry: values.registry,
@@ -242,6 +332,19 @@ const search = command({
 const install = command({
   names: ['install'],
   flags: installFlags,
+  help: {
+    install: {
+      group: 'config',
+      usage: 'install <name>[@version] [--scope s] [--dry-run] [-e KEY=VALUE...]',
+      line: 'install <name>[@version]',
+      summary: 'add a server from the MCP Registry as a config entry',
+      examples: [
+        'mcpkit install io.github.example/notes --dry-run',
+        'mcpkit install --scope user -e API_KEY=... io.github.example/notes@1.2.0',
+        'mcpkit install --use remote --store refs io.github.example/notes',
+      ],
+    },
+  },
   async run({ out, ctx, rest, values, json, showSecrets, interactive, timeoutMs }) {
     return await (await import('./registry.js')).installCommand(out, ctx, rest, {
       registry: values.registry,
@@ -263,6 +366,31 @@ const install = command({
 const approval = command({
   names: ['approve', 'reject', 'reset-project-choices'],
   flags: approvalFlags,
+  help: {
+    approve: {
+      group: 'config',
+      usage: 'approve <name...> | approve --all',
+      line: 'approve | reject <name...>',
+      summary: 'which project (.mcp.json) servers may start',
+      about: 'approve prints each entry it approves, whole but for its credentials.',
+      examples: ['mcpkit approve notes', 'mcpkit approve --all'],
+    },
+    reject: {
+      group: 'config',
+      usage: 'reject <name...>',
+      summary: 'keep project (.mcp.json) servers from starting',
+      unlisted: true,
+      flags: [],
+      examples: ['mcpkit reject notes'],
+    },
+    'reset-project-choices': {
+      group: 'config',
+      usage: 'reset-project-choices',
+      summary: 'forget those choices for this project',
+      flags: [],
+      examples: ['mcpkit reset-project-choices'],
+    },
+  },
   async run({ out, ctx, selection, command, rest, values }) {
     const { approvalCommand } = await import('./config.js');
     return await approvalCommand(
@@ -279,6 +407,22 @@ const approval = command({
 const enable = command({
   names: ['enable', 'disable'],
   flags: {},
+  help: {
+    enable: {
+      group: 'config',
+      usage: 'enable <name>',
+      line: 'enable | disable <name>',
+      summary: 'clear or set "disabled" in its own file',
+      examples: ['mcpkit enable files', 'mcpkit disable files'],
+    },
+    disable: {
+      group: 'config',
+      usage: 'disable <name>',
+      summary: 'set "disabled": true on the entry, in its own file',
+      unlisted: true,
+      examples: ['mcpkit disable files'],
+    },
+  },
   async run({ out, ctx, selection, command, rest }) {
     const { enableCommand } = await import('./enable.js');
     return await enableCommand(out, ctx, selection, command as 'enable' | 'disable', rest);
@@ -288,6 +432,25 @@ const enable = command({
 const serve = command({
   names: ['serve'],
   flags: serveFlags,
+  help: {
+    serve: {
+      group: 'serve',
+      usage: 'serve [--http [host:]port]',
+      summary: 'every server behind one MCP server (stdio by default)',
+      flags: [...Object.keys(serveFlags), 'timeout', 'max-message-bytes'] as FlagName[],
+      flagWords: {
+        'max-message-bytes':
+          'the largest message a server, or a client of the gateway, may send: a longer stdio line is answered with an error, a larger --http body gets 413 (default 67108864; 4 MiB from --http clients)',
+        server: 'serve only this server (repeatable)',
+      },
+      examples: [
+        'mcpkit serve',
+        'mcpkit serve --http 8787   (bearer token in $XDG_STATE_HOME/mcpkit/serve-token)',
+        'mcpkit serve --http 8787 --gateway-config team.jsonc',
+        'mcpkit serve --server everything --no-prefix',
+      ],
+    },
+  },
   async run(call) {
     const { out, ctx, selection, rest, values } = call;
     const shutdown = await call.shutdown();
@@ -315,6 +478,16 @@ const serve = command({
 const doctor = command({
   names: ['doctor'],
   flags: serverFlags,
+  help: {
+    doctor: {
+      group: 'use',
+      usage: 'doctor [name...]',
+      summary: 'check each server, each finding with its next step',
+      about: 'Each finding says what to do next; exit 1 when any is a warning or an error.',
+      flags: ['json', 'timeout', 'root', 'no-roots', 'trace', 'no-browser'],
+      examples: ['mcpkit doctor', 'mcpkit doctor everything', 'mcpkit --json doctor'],
+    },
+  },
   async run(call) {
     const { out, ctx, selection, rest, values, json, timeoutMs } = call;
     const shutdown = await call.shutdown();
@@ -347,6 +520,15 @@ const doctor = command({
 const shell = command({
   names: ['shell'],
   flags: serverFlags,
+  help: {
+    shell: {
+      group: 'use',
+      usage: 'shell',
+      summary: 'an interactive session on every server',
+      flags: ['timeout', 'login-timeout', 'root', 'no-roots', 'trace', 'no-browser'],
+      examples: ['mcpkit shell', 'mcpkit shell < commands.txt'],
+    },
+  },
   async run(call) {
     const { ctx, selection, values, timeoutMs, showSecrets, loginTimeoutMs } = call;
     const shutdown = await call.shutdown();
@@ -380,6 +562,91 @@ const serverCommands = command({
     'logout',
   ],
   flags: connectFlags,
+  help: {
+    servers: {
+      group: 'use',
+      usage: 'servers',
+      summary: 'connect to every enabled server and show its state',
+      about: 'Exit 1 when a started server is not connected or is degraded.',
+      flags: [...START, 'server', 'json', 'no-progress'],
+      examples: ['mcpkit servers', 'mcpkit servers -s everything', 'mcpkit --json servers'],
+    },
+    get: {
+      group: 'use',
+      usage: 'get <name>',
+      summary: 'one server in full, its tools with their parameters',
+      flags: [...START, 'json', 'no-progress'],
+      examples: ['mcpkit get everything', 'mcpkit --json get everything'],
+    },
+    tools: {
+      group: 'use',
+      usage: 'tools',
+      summary: 'the tools of every server, with their parameters',
+      flags: [...START, 'server', 'json', 'no-progress'],
+      examples: ['mcpkit tools', 'mcpkit tools -s everything', 'mcpkit --json tools'],
+    },
+    call: {
+      group: 'use',
+      usage: 'call <server> <tool> [json | - | key=value...]',
+      line: 'call <server> <tool> [args]',
+      summary: 'call a tool: JSON, - (stdin) or key=value',
+      about:
+        "key=value pairs are typed from the tool's input schema; the arguments are checked against it before they are sent. mcpkit call <server> <tool> --help shows the tool's parameters. Exit 1 when the tool reports an error.",
+      flags: [...START, 'json', 'no-progress', 'elicit', 'sanitize', 'no-check'],
+      examples: [
+        'mcpkit call everything get-sum a=2 b=3',
+        `mcpkit call everything echo '{"message": "hi"}'`,
+        'mcpkit call everything get-sum --help',
+      ],
+    },
+    resources: {
+      group: 'use',
+      usage: 'resources',
+      summary: 'the resources of every server',
+      flags: [...START, 'server', 'json', 'no-progress'],
+      examples: ['mcpkit resources', 'mcpkit resources -s everything'],
+    },
+    read: {
+      group: 'use',
+      usage: 'read <server> <uri>',
+      summary: 'read a resource',
+      flags: [...START, 'json', 'no-progress', 'elicit', 'sanitize'],
+      examples: ['mcpkit read everything demo://resource/static/document/architecture.md'],
+    },
+    prompts: {
+      group: 'use',
+      usage: 'prompts',
+      summary: 'the prompts of every server',
+      flags: [...START, 'server', 'json', 'no-progress'],
+      examples: ['mcpkit prompts', 'mcpkit --json prompts'],
+    },
+    prompt: {
+      group: 'use',
+      usage: 'prompt <server> <name> [json]',
+      summary: 'get a prompt (its arguments are strings)',
+      flags: [...START, 'json', 'no-progress', 'elicit', 'sanitize'],
+      examples: [
+        'mcpkit prompt everything simple-prompt',
+        `mcpkit prompt everything args-prompt '{"city": "Paris"}'`,
+      ],
+    },
+    login: {
+      group: 'auth',
+      usage: 'login <server> [--no-browser]',
+      line: 'login | logout <server>',
+      summary: 'sign in to a remote server (OAuth), or forget its tokens',
+      flags: ['no-browser', 'login-timeout', 'timeout'],
+      examples: ['mcpkit login docs', 'mcpkit login docs --no-browser'],
+    },
+    logout: {
+      group: 'auth',
+      usage: 'logout <server>',
+      summary: 'forget its tokens and registration',
+      unlisted: true,
+      flags: [],
+      examples: ['mcpkit logout docs'],
+    },
+  },
   async run(call) {
     const { command, rest, out, ctx, selection, values, json } = call;
     const shutdown = await call.shutdown();
@@ -407,6 +674,9 @@ const serverCommands = command({
       ...(call.maxMessageBytes !== undefined ? { maxMessageBytes: call.maxMessageBytes } : {}),
       verbose: values.verbose ?? false,
       showSecrets: call.showSecrets,
+      describe: values.help ?? false,
+      noCheck: values['no-check'] ?? false,
+      ...(call.columns !== undefined ? { columns: call.columns } : {}),
       server: values.server,
       noBrowser: values['no-browser'] ?? false,
       loginTimeoutMs: call.loginTimeoutMs,
@@ -436,13 +706,31 @@ const serverCommands = command({
 export interface TableCommand {
   names: readonly string[];
   flags: Flags;
+  help: Readonly<Record<string, NameHelp>>;
   run(call: CommandCall<typeof allFlags>): Promise<number>;
+}
+
+/** The flags a command name takes: its own list, else its command's, with `EVERYWHERE`'s. */
+export function flagsOf(name: string): FlagName[] {
+  const c = commandTable.get(name);
+  const own = c ? (c.help[name]?.flags ?? (Object.keys(c.flags) as FlagName[])) : [];
+  return [...new Set([...own, ...EVERYWHERE])];
+}
+
+/** The parse options of those flags. */
+export function parseOptionsOf(names: readonly FlagName[]): Flags {
+  return Object.fromEntries(names.map((n) => [n, allFlags[n]]));
 }
 
 /** Every command, by each of its names. */
 export const commandTable: ReadonlyMap<string, TableCommand> = new Map(
+  // In this order in `mcpkit --help` (by group).
   (
     [
+      serverCommands,
+      doctor,
+      shell,
+      serve,
       list,
       add,
       addJson,
@@ -452,10 +740,6 @@ export const commandTable: ReadonlyMap<string, TableCommand> = new Map(
       install,
       approval,
       enable,
-      serve,
-      doctor,
-      shell,
-      serverCommands,
     ] as TableCommand[]
   ).flatMap((c) => c.names.map((name) => [name, c] as const)),
 );

@@ -4,7 +4,8 @@ import { listFailure, summarize, toolIssueLines } from '../core/advice.js';
 import { UsageError } from '../core/io.js';
 import { notStartedHint } from '../core/server-selection.js';
 import type { Output } from '../terminal/output.js';
-import type { ServerCommandRun } from './server-command-run.js';
+import { parameterLines } from '../terminal/signature.js';
+import { noServerSync, type ServerCommandRun } from './server-command-run.js';
 
 /**
  * `mcpkit get <name>`: one server in full — its entry (secrets redacted unless
@@ -22,7 +23,10 @@ export async function getCommand(
   if (!name || rest.length > 1) throw new UsageError('usage: mcpkit get <name>');
   const entry = resolved.servers.find((s) => s.name === name);
   if (!entry)
-    throw new UsageError(`no server named "${name}"; "mcpkit list" shows the configured servers`);
+    throw noServerSync(
+      name,
+      resolved.servers.map((s) => s.name),
+    );
   const config = options.showSecrets ? entry.config : redactServerConfig(entry.config);
   const decision = { status: entry.status, reason: entry.reason || undefined };
   const base = { name, scope: entry.scope, source: entry.source, config, decision };
@@ -62,7 +66,12 @@ export async function getCommand(
       connectMs: state.connectMs,
       capabilities: state.capabilities,
       instructions: state.instructions,
-      tools: tools.map((t) => ({ name: t.tool, hostName: t.name, description: t.description })),
+      tools: tools.map((t) => ({
+        name: t.tool,
+        hostName: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+      })),
     };
     if (options.json) out.json({ ...base, ...detail });
     else
@@ -75,7 +84,17 @@ export async function getCommand(
           (state.instructions
             ? `instructions:\n  ${state.instructions.split('\n').join('\n  ')}\n`
             : '') +
-          `tools (${tools.length}):\n${tools.map((t) => `  ${t.tool}  (${t.name})\n`).join('')}`,
+          `tools (${tools.length}):\n${tools
+            .map(
+              (t) =>
+                `  ${t.tool}  (${t.name})\n${t.description ? `    ${t.description.split('\n')[0]!.trim()}\n` : ''}${parameterLines(
+                  t.inputSchema,
+                  '      ',
+                )
+                  .map((l) => `${l}\n`)
+                  .join('')}`,
+            )
+            .join('')}`,
       );
     return degraded.length > 0 ? 1 : 0;
   });

@@ -6,6 +6,7 @@ import { UsageError } from '../core/io.js';
 import { openManager } from '../core/open-manager.js';
 import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
+import { didYouMean } from '../core/suggest.js';
 import type { TraceFile } from '../core/trace.js';
 import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
@@ -103,12 +104,7 @@ export class ServerCommandRun {
   private selected(filter: string[] | undefined): string[] {
     const all = this.resolved.servers.map((s) => s.name);
     if (!filter || filter.length === 0) return all;
-    for (const name of filter) {
-      if (!all.includes(name))
-        throw new UsageError(
-          `no server named "${name}"; "mcpkit list" shows the configured servers`,
-        );
-    }
+    for (const name of filter) if (!all.includes(name)) throw noServerSync(name, all);
     return filter;
   }
 
@@ -178,6 +174,8 @@ export class ServerCommandRun {
     filter: string[] | undefined,
     fetch: (client: McpClient, manager: McpManager, server: string) => Promise<T[]>,
     row: (item: T) => [string, string],
+    /** The items' lines, when not a table of `row`s. */
+    render?: (items: T[]) => string,
   ): Promise<number> {
     // The manager fetches only the tools ("tools" shows them from its list, with their host
     // names); the other commands list what they show themselves.
@@ -225,7 +223,8 @@ export class ServerCommandRun {
     } else {
       for (const r of results) {
         this.out.stdout(`${neutralize(r.name)} (${r.items.length} ${what})\n`);
-        if (r.items.length > 0) this.out.stdout(`${table(r.items.map(row))}\n`);
+        if (r.items.length > 0)
+          this.out.stdout(`${render ? render(r.items) : table(r.items.map(row))}\n`);
       }
     }
     for (const w of warnings) this.out.stderr(`mcpkit: warning: ${w}\n`);
@@ -244,8 +243,9 @@ export class ServerCommandRun {
   ): Promise<number> {
     const entry: ResolvedServer | undefined = this.resolved.servers.find((s) => s.name === server);
     if (!entry)
-      throw new UsageError(
-        `no server named "${server}"; "mcpkit list" shows the configured servers`,
+      throw noServerSync(
+        server,
+        this.resolved.servers.map((s) => s.name),
       );
     if (entry.status !== 'enabled') {
       this.out.stderr(`mcpkit: ${notStartedHint(entry)}\n`);
@@ -263,7 +263,8 @@ export class ServerCommandRun {
       else this.out.result(`${text}\n`);
       return failed ? 1 : 0;
     } catch (error) {
-      if (this.shutdown.signal.aborted) throw error;
+      // A usage error (arguments that do not fit the tool) is the command's: exit 2.
+      if (this.shutdown.signal.aborted || error instanceof UsageError) throw error;
       this.out.stderr(`mcpkit: ${serverError(server, error as Error)}\n`);
       return 1;
     } finally {
@@ -311,4 +312,11 @@ class LineForwarder {
     }
     if (lines.length > 0) this.write(lines.map((l) => `${this.prefix}${l}\n`).join(''));
   }
+}
+
+/** `no server named "everythin" — did you mean "everything"?`, as a usage error. */
+export function noServerSync(name: string, names: readonly string[]): UsageError {
+  return new UsageError(
+    `no server named "${name}"${didYouMean(name, names)}; "mcpkit list" shows the configured servers`,
+  );
 }

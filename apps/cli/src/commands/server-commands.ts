@@ -1,7 +1,8 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
-import type { ServerState } from '@mcpkit/manager';
+import type { McpManager, ServerState } from '@mcpkit/manager';
 import { isPairs, noArguments, readStdinJson, typedPairs } from '../core/call-arguments.js';
+import { checkArguments } from '../core/check-arguments.js';
 import { UsageError } from '../core/io.js';
 import {
   type CliContext,
@@ -10,12 +11,21 @@ import {
   type ServerSelection,
 } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
+import { didYouMean } from '../core/suggest.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
+import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
+import { fit, parameterLines, signature } from '../terminal/signature.js';
 import { ServerCommandRun, type ServerCommandRunOptions } from './server-command-run.js';
 
 export interface ServerCommandOptions extends Omit<ServerCommandRunOptions, 'progress'> {
   showSecrets: boolean;
+  /** `call <server> <tool> --help`: the tool's parameters, no call. */
+  describe?: boolean;
+  /** `--no-check`: the call's arguments are sent unchecked. */
+  noCheck?: boolean;
+  /** The terminal's width (stdout is a terminal), for the `tools` listing. */
+  columns?: number;
   server: string[] | undefined;
   noBrowser: boolean;
   loginTimeoutMs: number;
@@ -116,6 +126,7 @@ export async function serverCommand(
             }));
           },
           (t) => [t.name, t.description ?? ''],
+          (tools) => toolLines(tools, options.columns),
         ),
       );
     case 'resources':
@@ -148,6 +159,18 @@ export async function serverCommand(
       const [server, tool, ...words] = rest;
       if (!server || !tool)
         throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
+      if (options.describe)
+        return await run.one(server, ['tools'], async (_client, manager) => {
+          const found = (await manager.serverTools(server, { signal })).find(
+            (t) => t.name === tool,
+          );
+          if (!found) throw await noSuchTool(manager, server, tool);
+          return {
+            output: found,
+            text: toolHelp(server, found),
+            failed: false,
+          };
+        });
       const pairs = isPairs(words);
       if (!pairs && words.length > 1)
         throw new UsageError('usage: mcpkit call <server> <tool> [json-args | - | key=value...]');
@@ -180,10 +203,13 @@ export async function serverCommand(
         // With no arguments, `{}` when the input schema is an object: servers that validate
         // their input refuse a call without arguments.
         args ??= noArguments(listedTool?.inputSchema);
+        // Checked against the tool's input schema before anything is sent (--no-check: not).
+        if (listedTool && !options.noCheck)
+          await checkArguments(server, tool, listedTool.inputSchema, args);
         const unknown = async (said: string, error?: unknown) =>
           listed === false || saysUnknownTool(said, error)
             ? new Error(
-                `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
+                `server "${server}" has no tool "${tool}"${await nearTools(manager, server, tool)} (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
               )
             : undefined;
         const send = () =>
@@ -280,4 +306,53 @@ function need(rest: string[], count: number, usage: string): [string, string, st
   if (rest.length < count || rest.length > count + 1)
     throw new UsageError(`usage: mcpkit ${usage}`);
   return [rest[0]!, rest[1]!, rest[2]];
+}
+
+/** ` — did you mean "get-sum"?` from the tools the server listed, or `''`. */
+async function nearTools(manager: McpManager, server: string, tool: string): Promise<string> {
+  const tools = await manager.serverTools(server).catch(() => []);
+  return didYouMean(
+    tool,
+    tools.map((t) => t.name),
+  );
+}
+
+async function noSuchTool(manager: McpManager, server: string, tool: string): Promise<Error> {
+  return new Error(
+    `server "${server}" has no tool "${tool}"${await nearTools(manager, server, tool)}; see "mcpkit tools -s ${server}" for the tools it has`,
+  );
+}
+
+/**
+ * The `tools` listing: each tool's signature, its description's first line under it. On a
+ * terminal (`columns`) both are cut to its width; into a pipe they are whole.
+ */
+export function toolLines(
+  tools: ReadonlyArray<{ name: string; description?: string; inputSchema?: unknown }>,
+  columns: number | undefined,
+): string {
+  return tools
+    .map((t) => {
+      const head = fit(`  ${neutralize(signature(t.name, t.inputSchema))}`, columns);
+      const about = neutralize((t.description ?? '').split('\n')[0]!.trim());
+      return about ? `${head}\n${fit(`      ${about}`, columns)}` : head;
+    })
+    .join('\n');
+}
+
+/** `call <server> <tool> --help`: the tool's signature, description and parameters. */
+function toolHelp(
+  server: string,
+  tool: { name: string; description?: string; inputSchema?: unknown },
+): string {
+  const description = (tool.description ?? '').trim();
+  return [
+    `mcpkit call ${server} ${signature(tool.name, tool.inputSchema)}`,
+    ...(description ? ['', description] : []),
+    '',
+    'Parameters:',
+    ...parameterLines(tool.inputSchema),
+    '',
+    `key=value pairs are typed from these (n=3 a number, on=true a boolean, arrays and objects as JSON); or give one JSON object, or - for one on stdin.`,
+  ].join('\n');
 }

@@ -6,114 +6,201 @@ import packageJson from '../../package.json' with { type: 'json' };
 /** The CLI's version: its package.json's, the one place it is written. */
 export const VERSION: string = packageJson.version;
 
-export const USAGE = `mcpkit ${VERSION} — inspect and call MCP servers
+/** The groups of `mcpkit --help`, in their order. */
+export const GROUPS = {
+  use: 'Using servers',
+  serve: 'Serving (a gateway; see SERVE.md)',
+  auth: 'Signing in',
+  config: 'Configuring servers',
+} as const;
+export type Group = keyof typeof GROUPS;
 
-Using servers:
-  mcpkit [options] servers                         connect to every enabled server and show its status
-  mcpkit [options] get <name>                      one server: entry (redacted), scope, decision, state, capabilities, tools
-  mcpkit [options] tools                           list the tools of every server
-  mcpkit [options] call <server> <tool> [json]     call a tool with JSON arguments;
-                   [- | key=value...]              - reads them from stdin; key=value typed from its schema
-  mcpkit [options] resources                       list resources
-  mcpkit [options] read <server> <uri>             read a resource
-  mcpkit [options] prompts                         list prompts
-  mcpkit [options] prompt <server> <name> [json]   get a prompt with JSON arguments
-  mcpkit [options] doctor [name...]                check each server: config, variables, command or URL,
-                                                   sign-in, connect, ping, stderr, warnings; exit 1 on a problem
-  mcpkit [options] shell                           an interactive session on every server (Tab completes; "help")
+/** One command name's help: what `mcpkit --help` shows on its line, and its own page. */
+export interface CommandHelp {
+  group: Group;
+  /** What follows `mcpkit `: `call <server> <tool> [json | - | key=value...]`. */
+  usage: string;
+  /** Its line in `mcpkit --help` (with the usage, or `line` when given, in front). */
+  summary: string;
+  /** The left side of its line in `mcpkit --help`, when not the usage (`enable | disable <name>`). */
+  line?: string;
+  /** Not a line of its own in `mcpkit --help` (another name's line shows it). */
+  unlisted?: boolean;
+  /** A few sentences under the usage on its own page. */
+  about?: string;
+  /** Two or three command lines. */
+  examples: readonly string[];
+  /** Its own words for a flag whose general words do not fit it. */
+  flagWords?: Readonly<Record<string, string>>;
+}
 
-Serving (a gateway: every server behind one MCP server; see SERVE.md):
-  mcpkit [options] serve [--http [host:]port]      stdio by default; --http serves Streamable HTTP on /mcp
-                            --http always wants a bearer token: by default the one in
-                            $XDG_STATE_HOME/mcpkit/serve-token (made 0600 on first use, shown once)
-      --token-file <path>   --http: the bearer token from this file (0600: others may not read it)
-      --token <t>           --http: the bearer token (visible to local users in /proc; or MCPKIT_SERVE_TOKEN)
-      --no-auth             --http on loopback only: no token (any local process gets in; warns)
-      --allowed-host <h>    --http: a Host name to answer besides the bind's own (repeatable)
-      --allowed-origin <o>  --http: a browser Origin to allow besides the gateway's own (repeatable)
-      --separator <s>       between server and tool names (default "__")
-      --no-prefix           one server (--server): names unchanged
-      --search              list two tools, search_tools and call_tool, instead of all (capped clients)
-      --tools <patterns>    allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)
-      --sse-poll-ms <ms>    --http, 2025-11-25: close a tool call's SSE stream after <ms>; the client resumes (SEP-1699)
-      --backend-wait-ms <ms>  stdio: answer initialize once backends settled or after <ms> (default 5000)
-      --gateway-config <file>  prefixes, tool filters, renames, argument transforms, endpoints (JSONC;
-                            default: gateway.jsonc in mcpkit's config folder, when it exists); reloaded on change
-      --endpoint <name>     serve this endpoint of the gateway config (stdio; with --http: on /mcp)
-      --max-message-bytes <n>  also bounds what clients send: a longer stdio line is answered
-                            with an error, a larger --http body gets 413 (default: 4 MiB for --http)
+/** A flag's argument and words, for every page that lists it. */
+export const FLAG_WORDS: Readonly<Record<string, { arg?: string; words: string }>> = {
+  config: { arg: '<file|json>', words: 'extra servers (dynamic scope; repeatable; later wins)' },
+  'strict-config': { words: 'use only the --config servers' },
+  'show-secrets': {
+    words: 'print header values, credential env values and URL secrets as they are',
+  },
+  help: { words: 'this text (mcpkit <command> --help: that command)' },
+  version: { words: 'the version' },
+  json: { words: 'machine-readable output on stdout (no progress lines)' },
+  timeout: {
+    arg: '<ms>',
+    words: "each server's connect budget and the per-request timeout (default 60000)",
+  },
+  'login-timeout': { arg: '<ms>', words: 'the whole sign-in, browser included (default 300000)' },
+  'max-message-bytes': {
+    arg: '<n>',
+    words: 'the largest message a server may send (default 67108864)',
+  },
+  sanitize: { words: 'escape terminal controls in the result even into a pipe or a file' },
+  scope: { arg: '<scope>', words: 'where it writes: local (default), project, user' },
+  transport: { arg: '<t>', words: 'stdio (default), http, sse, ws' },
+  env: { arg: '<K=V>', words: 'environment variable for a stdio server (repeatable)' },
+  header: { arg: '<N: v>', words: 'header for a remote server (repeatable)' },
+  from: {
+    arg: '<host>',
+    words: 'claude-desktop, claude-code, vscode, cursor, cline, windsurf or zed',
+  },
+  'dry-run': { words: 'print the entries (secrets redacted), write nothing' },
+  all: { words: 'every project server waiting for approval' },
+  server: { arg: '<name>', words: 'only this server (repeatable)' },
+  verbose: { words: "show servers' stderr and warnings, each line prefixed [server]" },
+  'no-progress': { words: 'no live progress lines while connecting (drawn only on a terminal)' },
+  elicit: { arg: '<json>', words: 'answer the next form a server asks (elicitation) with this' },
+  'no-check': {
+    words: "send the arguments without checking them against the tool's input schema",
+  },
+  root: {
+    arg: '<dir>',
+    words: 'a root the servers may work in (repeatable; default: the working directory)',
+  },
+  'no-roots': { words: 'offer servers no roots' },
+  trace: { arg: '<file>', words: 'append every JSON-RPC message (both directions) as JSON lines' },
+  'no-browser': { words: 'print URLs to open (sign-in, URL elicitation); open no browser' },
+  http: { arg: '[host:]port', words: 'serve Streamable HTTP on /mcp (default: stdio)' },
+  token: {
+    arg: '<t>',
+    words:
+      '--http: the bearer token (visible to local users in /proc; prefer --token-file or MCPKIT_SERVE_TOKEN; default: $XDG_STATE_HOME/mcpkit/serve-token, made 0600)',
+  },
+  separator: { arg: '<s>', words: 'between server and tool names (default "__")' },
+  'no-prefix': { words: 'one server (--server): names unchanged' },
+  tools: {
+    arg: '<patterns>',
+    words: 'allow/deny tools: "server/tool", "tool", "*" wildcards, "!" denies (repeatable)',
+  },
+  'sse-poll-ms': {
+    arg: '<ms>',
+    words: "--http, 2025-11-25: close a tool call's SSE stream after <ms>; the client resumes",
+  },
+  'token-file': {
+    arg: '<path>',
+    words: '--http: the bearer token from this file (0600: others may not read it)',
+  },
+  'no-auth': { words: '--http on loopback only: no token (any local process gets in; warns)' },
+  'allowed-host': {
+    arg: '<h>',
+    words: "--http: a Host name to answer besides the bind's own (repeatable)",
+  },
+  'allowed-origin': {
+    arg: '<o>',
+    words: "--http: a browser Origin to allow besides the gateway's own (repeatable)",
+  },
+  search: { words: 'list two tools, search_tools and call_tool, instead of all (capped clients)' },
+  'gateway-config': {
+    arg: '<file>',
+    words: 'prefixes, filters, renames, argument transforms, endpoints (JSONC; reloaded on change)',
+  },
+  endpoint: {
+    arg: '<name>',
+    words: 'serve this endpoint of the gateway config (stdio; with --http: on /mcp)',
+  },
+  registry: { arg: '<url>', words: 'ask this MCP Registry instead (repeatable, asked in order)' },
+  limit: { arg: '<n>', words: 'at most this many entries' },
+  'allow-deprecated': { words: 'install a deprecated entry (a deleted one never)' },
+  store: {
+    arg: 'values|refs',
+    words: 'secrets as values (file written 0600) or as ${VAR} references',
+  },
+  use: { arg: '<kind>', words: 'npm, pypi, oci or remote (default: the first it offers)' },
+  as: { arg: '<name>', words: 'the entry\'s name (default: the part after the "/")' },
+  'backend-wait-ms': {
+    arg: '<ms>',
+    words: 'stdio: answer initialize once backends settled or after <ms> (default 5000)',
+  },
+};
 
-Authorization:
-  mcpkit login <server> [--no-browser]             sign in to a remote server (OAuth); tokens kept 0600
-                                                   (--no-browser also: URL elicitations are printed, not opened)
-  mcpkit logout <server>                           forget its tokens and registration
+/** The flags every command takes, listed once at the end of `mcpkit --help`. */
+export const EVERYWHERE = ['config', 'strict-config', 'show-secrets', 'help', 'version'] as const;
 
-Configuring servers:
-  mcpkit list                                      every server: scope, file, status, and why
-  mcpkit add [--transport t] <name> <command|url> [-- args...]
-  mcpkit add-json <name> '<json>'
-  mcpkit remove <name>
-  mcpkit enable <name> | disable <name>            set or clear "disabled" in the entry's own file
-  mcpkit approve <name...> | --all                 allow project (.mcp.json) servers to start
-  mcpkit reject <name...>
-  mcpkit reset-project-choices
-  mcpkit import --from <host> [file] [--dry-run]   hosts: claude-desktop, claude-code, vscode, cursor, cline, windsurf, zed
+type Shorts = Readonly<Record<string, { short?: string; type: string }>>;
 
-Servers from the MCP Registry (registry.modelcontextprotocol.io, or "registries" in settings.json):
-  mcpkit search <query> [--limit n]                name, version, status, transports, description
-  mcpkit install <name>[@version] [--dry-run]      add it as a config entry (npx, uvx, docker or its URL)
-      -e <KEY=VALUE>        a value it needs (repeatable); asked on a terminal, secrets hidden
-      --store values|refs   secrets as values (file written 0600) or as \${VAR} references
-      --use <kind>          npm, pypi, oci or remote (default: the first of these it offers)
-      --as <name>           the entry's name (default: the part after the "/")
-      --allow-deprecated    install a deprecated entry (a deleted one never)
-      --registry <url>      ask this registry instead (repeatable, asked in order)
+function flagHead(name: string, shorts: Shorts): string {
+  const short = shorts[name]?.short;
+  const arg = FLAG_WORDS[name]?.arg;
+  return `${short ? `-${short}, ` : '    '}--${name}${arg ? ` ${arg}` : ''}`;
+}
 
-Options:
-  -c, --config <file|json>  extra servers (dynamic scope; repeatable; later wins)
-      --strict-config       use only the --config servers
-  -s, --server <name>       only this server (repeatable) for the list commands
-      --scope <scope>       where add/remove/import write: local (default), project, user
-      --transport <t>       add: stdio (default), http, sse, ws
-  -e, --env <K=V>           add: environment variable for a stdio server (repeatable)
-  -H, --header <N: v>       add: header for a remote server (repeatable)
-      --json                machine-readable output on stdout
-      --timeout <ms>        per-request timeout (default 60000; 1 to 2147483647)
-      --login-timeout <ms>  login: the whole sign-in (default 300000)
-      --max-message-bytes <n>
-                            the largest message a server may send (default 67108864);
-                            serve: also the largest a client may send the gateway
-      --sanitize            call/read/prompt: escape terminal controls even into a pipe or file
-      --show-secrets        print header values, credential env values and URL secrets as they are
-  -v, --verbose             show servers' stderr and warnings, each line prefixed [server]
-      --elicit <json>       answer the next form a server asks (elicitation) with this object
-      --root <dir>          a root the servers may work in (repeatable; default: the working directory)
-      --no-roots            offer servers no roots
-      --trace <file>        append every JSON-RPC message (both directions) as JSON lines, as sent
-      --no-progress         no live progress lines while connecting (drawn only on a terminal)
-  -h, --help                this text (mcpkit <command> --help: that command's)
-      --version             the version
-`;
+function flagLines(names: readonly string[], shorts: Shorts, own: CommandHelp['flagWords']) {
+  const heads = names.map((n) => flagHead(n, shorts));
+  const width = Math.min(28, Math.max(...heads.map((h) => h.length)));
+  return names.map((n, i) => {
+    const words = own?.[n] ?? FLAG_WORDS[n]?.words ?? '';
+    const head = heads[i]!;
+    return head.length > width
+      ? `  ${head}\n  ${' '.repeat(width)}  ${words}`
+      : `  ${head.padEnd(width)}  ${words}`;
+  });
+}
+
+/** `mcpkit --help`: one line a command, by group; the flags every command takes. */
+export function topHelp(
+  commands: ReadonlyArray<readonly [name: string, help: CommandHelp]>,
+  shorts: Shorts,
+): string {
+  const out = [`mcpkit ${VERSION} — inspect and call MCP servers`];
+  out.push(
+    'usage: mcpkit <command> [options]   (mcpkit <command> --help: its options and examples)',
+  );
+  const listed = commands.filter(([, h]) => !h.unlisted);
+  const width = Math.min(30, Math.max(...listed.map(([, h]) => (h.line ?? h.usage).length)));
+  for (const group of Object.keys(GROUPS) as Group[]) {
+    const lines = listed.filter(([, h]) => h.group === group);
+    if (lines.length === 0) continue;
+    out.push('', `${GROUPS[group]}:`);
+    for (const [, h] of lines) {
+      const left = h.line ?? h.usage;
+      out.push(
+        left.length > width
+          ? `  ${left}\n  ${' '.repeat(width)}  ${h.summary}`
+          : `  ${left.padEnd(width)}  ${h.summary}`,
+      );
+    }
+  }
+  out.push('', 'Options of every command:', ...flagLines(EVERYWHERE, shorts, undefined));
+  return `${out.join('\n')}\n`;
+}
+
+/** `mcpkit <command> --help`: its usage, what it does, its own options, examples. */
+export function commandHelp(help: CommandHelp, flags: readonly string[], shorts: Shorts): string {
+  const out = [
+    `usage: mcpkit ${help.usage}`,
+    '',
+    `${help.summary[0]!.toUpperCase()}${help.summary.slice(1)}.`,
+  ];
+  if (help.about) out.push(help.about);
+  const own = flags.filter((f) => !(EVERYWHERE as readonly string[]).includes(f));
+  if (own.length > 0) out.push('', 'Options:', ...flagLines(own, shorts, help.flagWords));
+  if (help.examples.length > 0) out.push('', 'Examples:', ...help.examples.map((e) => `  ${e}`));
+  out.push(
+    '',
+    `Every command also takes -c/--config, --strict-config and --show-secrets (see "mcpkit --help").`,
+  );
+  return `${out.join('\n')}\n`;
+}
 
 /** A usage error: one line (node:util's parser writes several), and where to read more. */
 export function usageLine(message: string, command?: string): string {
   return `mcpkit: ${message.replace(/\s*\n\s*/g, ' ')} (see "mcpkit ${command ? `${command} ` : ''}--help")\n`;
-}
-
-/**
- * `mcpkit <command> --help`: the lines of the usage that name the command with the indented
- * lines under them (its own options, like serve's), and the options.
- */
-export function commandHelp(command: string): string {
-  const lines = USAGE.split('\n');
-  const names = new RegExp(`^  mcpkit (\\[options\\] )?${command}( |$)`);
-  const own: string[] = [];
-  let under = false;
-  for (const line of lines) {
-    if (names.test(line)) under = true;
-    else if (!(under && line.startsWith('    '))) under = false;
-    if (under) own.push(line);
-  }
-  const options = USAGE.slice(USAGE.indexOf('Options:'));
-  return `${own.join('\n')}\n\n${options}`;
 }

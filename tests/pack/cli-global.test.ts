@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { everythingEntry } from '../support/everything.js';
+
+/**
+ * Issue #28 item 1: `mcpkit` on the PATH. The root README's command for a clone
+ * (`pnpm run install-cli`: a build, then `scripts/install-cli.mjs`) packs the CLI and the
+ * @mcpkit packages it needs with `pnpm pack`, as they would be published, and installs the
+ * tarballs with `npm install -g`. Run here as a new user would: a fresh HOME, a global
+ * prefix of their own (NPM_CONFIG_PREFIX), no workspace in reach; npm's cache is the
+ * machine's, as for the other pack cases (the tarballs' third-party dependencies come
+ * from it). Then the installed `mcpkit` runs from that prefix's bin alone, against
+ * server-everything. Needs `pnpm build` first.
+ */
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let work: string;
+let prefix: string;
+let home: string;
+
+beforeAll(async () => {
+  work = await realpath(await mkdtemp(path.join(tmpdir(), 'mcpkit-cli-global-')));
+  home = path.join(work, 'home');
+  prefix = path.join(home, '.local');
+  await mkdir(home);
+}, 30_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('mcpkit from its tarballs with npm install -g', () => {
+  it('install-cli installs mcpkit into a user prefix; --version and tools run from its bin with nothing else', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [path.join(root, 'scripts/install-cli.mjs'), '--prefer-offline', '--ignore-scripts'],
+      {
+        cwd: root,
+        timeout: 300_000,
+        env: {
+          ...process.env,
+          HOME: home,
+          NPM_CONFIG_PREFIX: prefix,
+          npm_config_cache: process.env.npm_config_cache ?? path.join(homedir(), '.npm'),
+          npm_config_loglevel: 'error',
+          npm_config_update_notifier: 'false',
+        },
+      },
+    );
+    expect(stdout).toContain(`mcpkit 0.1.0 is in ${path.join(prefix, 'bin')}`);
+    const mcpkit = path.join(prefix, 'bin', 'mcpkit');
+    expect(existsSync(mcpkit)).toBe(true);
+    // The @mcpkit packages it runs are the installed tarballs, not the workspace.
+    const installed = await readdir(path.join(prefix, 'lib', 'node_modules', '@mcpkit'));
+    expect(installed).toEqual(expect.arrayContaining(['manager', 'client', 'gateway', 'config']));
+    expect(installed).not.toContain('ai-sdk');
+
+    // A folder of its own, a PATH with only node on it, the fresh HOME.
+    const cwd = path.join(work, 'project');
+    await mkdir(cwd);
+    const config = path.join(cwd, 'demo.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [everythingEntry, 'stdio'] } },
+      }),
+    );
+    const env = { PATH: path.dirname(process.execPath), HOME: home, NO_COLOR: '1' };
+    const version = await run(mcpkit, ['--version'], { cwd, env, timeout: 30_000 });
+    expect(version.stdout).toBe('0.1.0\n');
+    const tools = await run(mcpkit, ['--strict-config', '-c', config, 'tools'], {
+      cwd,
+      env,
+      timeout: 60_000,
+    });
+    expect(tools.stdout).toMatch(/^everything \(\d+ tools\)$/m);
+    expect(tools.stdout).toContain('  get-sum(a: number, b: number)\n');
+    const call = await run(mcpkit, ['-c', config, 'call', 'everything', 'get-sum', 'a=2', 'b=3'], {
+      cwd,
+      env,
+      timeout: 60_000,
+    });
+    expect(call.stdout).toContain('5');
+  }, 400_000);
+});

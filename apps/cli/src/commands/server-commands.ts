@@ -10,6 +10,7 @@ import {
   type ServerSelection,
 } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
+import type { ProgressLine } from '../terminal/call-progress.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
 import type { Output } from '../terminal/output.js';
 import { ServerCommandRun, type ServerCommandRunOptions } from './server-command-run.js';
@@ -21,6 +22,8 @@ export interface ServerCommandOptions extends Omit<ServerCommandRunOptions, 'pro
   loginTimeoutMs: number;
   /** Makes the live progress (a terminal only), once the config is read. */
   progress?: () => Promise<ServerCommandRunOptions['progress']>;
+  /** A terminal's line for a call's progress notifications (none: no progress token sent). */
+  callProgress?: ProgressLine;
 }
 
 function parseJsonArgument(
@@ -186,8 +189,14 @@ export async function serverCommand(
                 `server "${server}" has no tool "${tool}" (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
               )
             : undefined;
+        // On a terminal the call asks for progress (a progress token) and shows it on one
+        // line, erased before the result is printed.
+        const ticket = options.callProgress?.start(`${server} ${tool}`);
         const send = () =>
-          client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, run.call);
+          client.callTool(
+            { name: tool, ...(args ? { arguments: args } : {}) },
+            ticket ? { ...run.call, onprogress: ticket.onprogress } : run.call,
+          );
         let result: Awaited<ReturnType<typeof client.callTool>>;
         try {
           result = await send().catch(async (error: unknown) => {
@@ -205,6 +214,8 @@ export async function serverCommand(
           });
         } catch (error) {
           throw (await unknown((error as Error).message, error)) ?? toolFailed(server, tool, error);
+        } finally {
+          ticket?.stop();
         }
         if (result.isError === true) {
           const missing = await unknown(formatToolResult(result));

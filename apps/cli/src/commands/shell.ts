@@ -10,6 +10,7 @@ import { runShellLine, type ShellOptions, type ShellState, shellError } from '..
 import { ShellNames } from '../shell/completer.js';
 import { ListChanges, stateLine } from '../shell/events.js';
 import { ShellHistory, shellHistoryFile } from '../shell/history.js';
+import { ProgressLine } from '../terminal/call-progress.js';
 import { cliHandlers } from '../terminal/interaction.js';
 import { Output } from '../terminal/output.js';
 import { historyScrubber } from '../terminal/redact-output.js';
@@ -46,10 +47,14 @@ export async function shellCommand(
   // output is a terminal (where results are still shown escaped).
   const terminal = output.isTTY === true && (input as { isTTY?: boolean }).isTTY === true;
   let prompting = false;
-  // Everything printed goes above the prompt: the line being typed is drawn again after it.
+  // A call's progress notifications, on one line (a terminal only: none from a pipe).
+  const progress = terminal ? new ProgressLine(output) : undefined;
+  // Everything printed goes above the prompt: the line being typed is drawn again after it
+  // (and above a call's progress line, drawn again after it too).
   const print = (text: string) => {
     if (!prompting || !terminal) {
-      output.write(text);
+      if (progress) progress.around(() => output.write(text));
+      else output.write(text);
       return;
     }
     clearLine(output, 0);
@@ -111,6 +116,7 @@ export async function shellCommand(
     resolved,
     names,
     options,
+    ...(progress ? { progress } : {}),
   };
   const changes = new ListChanges();
   const refresh = () => void names.refresh(manager).catch(() => {});

@@ -4,6 +4,7 @@ import { serverError } from '../commands/server-command-run.js';
 import { isPairs, noArguments, typedPairs } from '../core/call-arguments.js';
 import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
+import type { ProgressLine } from '../terminal/call-progress.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
 import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
@@ -28,6 +29,8 @@ export interface ShellState {
   resolved: LoadResult;
   names: ShellNames;
   options: ShellOptions;
+  /** A terminal's line for a call's progress (none from a pipe: no progress token sent). */
+  progress?: ProgressLine;
 }
 
 export const SHELL_HELP = `commands (Tab completes commands, servers, tools, prompts and resources):
@@ -156,10 +159,11 @@ export async function runShellLine(
         );
       const client = await manager.client(server!, call);
       let result: Awaited<ReturnType<typeof client.callTool>>;
+      const ticket = s.progress?.start(`${server} ${tool}`);
       try {
         result = await client.callTool(
           { name: tool, ...(input ? { arguments: input } : {}) },
-          call,
+          ticket ? { ...call, onprogress: ticket.onprogress } : call,
         );
       } catch (error) {
         if (!listed && !signal.aborted)
@@ -167,6 +171,8 @@ export async function runShellLine(
             `server "${server}" has no tool "${tool}" (it said: ${(error as Error).message.split('\n')[0]}); "tools ${server}" lists its tools`,
           );
         throw error;
+      } finally {
+        ticket?.stop();
       }
       out.result(`${formatToolResult(result)}\n`);
       if (result.isError === true) out.stdout(`(the tool reported an error)\n`);

@@ -28,6 +28,11 @@ export interface InteractionOptions {
    * call goes on, so the command learns it here to end with a failure status.
    */
   oncancel?: (server: string) => void;
+  /**
+   * Called before a question takes the terminal (a progress line is erased, the shell's
+   * line editor paused); the function it returns is called once the question is over.
+   */
+  pause?: () => () => void;
 }
 
 interface FieldSchema {
@@ -172,11 +177,17 @@ async function finishPages(
       `server "${server}" needs the page${pages.length === 1 ? '' : 's'} above finished first; finish ${pages.length === 1 ? 'it' : 'them'} in the browser, then run the command again (or run it on a terminal, which waits for you)`,
     );
   const clack = await import('@clack/prompts');
-  const done = await clack.confirm({
-    message: `Finished in the browser? (the call to "${neutralize(server)}" is then sent again)`,
-    initialValue: true,
-    ...(signal ? { signal } : {}),
-  });
+  const resume = options.pause?.();
+  let done: boolean | symbol;
+  try {
+    done = await clack.confirm({
+      message: `Finished in the browser? (the call to "${neutralize(server)}" is then sent again)`,
+      initialValue: true,
+      ...(signal ? { signal } : {}),
+    });
+  } finally {
+    resume?.();
+  }
   if (clack.isCancel(done) || done !== true)
     throw new Error(`server "${server}": the call was not sent again: the page was not finished`);
 }
@@ -215,7 +226,13 @@ export function cliHandlers(options: InteractionOptions): (server: string) => Ma
         options.say(`mcpkit: ${text}\n`);
         return { action: 'decline' };
       }
-      const answer = await askForm(server, form, signal);
+      const resume = options.pause?.();
+      let answer: ElicitResult;
+      try {
+        answer = await askForm(server, form, signal);
+      } finally {
+        resume?.();
+      }
       if (answer.action === 'cancel') options.oncancel?.(server);
       return answer;
     },

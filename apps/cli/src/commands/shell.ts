@@ -94,19 +94,41 @@ export async function shellCommand(
       shutdown,
       longLived: true,
       ...(options.trace ? { trace: options.trace } : {}),
-      // As for every command (roots, URL elicitation, sampling declined), except that a form
-      // is declined with a message: the prompt owns the terminal.
+      // As for every command (roots, URL elicitation, sampling declined): on a terminal a
+      // form is asked field by field with the line editor paused; from a pipe it is declined.
       handlers: cliHandlers({
-        interactive: false,
+        interactive: terminal,
         noBrowser: options.noBrowser,
         roots: options.roots,
         say: out.serverStderr,
         link: out.link,
+        pause: () => pauseEditor(),
+        oncancel: (server) =>
+          out.stderr(`mcpkit: you cancelled the question of server "${server}"; it was told so\n`),
+        declinedHint: {
+          first: 'run "mcpkit shell" on a terminal to answer it',
+          again: 'run "mcpkit shell" on a terminal to answer it',
+        },
       }),
       onwarning: (server, error) =>
         out.stderr(`[${server || 'mcpkit'}] warning: ${inCliWords(error.message, server)}\n`),
     },
   );
+  // A question takes the terminal: the line editor stops reading keys (the question's own
+  // prompt reads them) and gets them back, in raw mode, once it is answered or cancelled.
+  const pauseEditor = (): (() => void) => {
+    const show = progress?.hide();
+    const keys = input.listeners('keypress') as Array<(...args: unknown[]) => void>;
+    for (const key of keys) input.removeListener('keypress', key);
+    rl.pause();
+    return () => {
+      for (const key of keys) input.on('keypress', key);
+      const tty = input as NodeJS.ReadStream;
+      if (tty.isTTY) tty.setRawMode(true);
+      rl.resume();
+      show?.();
+    };
+  };
   const state: ShellState = {
     out,
     ctx,

@@ -33,6 +33,11 @@ export interface InteractionOptions {
    * line editor paused); the function it returns is called once the question is over.
    */
   pause?: () => () => void;
+  /**
+   * Without a terminal, what a declined form tells the user to do (default: the one-shot
+   * command's `--elicit`); `again`: when the tool asks the same once more.
+   */
+  declinedHint?: { first: string; again: string };
 }
 
 interface FieldSchema {
@@ -215,12 +220,16 @@ export function cliHandlers(options: InteractionOptions): (server: string) => Ma
         return { action: 'accept', content };
       }
       if (!options.interactive) {
-        const text = `server "${server}" asks: ${form.message} — declined: there is no terminal to ask on; answer it with --elicit '<json>' (fields: ${Object.keys(form.requestedSchema.properties).join(', ') || 'none'})`;
+        const hint = options.declinedHint ?? {
+          first: "answer it with --elicit '<json>'",
+          again: "run it again with --elicit '<json>' or on a terminal",
+        };
+        const text = `server "${server}" asks: ${form.message} — declined: there is no terminal to ask on; ${hint.first} (fields: ${Object.keys(form.requestedSchema.properties).join(', ') || 'none'})`;
         // A 2026 server asks again in the next round: the second time the call ends here
         // with the same words instead of going round until the client gives up.
         if (declined.has(text))
           throw new Error(
-            `server "${server}": the tool still needs the answer declined above; run it again with --elicit '<json>' or on a terminal`,
+            `server "${server}": the tool still needs the answer declined above; ${hint.again}`,
           );
         declined.add(text);
         options.say(`mcpkit: ${text}\n`);

@@ -45,7 +45,7 @@ export async function main(
   try {
     parsed = parse(argv);
   } catch (error) {
-    io.stderr(usageLine((error as Error).message));
+    io.stderr(usageLine(parseErrorText((error as Error).message)));
     return 2;
   }
   const { values, positionals } = parsed;
@@ -147,4 +147,15 @@ function parse(argv: readonly string[]) {
     allowPositionals: true,
     options: allFlags,
   });
+}
+
+/**
+ * node:util's parse errors in the CLI's words: its unknown-option message ends with an
+ * unbalanced quote (`as in '-- "-y"`).
+ */
+function parseErrorText(message: string): string {
+  const unknown = /^Unknown option '(.*?)'\. /.exec(message);
+  if (!unknown) return message;
+  const option = unknown[1]!;
+  return `unknown option "${option}"; an argument that starts with "-" goes after "--", as in: -- ${option}`;
 }

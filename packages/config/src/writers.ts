@@ -22,12 +22,23 @@ export interface WriteOptions {
   paths?: Partial<ReturnType<typeof configPaths>>;
 }
 
+/** Why a write was refused, as a fact an application can word: the name was taken or missing. */
+export interface ConfigWriteConflict {
+  reason: 'exists' | 'not-found';
+  scope: WritableScope;
+  server: string;
+  file: string;
+}
+
 /** A config file could not be changed; the message names the file, the cause and the fix. */
 export class ConfigWriteError extends McpkitError {
   static readonly brand: string = '@mcpkit/config.ConfigWriteError';
   override readonly name: string = 'ConfigWriteError';
-  constructor(message: string, options?: McpkitErrorOptions) {
+  /** Set when the server's name was already taken (add) or not there (update, remove). */
+  readonly conflict: ConfigWriteConflict | undefined;
+  constructor(message: string, options?: McpkitErrorOptions & { conflict?: ConfigWriteConflict }) {
     super(ConfigErrorCode.Write, message, options);
+    this.conflict = options?.conflict;
   }
 }
 
@@ -72,10 +83,13 @@ async function edit(
   for (const key of at) servers = (servers as Record<string, unknown> | undefined)?.[key];
   const exists = servers !== undefined && Object.hasOwn(servers as object, name);
   if (mustExist === true && !exists)
-    throw new ConfigWriteError(`${file}: no server named "${name}" in the ${scope} scope`);
+    throw new ConfigWriteError(`${file}: no server named "${name}" in the ${scope} scope`, {
+      conflict: { reason: 'not-found', scope, server: name, file },
+    });
   if (mustExist === false && exists) {
     throw new ConfigWriteError(
-      `${file}: a server named "${name}" already exists in the ${scope} scope; remove it first or update it`,
+      `${file}: a server named "${name}" already exists in the ${scope} scope; remove it first (removeServer) or replace it (updateServer)`,
+      { conflict: { reason: 'exists', scope, server: name, file } },
     );
   }
   const edits = modify(text, [...at, name], value, {

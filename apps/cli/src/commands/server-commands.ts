@@ -13,7 +13,11 @@ import type { Shutdown } from '../core/signals.js';
 import type { ProgressLine } from '../terminal/call-progress.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
 import type { Output } from '../terminal/output.js';
-import { ServerCommandRun, type ServerCommandRunOptions } from './server-command-run.js';
+import {
+  ServerCommandRun,
+  type ServerCommandRunOptions,
+  stringPairs,
+} from './server-command-run.js';
 
 export interface ServerCommandOptions extends Omit<ServerCommandRunOptions, 'progress'> {
   showSecrets: boolean;
@@ -223,7 +227,7 @@ export async function serverCommand(
         }
         return {
           output: result,
-          text: formatToolResult(result),
+          text: formatToolResult(result, { terminal: out.terminal }),
           failed: result.isError === true,
         };
       });
@@ -236,8 +240,13 @@ export async function serverCommand(
       });
     }
     case 'prompt': {
-      const [server, name, json] = need(rest, 2, 'prompt <server> <name> [json-args]');
-      const args = parseJsonArgument(json, 'prompt arguments');
+      // A JSON object or key=value pairs, as `call` takes them (a prompt's are strings).
+      const [server, name, ...words] = rest;
+      const usage = 'usage: mcpkit prompt <server> <name> [json-args | key=value...]';
+      if (!server || !name) throw new UsageError(usage);
+      const pairs = isPairs(words);
+      if (!pairs && words.length > 1) throw new UsageError(usage);
+      const args = pairs ? stringPairs(words) : parseJsonArgument(words[0], 'prompt arguments');
       for (const [k, v] of Object.entries(args ?? {})) {
         if (typeof v !== 'string') throw new UsageError(`prompt argument "${k}" must be a string`);
       }

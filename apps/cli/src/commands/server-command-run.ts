@@ -57,6 +57,8 @@ export class ServerCommandRun {
     names: readonly string[],
     lists: readonly ListKind[],
     quiet = false,
+    /** The command's output has a row for each (`servers`): the live progress leaves them out. */
+    inTable = false,
   ): Promise<{ manager: McpManager; states: ServerState[]; notStarted: ResolvedServer[] }> {
     const servers = this.resolved.servers.filter((s) => names.includes(s.name));
     const notStarted = servers.filter((s) => s.status !== 'enabled');
@@ -93,10 +95,10 @@ export class ServerCommandRun {
           : {}),
       },
     );
-    // `quiet`: the command shows why itself (the `servers` table has a row for it).
+    // On a terminal, why is said once: in the table when the command has one, else here.
     const stopProgress = this.options.progress?.watch(
       manager,
-      quiet ? [] : notStarted,
+      quiet || inTable ? [] : notStarted,
       this.shutdown.signal,
     );
     try {
@@ -125,8 +127,9 @@ export class ServerCommandRun {
 
   async servers(filter: string[] | undefined): Promise<number> {
     const names = this.selected(filter);
-    // Why a server is not started is said once, on its row (and in --json).
-    const { manager, states, notStarted } = await this.connect(names, ['tools'], true);
+    // Why a server is not started: on its row (and in --json); on stderr as well when no
+    // live progress is drawn (a pipe: stderr is the log), never a third time in the progress.
+    const { manager, states, notStarted } = await this.connect(names, ['tools'], false, true);
     try {
       const toolCounts = new Map<string, number>();
       for (const tool of await manager.tools({ signal: this.signal }).catch(() => [])) {

@@ -39,14 +39,6 @@ afterEach((context) => {
 
 const run = (...args: string[]) => runCli(args, { env: box!.env, cwd: box!.cwd });
 
-const screenWith = (pattern: string | RegExp, what: string) =>
-  waitFor(() => {
-    const screen = tmux!.screen();
-    return (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen))
-      ? screen
-      : undefined;
-  }, what);
-
 const exitStatus = (what: string) =>
   waitFor(() => {
     const status = tmux!.exitStatus();

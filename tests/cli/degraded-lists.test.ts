@@ -63,8 +63,8 @@ describe('a failed list is part of the server state', () => {
     const file = config(b, { broken: 'list-error', fine: 'ok' });
     const r = await cli(b, ['--strict-config', '-c', file, 'servers']);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stdout).toMatch(/^broken\s+degraded\s+stdio\s+\S+ \(legacy\)\s+\?\s+\d+ ms/m);
-    expect(r.stdout).toMatch(/^fine\s+connected\s+stdio\s+\S+ \(legacy\)\s+3\s+/m);
+    expect(r.stdout).toMatch(/^broken\s+degraded\s+stdio\s+\d{4}-\d{2}-\d{2}\s+\?\s+\d+ ms/m);
+    expect(r.stdout).toMatch(/^fine\s+connected\s+stdio\s+\d{4}-\d{2}-\d{2}\s+3\s+/m);
     expect(r.stdout).toContain(
       '    "tools/list" failed: the tool registry is unavailable (-32603)\n    next: run the command again',
     );

@@ -34,7 +34,7 @@ describe('mcpkit enable / disable', () => {
 
     const off = await run('disable', 'fx');
     expect(off.code, off.stderr).toBe(0);
-    expect(off.stdout).toBe(`disabled server "fx" in ${file}\n`);
+    expect(off.stdout).toBe(`disabled server "fx" in the user scope (every folder) in ${file}\n`);
     const written = JSON.parse(readFileSync(file, 'utf8')).mcpServers.fx;
     expect(written).toMatchObject({ disabled: true, env: { TOKEN: REFERENCE } });
     const servers = await run('servers');
@@ -75,7 +75,9 @@ describe('mcpkit enable / disable', () => {
 
     const off = await run('disable', 'fx');
     expect(off.code, off.stderr).toBe(0);
-    expect(off.stdout).toBe(`disabled server "fx" in ${file}\n`);
+    expect(off.stdout).toBe(
+      `disabled server "fx" in the local scope (this folder only: ${box!.cwd}) in ${file}\n`,
+    );
     expect(entryOf().disabled).toBe(true);
     const on = await run('enable', 'fx');
     expect(on.code, on.stderr).toBe(0);

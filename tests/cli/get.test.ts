@@ -32,7 +32,9 @@ describe('mcpkit get', () => {
     expect(text.stdout + json.stdout).not.toContain('very-secret-token-42');
     expect(text.stdout).toContain(`scope:    dynamic (${config})`);
     expect(text.stdout).toContain('decision: enabled');
-    expect(text.stdout).toMatch(/state: {4}connected, protocol 2025-11-25 \(legacy\)/);
+    expect(text.stdout).toMatch(
+      /state: {4}connected, protocol 2025-11-25, \d+ ms\nera: {6}a 2024–2025 revision/,
+    );
     expect(text.stdout).toContain('echo  (mcp__fx__echo)');
     const doc = JSON.parse(json.stdout);
     expect(doc).toMatchObject({

@@ -252,10 +252,14 @@ describe('mcpkit shell', () => {
     );
     expect(code).toBe(0);
     const userFile = path.join(box.env.XDG_CONFIG_HOME!, 'mcpkit', 'mcp.json');
-    expect(stdout).toContain(`disabled server "good" in ${userFile}`);
+    expect(stdout).toContain(
+      `disabled server "good" in the user scope (every folder) in ${userFile}`,
+    );
     expect(stdout).toMatch(/^good +not started: server "good" is disabled in /m);
     expect(stderr).toContain('server "good" is not started (disabled); "servers" says why');
-    expect(stdout).toContain(`enabled server "good" in ${userFile}`);
+    expect(stdout).toContain(
+      `enabled server "good" in the user scope (every folder) in ${userFile}`,
+    );
     expect(stdout).toMatch(/^\{"back":true\}$/m);
     expect(JSON.parse(readFileSync(userFile, 'utf8')).mcpServers.good.disabled).toBeUndefined();
   });

@@ -59,7 +59,8 @@ describe('a denied listener is never reached, whatever the URL spelling (issue #
     await box.cli(['servers']);
     expect(target.hits).toEqual([]);
     const list = await box.cli(['list']);
-    const rows = list.stdout.trim().split('\n');
+    const [header, ...rows] = list.stdout.trim().split('\n');
+    expect(header).toMatch(/^NAME\s+SCOPE\s+STATUS\s+FILE$/);
     expect(rows).toHaveLength(urls.length);
     for (const row of rows)
       expect(row).toMatch(

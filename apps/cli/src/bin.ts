@@ -22,7 +22,11 @@ const code = await main(
         import('./terminal/neutralize.js'),
       ]);
       const shutdown = new Shutdown({
-        log: (line) => process.stderr.write(`${neutralizeBlock(line)}\n`),
+        // On a terminal the line first erases a call's progress line, if one is drawn.
+        log: (line) =>
+          process.stderr.write(
+            `${process.stderr.isTTY ? '\r\x1b[2K' : ''}${neutralizeBlock(line)}\n`,
+          ),
         // The spans of an interrupted run still leave before the exit.
         ...(otel ? { exit: (c: number) => void otel().finally(() => process.exit(c)) } : {}),
       });

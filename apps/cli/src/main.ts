@@ -63,7 +63,7 @@ export async function main(
   try {
     command = parse(argv, allFlags, false).positionals[0];
   } catch (error) {
-    io.stderr(usageLine((error as Error).message));
+    io.stderr(usageLine(parseErrorText((error as Error).message)));
     return 2;
   }
   const known = command !== undefined && commandTable.has(command);
@@ -224,4 +224,15 @@ async function flagError(error: Error & { code?: string }, command: string | und
       ? ` — ${long ? `--${name}` : flag} is a flag of ${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''}`
       : '');
   return usageLine(`${where} has no flag ${long ? `--${name}` : flag}${hint}`, command);
+}
+
+/**
+ * node:util's parse errors in the CLI's words: its unknown-option message ends with an
+ * unbalanced quote (`as in '-- "-y"`).
+ */
+function parseErrorText(message: string): string {
+  const unknown = /^Unknown option '(.*?)'\. /.exec(message);
+  if (!unknown) return message;
+  const option = unknown[1]!;
+  return `unknown option "${option}"; an argument that starts with "-" goes after "--", as in: -- ${option}`;
 }

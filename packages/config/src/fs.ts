@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, type FileHandle, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { McpkitError, type McpkitErrorOptions } from '@mcpkit/jsonrpc/errors';
 import { ConfigErrorCode } from './errors.js';
@@ -11,8 +11,16 @@ export interface ConfigFs {
    * it exists but is not a regular file, is too large or cannot be read.
    */
   readText(file: string): Promise<string | undefined>;
-  /** Replaces the file atomically (temporary file, then rename), creating folders. */
-  writeTextAtomic(file: string, text: string, options?: { mode?: number }): Promise<void>;
+  /**
+   * Replaces the file atomically (temporary file, then rename), creating folders. `mode`:
+   * the file's mode; without it an existing file keeps its own (0644 for a new one).
+   * `dirMode`: the mode of the folders it creates.
+   */
+  writeTextAtomic(
+    file: string,
+    text: string,
+    options?: { mode?: number; dirMode?: number },
+  ): Promise<void>;
 }
 
 /** No config file is read past this size (10 MiB): a real one is a few kilobytes. */
@@ -144,10 +152,22 @@ export async function readConfigFile(
 export const nodeFs: ConfigFs = {
   readText: (file) => readConfigFile(file),
   async writeTextAtomic(file, text, options) {
-    await mkdir(path.dirname(file), { recursive: true });
+    await mkdir(path.dirname(file), {
+      recursive: true,
+      ...(options?.dirMode !== undefined ? { mode: options.dirMode } : {}),
+    });
+    // An existing file keeps its mode unless one is given (a file made private stays so).
+    const mode =
+      options?.mode ??
+      (await stat(file).then(
+        (s) => s.mode & 0o777,
+        () => 0o644,
+      ));
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
     try {
-      await writeFile(temp, text, { mode: options?.mode ?? 0o644 });
+      // Created private, then given its mode (exactly: the umask does not apply to chmod).
+      await writeFile(temp, text, { mode: 0o600 });
+      await chmod(temp, mode);
       await rename(temp, file);
     } catch (error) {
       await rm(temp, { force: true });

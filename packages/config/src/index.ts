@@ -82,6 +82,7 @@ export {
 } from './signature.js';
 export {
   addServer,
+  type ConfigWriteConflict,
   ConfigWriteError,
   removeServer,
   scopeTarget,

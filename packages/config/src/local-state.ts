@@ -113,7 +113,7 @@ export async function updateApprovals(
       formattingOptions: { insertSpaces: true, tabSize: 2 },
     },
   );
-  await fs.writeTextAtomic(stateFile, applyEdits(text, edits), { mode: 0o600 });
+  await fs.writeTextAtomic(stateFile, applyEdits(text, edits), { mode: 0o600, dirMode: 0o700 });
   return clean;
 }
 

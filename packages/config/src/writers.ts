@@ -6,6 +6,8 @@ import { ConfigErrorCode } from './errors.js';
 import { type ConfigFs, nodeFs } from './fs.js';
 import { parseJsoncText } from './jsonc.js';
 import { configPaths } from './paths.js';
+import { secretValues } from './redact.js';
+import type { ServerConfig } from './schemas.js';
 import { SERVER_NAME_PATTERN } from './server-types.js';
 import { validateServerEntry } from './validate-entry.js';
 
@@ -20,12 +22,23 @@ export interface WriteOptions {
   paths?: Partial<ReturnType<typeof configPaths>>;
 }
 
+/** Why a write was refused, as a fact an application can word: the name was taken or missing. */
+export interface ConfigWriteConflict {
+  reason: 'exists' | 'not-found';
+  scope: WritableScope;
+  server: string;
+  file: string;
+}
+
 /** A config file could not be changed; the message names the file, the cause and the fix. */
 export class ConfigWriteError extends McpkitError {
   static readonly brand: string = '@mcpkit/config.ConfigWriteError';
   override readonly name: string = 'ConfigWriteError';
-  constructor(message: string, options?: McpkitErrorOptions) {
+  /** Set when the server's name was already taken (add) or not there (update, remove). */
+  readonly conflict: ConfigWriteConflict | undefined;
+  constructor(message: string, options?: McpkitErrorOptions & { conflict?: ConfigWriteConflict }) {
     super(ConfigErrorCode.Write, message, options);
+    this.conflict = options?.conflict;
   }
 }
 
@@ -70,23 +83,43 @@ async function edit(
   for (const key of at) servers = (servers as Record<string, unknown> | undefined)?.[key];
   const exists = servers !== undefined && Object.hasOwn(servers as object, name);
   if (mustExist === true && !exists)
-    throw new ConfigWriteError(`${file}: no server named "${name}" in the ${scope} scope`);
+    throw new ConfigWriteError(`${file}: no server named "${name}" in the ${scope} scope`, {
+      conflict: { reason: 'not-found', scope, server: name, file },
+    });
   if (mustExist === false && exists) {
     throw new ConfigWriteError(
-      `${file}: a server named "${name}" already exists in the ${scope} scope; remove it first or update it`,
+      `${file}: a server named "${name}" already exists in the ${scope} scope; remove it first (removeServer) or replace it (updateServer)`,
+      { conflict: { reason: 'exists', scope, server: name, file } },
     );
   }
   const edits = modify(text, [...at, name], value, {
     formattingOptions: { insertSpaces: true, tabSize: 2 },
   });
   const next = applyEdits(text, edits);
-  // Local state may hold secrets from env entries: keep it private.
+  // A file that holds env or header values (or any other credential) is written 0600 in a
+  // folder made 0700, and an existing one is tightened; local state is always private.
+  // Any other file keeps the mode it has.
+  const secret = scope === 'local' || holdsSecrets(parseJsoncText(next, file).value, at);
   await fs.writeTextAtomic(
     file,
     next.endsWith('\n') ? next : `${next}\n`,
-    scope === 'local' ? { mode: 0o600 } : undefined,
+    secret ? { mode: 0o600, dirMode: 0o700 } : undefined,
   );
   return file;
+}
+
+/** Whether a server entry under `at` has env or header values, or a credential elsewhere. */
+function holdsSecrets(document: unknown, at: readonly string[]): boolean {
+  let servers: unknown = document;
+  for (const key of at) servers = (servers as Record<string, unknown> | undefined)?.[key];
+  if (typeof servers !== 'object' || servers === null) return false;
+  const filled = (v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0;
+  return Object.values(servers).some((entry) => {
+    if (typeof entry !== 'object' || entry === null) return false;
+    const e = entry as Record<string, unknown>;
+    return filled(e.env) || filled(e.headers) || secretValues(e as ServerConfig).length > 0;
+  });
 }
 
 function checked(name: string, config: unknown): unknown {

@@ -659,14 +659,26 @@ const serverCommands = command({
     const elicit =
       values.elicit === undefined ? undefined : parseJsonObjectFlag(values.elicit, '--elicit');
     const cancelled = new Set<string>();
+    // A call's progress line (a terminal, not --json, -v or --no-progress): what the
+    // handlers print or ask erases it first.
+    const live = stream && !json && !values['no-progress'] && !values.verbose;
+    const callProgress =
+      live && command === 'call'
+        ? new (await import('../terminal/call-progress.js')).ProgressLine(stream)
+        : undefined;
+    const around =
+      (write: (text: string) => void) =>
+      (text: string): void =>
+        callProgress ? callProgress.around(() => write(text)) : write(text);
     const handlers = cliHandlers({
       oncancel: (server) => cancelled.add(server),
       interactive: call.interactive,
       ...(elicit ? { elicit } : {}),
       noBrowser: values['no-browser'] ?? false,
       roots: rootsOf(call),
-      say: out.serverStderr,
-      link: out.link,
+      say: around(out.serverStderr),
+      link: around(out.link),
+      ...(callProgress ? { pause: () => callProgress.hide() } : {}),
     });
     const code = await serverCommand(command, rest, out, ctx, selection, shutdown, {
       json,
@@ -682,7 +694,8 @@ const serverCommands = command({
       loginTimeoutMs: call.loginTimeoutMs,
       handlers,
       ...(trace ? { trace } : {}),
-      ...(stream && !json && !values['no-progress'] && !values.verbose
+      ...(callProgress ? { callProgress } : {}),
+      ...(stream && live
         ? {
             progress: async () =>
               (await import('../terminal/progress.js')).terminalProgress({

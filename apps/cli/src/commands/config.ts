@@ -4,12 +4,14 @@ import {
   addServer,
   approve,
   approveAll,
+  ConfigWriteError,
   type Diagnostic,
   IMPORT_LOCATIONS,
   IMPORT_SOURCES,
   type ImportSource,
   importServers,
   nodeFs,
+  parseJsoncText,
   type ResolvedServer,
   readConfigFile,
   redactServerConfig,
@@ -18,6 +20,7 @@ import {
   removeServer,
   resetApprovals,
   type ServerConfig,
+  scopeTarget,
   updateApprovals,
   type WritableScope,
 } from '@mcpkit/config';
@@ -25,12 +28,13 @@ import { type Io, UsageError } from '../core/io.js';
 import { runsThisGateway, SELF_REASON } from '../core/self-reference.js';
 import {
   type CliContext,
+  nothingConfiguredText,
   problems,
   resolveServers,
   type ServerSelection,
 } from '../core/server-selection.js';
+import { neutralize } from '../terminal/neutralize.js';
 import { redactUrls } from '../terminal/redact-output.js';
-import { table } from '../terminal/table.js';
 
 const SCOPES: WritableScope[] = ['local', 'project', 'user'];
 
@@ -42,6 +46,67 @@ export function parseScope(value: string | undefined): WritableScope {
 
 export function writeOptions(ctx: CliContext) {
   return { cwd: ctx.cwd, home: ctx.home, env: ctx.env };
+}
+
+/**
+ * Where a write went, for whom: the scope, the folders it counts for and the file
+ * (`[local: …]` in words). `chosen`: the user gave --scope; without it the local default
+ * says how to reach every folder.
+ */
+export function writtenTo(
+  scope: WritableScope,
+  file: string,
+  ctx: CliContext,
+  chosen = true,
+): string {
+  switch (scope) {
+    case 'local':
+      return `the local scope (this folder only: ${ctx.cwd}${chosen ? '' : '; --scope user for every folder'}) in ${file}`;
+    case 'user':
+      return `the user scope (every folder) in ${file}`;
+    case 'project':
+      return `the project scope (${path.dirname(file)} and its subfolders, for everyone with the folder) in ${file}`;
+  }
+}
+
+/** The scopes whose file has an entry named `name` (what `remove` in another scope would find). */
+async function scopesHolding(
+  name: string,
+  ctx: CliContext,
+): Promise<Array<{ scope: WritableScope; file: string }>> {
+  const found: Array<{ scope: WritableScope; file: string }> = [];
+  for (const scope of SCOPES) {
+    const { file, at } = scopeTarget(scope, writeOptions(ctx));
+    const text = await readConfigFile(file).catch(() => undefined);
+    if (text === undefined) continue;
+    let servers: unknown = parseJsoncText(text, file).value;
+    for (const key of at) servers = (servers as Record<string, unknown> | undefined)?.[key];
+    if (typeof servers === 'object' && servers !== null && Object.hasOwn(servers, name))
+      found.push({ scope, file });
+  }
+  return found;
+}
+
+/** A refused write in the CLI's words: a taken name says how to free it, a missing one where it is. */
+async function writeRefused(error: unknown, ctx: CliContext): Promise<unknown> {
+  if (!ConfigWriteError.isInstance(error)) return error;
+  const conflict = (error as ConfigWriteError).conflict;
+  if (!conflict) return error;
+  const { scope, server, file } = conflict;
+  if (conflict.reason === 'exists')
+    return new Error(
+      `a server named "${server}" already exists in the ${scope} scope (${file}); remove it first with "mcpkit remove --scope ${scope} ${server}", or give the new one another name`,
+      { cause: error },
+    );
+  const elsewhere = (await scopesHolding(server, ctx)).filter((s) => s.scope !== scope);
+  const there = elsewhere.map(
+    (s) =>
+      `it is in the ${s.scope} scope (${s.file}): run "mcpkit remove --scope ${s.scope} ${server}"`,
+  );
+  return new Error(
+    `no server named "${server}" in the ${scope} scope (${file})${there.length ? `; ${there.join('; ')}` : '; "mcpkit list" shows where each server comes from'}`,
+    { cause: error },
+  );
 }
 
 export interface ListOptions {
@@ -90,7 +155,7 @@ export async function listCommand(
     );
     return result.errors.length > 0 ? 1 : 0;
   }
-  const rows: Array<[string, string]> = result.servers.map((s) => {
+  const rows: Array<[string, string, string, string]> = result.servers.map((s) => {
     const missing = s.missingVariables.length
       ? `; missing variables: ${s.missingVariables.join(', ')}`
       : '';
@@ -102,7 +167,7 @@ export async function listCommand(
     const replaces = (s.replaces ?? [])
       .map((r) => `; replaces your ${r.scope} entry in ${r.source}`)
       .join('');
-    return [s.name, `${s.scope.padEnd(8)} ${status}${missing}${reads}${replaces}  (${s.source})`];
+    return [s.name, s.scope, `${status}${missing}${reads}${replaces}`, s.source];
   });
   for (const d of result.dropped) {
     const why =
@@ -115,13 +180,27 @@ export async function listCommand(
           : d.because === 'strict'
             ? 'ignored: --strict-config'
             : 'ignored: a managed config is in force';
-    rows.push([d.name, `${d.scope.padEnd(8)} ${why}  (${d.source})`]);
+    rows.push([d.name, d.scope, why, d.source]);
   }
-  out(
-    rows.length ? `${table(rows, '', Number.POSITIVE_INFINITY)}\n` : 'no MCP servers configured\n',
-  );
+  out(rows.length ? `${listTable(rows)}\n` : nothingConfiguredText(result));
   for (const line of problems(result)) err(`mcpkit: ${line}\n`);
   return result.errors.length > 0 ? 1 : 0;
+}
+
+/** `list`'s table: a header row, then NAME, SCOPE, STATUS and FILE (never cut) in columns. */
+function listTable(rows: Array<[string, string, string, string]>): string {
+  const all = [['NAME', 'SCOPE', 'STATUS', 'FILE'], ...rows].map((r) =>
+    r.map((c) => neutralize(c)),
+  );
+  const widths = [0, 1, 2].map((i) => Math.max(...all.map((r) => r[i]!.length)));
+  return all
+    .map((r) =>
+      r
+        .map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function parsePairs(
@@ -165,8 +244,13 @@ export async function addCommand(
     transport === 'stdio'
       ? { command: target, ...(args.length ? { args } : {}), ...(env ? { env } : {}) }
       : { type: transport, url: target, ...(headers ? { headers } : {}) };
-  const file = await addServer(parseScope(flags.scope), name, entry, writeOptions(ctx));
-  io.stdout(`added server "${name}" to ${file}\n`);
+  const scope = parseScope(flags.scope);
+  const file = await addServer(scope, name, entry, writeOptions(ctx)).catch(async (error) => {
+    throw await writeRefused(error, ctx);
+  });
+  io.stdout(
+    `added server "${name}" to ${writtenTo(scope, file, ctx, flags.scope !== undefined)}\n`,
+  );
   return 0;
 }
 
@@ -186,8 +270,11 @@ export async function addJsonCommand(
   } catch (error) {
     throw new UsageError(`the server must be JSON: ${(error as Error).message}`);
   }
-  const file = await addServer(parseScope(scope), name, entry, writeOptions(ctx));
-  io.stdout(`added server "${name}" to ${file}\n`);
+  const chosen = parseScope(scope);
+  const file = await addServer(chosen, name, entry, writeOptions(ctx)).catch(async (error) => {
+    throw await writeRefused(error, ctx);
+  });
+  io.stdout(`added server "${name}" to ${writtenTo(chosen, file, ctx, scope !== undefined)}\n`);
   return 0;
 }
 
@@ -201,8 +288,11 @@ export async function removeCommand(
   const [name] = rest;
   if (!name || rest.length > 1)
     throw new UsageError('usage: mcpkit remove <name> [--scope local|project|user]');
-  const file = await removeServer(parseScope(scope), name, writeOptions(ctx));
-  io.stdout(`removed server "${name}" from ${file}\n`);
+  const chosen = parseScope(scope);
+  const file = await removeServer(chosen, name, writeOptions(ctx)).catch(async (error) => {
+    throw await writeRefused(error, ctx);
+  });
+  io.stdout(`removed server "${name}" from ${writtenTo(chosen, file, ctx)}\n`);
   return 0;
 }
 
@@ -304,7 +394,11 @@ export async function importCommand(
     return 1;
   }
   if (text === undefined) {
-    io.stderr(`mcpkit: cannot read ${file}; give the file to import as an argument\n`);
+    io.stderr(
+      rest[0] !== undefined
+        ? `mcpkit: ${file} does not exist\n`
+        : `mcpkit: no ${host} config at ${file}; give the file to import as an argument\n`,
+    );
     return 1;
   }
   const result = importServers(host, text, {
@@ -323,10 +417,14 @@ export async function importCommand(
     }
     try {
       const written = await addServer(scope, name, entry, writeOptions(ctx));
-      io.stdout(`imported "${name}" into ${written}\n`);
+      io.stdout(
+        `imported "${name}" into ${writtenTo(scope, written, ctx, flags.scope !== undefined)}\n`,
+      );
     } catch (error) {
       failed++;
-      io.stderr(`mcpkit: "${name}" not imported: ${(error as Error).message}\n`);
+      io.stderr(
+        `mcpkit: "${name}" not imported: ${((await writeRefused(error, ctx)) as Error).message}\n`,
+      );
     }
   }
   for (const [name, entry] of Object.entries(result.servers))

@@ -10,7 +10,7 @@ import {
 import type { Io } from '../core/io.js';
 import { UsageError } from '../core/io.js';
 import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
-import { writeOptions } from './config.js';
+import { writeOptions, writtenTo } from './config.js';
 
 const WRITABLE: readonly string[] = ['local', 'user', 'project'];
 
@@ -55,7 +55,9 @@ export async function enableCommand(
   if (command === 'disable') next.disabled = true;
   else delete next.disabled;
   await updateServer(scope, name, next, options);
-  io.stdout(`${command === 'disable' ? 'disabled' : 'enabled'} server "${name}" in ${file}\n`);
+  io.stdout(
+    `${command === 'disable' ? 'disabled' : 'enabled'} server "${name}" in ${writtenTo(scope, file, ctx)}\n`,
+  );
   if (command === 'enable' && entry.status !== 'enabled' && entry.status !== 'disabled')
     io.stderr(`mcpkit: note: server "${name}" is also ${entry.status}; "mcpkit list" says why\n`);
   return 0;

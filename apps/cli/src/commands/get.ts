@@ -76,7 +76,8 @@ export async function getCommand(
     if (options.json) out.json({ ...base, ...detail });
     else
       out.stdout(
-        `${lines(base)}state:    ${detail.state}, protocol ${state.protocolVersion} (${state.era}), ${state.connectMs} ms\n` +
+        `${lines(base)}state:    ${detail.state}, protocol ${state.protocolVersion}, ${state.connectMs} ms\n` +
+          `era:      ${eraWords(state.era)}\n` +
           degraded.map((d) => `          ${d.reason}\nnext:     ${d.next}\n`).join('') +
           warnings.map((w) => `warning:  ${w}\n`).join('') +
           `server:   ${state.serverInfo?.name ?? '?'} ${state.serverInfo?.version ?? ''}\n` +
@@ -108,7 +109,14 @@ function lines(base: {
 }): string {
   return (
     `scope:    ${base.scope} (${base.source})\n` +
-    `decision: ${base.decision.status}${base.decision.reason ? ` (${base.decision.reason})` : ''}\n` +
+    `decision: ${base.decision.status}${base.decision.reason && base.decision.reason !== base.decision.status ? ` (${base.decision.reason})` : ''}\n` +
     `entry:    ${JSON.stringify(base.config)}\n`
   );
+}
+
+/** The protocol era in a user's words (`--json` keeps `era`: `legacy` or `modern`). */
+export function eraWords(era: 'legacy' | 'modern'): string {
+  return era === 'legacy'
+    ? 'a 2024–2025 revision (connects with an initialize handshake; sessions over HTTP)'
+    : 'the 2026 revision (stateless: server/discover, no sessions)';
 }

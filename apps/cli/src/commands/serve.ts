@@ -31,7 +31,7 @@ import {
   gatewayIdentity,
 } from '../core/self-reference.js';
 import { resolveServeAuth, type ServeAuth } from '../core/serve-token.js';
-import { type CliContext, notStartedHint } from '../core/server-selection.js';
+import { type CliContext, nothingConfigured, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import { neutralize } from '../terminal/neutralize.js';
 import type { globalFlags, serveFlags, ValuesOf } from './command-table.js';
@@ -216,6 +216,9 @@ export async function serveCommand(
   }
   for (const s of chosen)
     if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
+  // A host that starts the gateway elsewhere would otherwise get an empty tool list, silently.
+  if (!chosen.some((s) => s.status === 'enabled'))
+    io.stderr(`mcpkit serve: ${nothingConfigured(resolved, ctx, chosen.length > 0)}\n`);
   // An entry that runs this gateway is never given to the manager (the line above says why).
   const served = chosen.filter((s) => s.status !== 'skipped');
   // What no entry shows (`sh -c '… serve'`): the chain of gateways above this one.
@@ -312,7 +315,11 @@ export async function serveCommand(
   // The CLI's signal handling (SIGINT, SIGTERM, SIGHUP) closes the gateway and every backend's
   // process tree before it exits; without a Shutdown (a host calling this), signals just stop.
   const onSignal = () => stop?.();
-  const untrack = shutdown?.track({ close: closeAll });
+  // "closing N connections" counts the backends (at least the gateway itself).
+  const untrack = shutdown?.track({
+    close: closeAll,
+    connections: () => Math.max(1, manager.snapshot().servers.length),
+  });
   if (!shutdown) {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);

@@ -4,7 +4,11 @@ import type { HostTool, ListKind, ManagerHandlers, McpManager, ServerState } fro
 import { failureLine, inCliWords, listFailure, once, toolIssueLines } from '../core/advice.js';
 import { UsageError } from '../core/io.js';
 import { openManager } from '../core/open-manager.js';
-import { type CliContext, notStartedHint } from '../core/server-selection.js';
+import {
+  type CliContext,
+  nothingConfiguredText,
+  notStartedHint,
+} from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import { didYouMean } from '../core/suggest.js';
 import type { TraceFile } from '../core/trace.js';
@@ -54,10 +58,14 @@ export class ServerCommandRun {
     names: readonly string[],
     lists: readonly ListKind[],
     quiet = false,
+    /** The command's output has a row for each (`servers`): the live progress leaves them out. */
+    inTable = false,
   ): Promise<{ manager: McpManager; states: ServerState[]; notStarted: ResolvedServer[] }> {
     const servers = this.resolved.servers.filter((s) => names.includes(s.name));
     const notStarted = servers.filter((s) => s.status !== 'enabled');
-    if (!quiet) for (const s of notStarted) this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
+    // Said once: by the live progress when it is drawn (its last frame stays), else here.
+    if (!quiet && !this.options.progress)
+      for (const s of notStarted) this.out.stderr(`mcpkit: ${notStartedHint(s)}\n`);
     const forwarders = new Map<string, LineForwarder>();
     const manager = openManager(
       servers.filter((s) => s.status === 'enabled'),
@@ -88,7 +96,12 @@ export class ServerCommandRun {
           : {}),
       },
     );
-    const stopProgress = this.options.progress?.watch(manager, notStarted, this.shutdown.signal);
+    // On a terminal, why is said once: in the table when the command has one, else here.
+    const stopProgress = this.options.progress?.watch(
+      manager,
+      quiet || inTable ? [] : notStarted,
+      this.shutdown.signal,
+    );
     try {
       await manager.connectAll({ signal: this.shutdown.signal });
     } catch (error) {
@@ -110,8 +123,9 @@ export class ServerCommandRun {
 
   async servers(filter: string[] | undefined): Promise<number> {
     const names = this.selected(filter);
-    // Why a server is not started goes to stderr (as for every command) and in the table.
-    const { manager, states, notStarted } = await this.connect(names, ['tools']);
+    // Why a server is not started: on its row (and in --json); on stderr as well when no
+    // live progress is drawn (a pipe: stderr is the log), never a third time in the progress.
+    const { manager, states, notStarted } = await this.connect(names, ['tools'], false, true);
     try {
       const toolCounts = new Map<string, number>();
       for (const tool of await manager.tools({ signal: this.signal }).catch(() => [])) {
@@ -141,6 +155,7 @@ export class ServerCommandRun {
             ...(r.next !== undefined ? { next: redact(r.next) } : {}),
           })),
         });
+      else if (rows.length === 0) this.out.stdout(nothingConfiguredText(this.resolved));
       else this.out.stdout(redact(rendered.text));
       // A degraded server (connected, a list failed) needs attention as much as a failed one.
       return now.some((s) => s.state !== 'connected' || s.degraded) ? 1 : 0;
@@ -222,7 +237,7 @@ export class ServerCommandRun {
       });
     } else {
       for (const r of results) {
-        this.out.stdout(`${neutralize(r.name)} (${r.items.length} ${what})\n`);
+        this.out.stdout(`${neutralize(r.name)} (${counted(r.items.length, what)})\n`);
         if (r.items.length > 0)
           this.out.stdout(`${render ? render(r.items) : table(r.items.map(row))}\n`);
       }
@@ -271,6 +286,21 @@ export class ServerCommandRun {
       await manager.close();
     }
   }
+}
+
+/** `key=value` words as strings (a prompt's arguments are strings), split at the first `=`. */
+export function stringPairs(words: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const word of words) {
+    const at = word.indexOf('=');
+    out[word.slice(0, at)] = word.slice(at + 1);
+  }
+  return out;
+}
+
+/** `1 tool`, `2 tools` (`what` is the plural). */
+export function counted(n: number, what: string): string {
+  return `${n} ${n === 1 ? what.replace(/s$/, '') : what}`;
 }
 
 /** A list read that failed: when it is the failure the server's state records, with its next step. */

@@ -12,11 +12,16 @@ import {
 } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import { didYouMean } from '../core/suggest.js';
+import type { ProgressLine } from '../terminal/call-progress.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
 import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
 import { fit, parameterLines, signature } from '../terminal/signature.js';
-import { ServerCommandRun, type ServerCommandRunOptions } from './server-command-run.js';
+import {
+  ServerCommandRun,
+  type ServerCommandRunOptions,
+  stringPairs,
+} from './server-command-run.js';
 
 export interface ServerCommandOptions extends Omit<ServerCommandRunOptions, 'progress'> {
   showSecrets: boolean;
@@ -31,6 +36,8 @@ export interface ServerCommandOptions extends Omit<ServerCommandRunOptions, 'pro
   loginTimeoutMs: number;
   /** Makes the live progress (a terminal only), once the config is read. */
   progress?: () => Promise<ServerCommandRunOptions['progress']>;
+  /** A terminal's line for a call's progress notifications (none: no progress token sent). */
+  callProgress?: ProgressLine;
 }
 
 function parseJsonArgument(
@@ -212,8 +219,14 @@ export async function serverCommand(
                 `server "${server}" has no tool "${tool}"${await nearTools(manager, server, tool)} (it said: ${said.split('\n')[0]}); see "mcpkit tools -s ${server}" for the tools it has`,
               )
             : undefined;
+        // On a terminal the call asks for progress (a progress token) and shows it on one
+        // line, erased before the result is printed.
+        const ticket = options.callProgress?.start(`${server} ${tool}`);
         const send = () =>
-          client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, run.call);
+          client.callTool(
+            { name: tool, ...(args ? { arguments: args } : {}) },
+            ticket ? { ...run.call, onprogress: ticket.onprogress } : run.call,
+          );
         let result: Awaited<ReturnType<typeof client.callTool>>;
         try {
           result = await send().catch(async (error: unknown) => {
@@ -231,6 +244,8 @@ export async function serverCommand(
           });
         } catch (error) {
           throw (await unknown((error as Error).message, error)) ?? toolFailed(server, tool, error);
+        } finally {
+          ticket?.stop();
         }
         if (result.isError === true) {
           const missing = await unknown(formatToolResult(result));
@@ -238,7 +253,7 @@ export async function serverCommand(
         }
         return {
           output: result,
-          text: formatToolResult(result),
+          text: formatToolResult(result, { terminal: out.terminal }),
           failed: result.isError === true,
         };
       });
@@ -251,8 +266,13 @@ export async function serverCommand(
       });
     }
     case 'prompt': {
-      const [server, name, json] = need(rest, 2, 'prompt <server> <name> [json-args]');
-      const args = parseJsonArgument(json, 'prompt arguments');
+      // A JSON object or key=value pairs, as `call` takes them (a prompt's are strings).
+      const [server, name, ...words] = rest;
+      const usage = 'usage: mcpkit prompt <server> <name> [json-args | key=value...]';
+      if (!server || !name) throw new UsageError(usage);
+      const pairs = isPairs(words);
+      if (!pairs && words.length > 1) throw new UsageError(usage);
+      const args = pairs ? stringPairs(words) : parseJsonArgument(words[0], 'prompt arguments');
       for (const [k, v] of Object.entries(args ?? {})) {
         if (typeof v !== 'string') throw new UsageError(`prompt argument "${k}" must be a string`);
       }

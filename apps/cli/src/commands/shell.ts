@@ -10,6 +10,7 @@ import { runShellLine, type ShellOptions, type ShellState, shellError } from '..
 import { ShellNames } from '../shell/completer.js';
 import { ListChanges, stateLine } from '../shell/events.js';
 import { ShellHistory, shellHistoryFile } from '../shell/history.js';
+import { ProgressLine } from '../terminal/call-progress.js';
 import { cliHandlers } from '../terminal/interaction.js';
 import { Output } from '../terminal/output.js';
 import { historyScrubber } from '../terminal/redact-output.js';
@@ -46,10 +47,14 @@ export async function shellCommand(
   // output is a terminal (where results are still shown escaped).
   const terminal = output.isTTY === true && (input as { isTTY?: boolean }).isTTY === true;
   let prompting = false;
-  // Everything printed goes above the prompt: the line being typed is drawn again after it.
+  // A call's progress notifications, on one line (a terminal only: none from a pipe).
+  const progress = terminal ? new ProgressLine(output) : undefined;
+  // Everything printed goes above the prompt: the line being typed is drawn again after it
+  // (and above a call's progress line, drawn again after it too).
   const print = (text: string) => {
     if (!prompting || !terminal) {
-      output.write(text);
+      if (progress) progress.around(() => output.write(text));
+      else output.write(text);
       return;
     }
     clearLine(output, 0);
@@ -89,19 +94,41 @@ export async function shellCommand(
       shutdown,
       longLived: true,
       ...(options.trace ? { trace: options.trace } : {}),
-      // As for every command (roots, URL elicitation, sampling declined), except that a form
-      // is declined with a message: the prompt owns the terminal.
+      // As for every command (roots, URL elicitation, sampling declined): on a terminal a
+      // form is asked field by field with the line editor paused; from a pipe it is declined.
       handlers: cliHandlers({
-        interactive: false,
+        interactive: terminal,
         noBrowser: options.noBrowser,
         roots: options.roots,
         say: out.serverStderr,
         link: out.link,
+        pause: () => pauseEditor(),
+        oncancel: (server) =>
+          out.stderr(`mcpkit: you cancelled the question of server "${server}"; it was told so\n`),
+        declinedHint: {
+          first: 'run "mcpkit shell" on a terminal to answer it',
+          again: 'run "mcpkit shell" on a terminal to answer it',
+        },
       }),
       onwarning: (server, error) =>
         out.stderr(`[${server || 'mcpkit'}] warning: ${inCliWords(error.message, server)}\n`),
     },
   );
+  // A question takes the terminal: the line editor stops reading keys (the question's own
+  // prompt reads them) and gets them back, in raw mode, once it is answered or cancelled.
+  const pauseEditor = (): (() => void) => {
+    const show = progress?.hide();
+    const keys = input.listeners('keypress') as Array<(...args: unknown[]) => void>;
+    for (const key of keys) input.removeListener('keypress', key);
+    rl.pause();
+    return () => {
+      for (const key of keys) input.on('keypress', key);
+      const tty = input as NodeJS.ReadStream;
+      if (tty.isTTY) tty.setRawMode(true);
+      rl.resume();
+      show?.();
+    };
+  };
   const state: ShellState = {
     out,
     ctx,
@@ -111,6 +138,7 @@ export async function shellCommand(
     resolved,
     names,
     options,
+    ...(progress ? { progress } : {}),
   };
   const changes = new ListChanges();
   const refresh = () => void names.refresh(manager).catch(() => {});

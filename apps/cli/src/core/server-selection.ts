@@ -111,3 +111,47 @@ export function notStartedHint(server: NotStartedFacts): string {
       return `server "${server.name}" is ${server.status}`;
   }
 }
+
+/**
+ * Which scopes and files were read when none gave a server: one `[scope, file, what]` per
+ * file, the local scope's state file first (its entries are per folder).
+ */
+export function scopesRead(result: LoadResult): Array<[string, string, string]> {
+  const rows: Array<[string, string, string]> = [
+    ['local', result.localStateFile, `nothing for ${result.project}`],
+  ];
+  const order = ['user', 'project', 'managed', 'dynamic'];
+  const files = [...result.files].sort((a, b) => order.indexOf(a.scope) - order.indexOf(b.scope));
+  for (const f of files)
+    rows.push([
+      f.scope === 'dynamic' ? '--config' : f.scope,
+      f.file,
+      f.found ? 'no servers' : 'not found',
+    ]);
+  return rows;
+}
+
+/** "No MCP servers configured" with where the CLI looked: for `list` and `servers` (several lines). */
+export function nothingConfiguredText(result: LoadResult): string {
+  const rows = scopesRead(result);
+  const width = Math.max(...rows.map(([scope]) => scope.length));
+  return (
+    `no MCP servers configured for ${result.project}; read:\n` +
+    rows.map(([scope, file, what]) => `  ${scope.padEnd(width)}  ${file} (${what})\n`).join('') +
+    `add one with "mcpkit add <name> <command|url>" (this folder only), or with --scope user (every folder)\n`
+  );
+}
+
+/** The same in one line (for `serve`, whose stdout is the MCP stream). */
+export function nothingConfigured(
+  result: LoadResult,
+  _ctx: CliContext,
+  anyNotStarted: boolean,
+): string {
+  if (anyNotStarted)
+    return 'no server is enabled (each is not started, as said above): the gateway serves no tools';
+  const read = scopesRead(result)
+    .map(([scope, file, what]) => `${scope} ${file} (${what})`)
+    .join(', ');
+  return `no MCP servers configured for ${result.project} (read: ${read}): the gateway serves no tools; add one with "mcpkit add"`;
+}

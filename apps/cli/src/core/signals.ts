@@ -34,6 +34,11 @@ export interface Closable {
   close(): Promise<void>;
   /** Synchronous last resort, for a second Ctrl-C: SIGKILL every process now. */
   kill?(): void;
+  /**
+   * How many connections it closes (a gateway: one per backend), as the "closing N
+   * connections" line counts them; 1 when absent.
+   */
+  connections?(): number;
 }
 
 export interface ShutdownOptions {
@@ -104,7 +109,9 @@ export class Shutdown {
 
   /** How many connections are open. */
   get size(): number {
-    return this.open.size;
+    let count = 0;
+    for (const resource of this.open) count += resource.connections?.() ?? 1;
+    return count;
   }
 
   /** What a received signal does (public so that a host can forward its own). */
@@ -118,7 +125,7 @@ export class Shutdown {
       return;
     }
     this.phase = 'closing';
-    const count = this.open.size;
+    const count = this.size;
     if (count > 0)
       this.log(
         `mcpkit: ${signal}: closing ${count} connection${count === 1 ? '' : 's'} (press Ctrl-C again to kill at once)`,

@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
 import type { JsonRpcMessage, Transport } from '@mcpkit/jsonrpc';
 import { hookHandler } from './handler-hook.js';
 
@@ -9,13 +9,24 @@ export type TraceDirection = 'send' | 'receive';
  * `{ time, server, direction, size, message }`. Messages are written as sent and received:
  * what a server sends is data, and a JSON-RPC message holds no configuration (header
  * values and URL credentials travel in the transport, never in the trace). The file is
- * created 0600 and appended to.
+ * created 0600 and appended to; an existing file is made 0600 before anything is written
+ * (what a server sends may be private too).
  */
 export class TraceFile {
   private fd: number | undefined;
 
   constructor(readonly file: string) {
-    this.fd = openSync(file, 'a', 0o600);
+    const fd = openSync(file, 'a', 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+    } catch (error) {
+      closeSync(fd);
+      throw new Error(
+        `--trace ${file}: cannot make the file private (0600): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        { cause: error },
+      );
+    }
+    this.fd = fd;
   }
 
   write(server: string, direction: TraceDirection, message: JsonRpcMessage): void {

@@ -1,9 +1,10 @@
 import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
-import { serverError } from '../commands/server-command-run.js';
+import { counted, serverError, stringPairs } from '../commands/server-command-run.js';
 import { isPairs, noArguments, typedPairs } from '../core/call-arguments.js';
 import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
+import type { ProgressLine } from '../terminal/call-progress.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
 import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
@@ -28,6 +29,8 @@ export interface ShellState {
   resolved: LoadResult;
   names: ShellNames;
   options: ShellOptions;
+  /** A terminal's line for a call's progress (none from a pipe: no progress token sent). */
+  progress?: ProgressLine;
 }
 
 export const SHELL_HELP = `commands (Tab completes commands, servers, tools, prompts and resources):
@@ -35,7 +38,7 @@ export const SHELL_HELP = `commands (Tab completes commands, servers, tools, pro
   tools [server]                           the tools of every server, or of one
   call <server> <tool> [json | key=value...]   call a tool (or: call <host name> [...])
   read <server> <uri>                      read a resource
-  prompt <server> <name> [json]            get a prompt
+  prompt <server> <name> [json | key=value...]   get a prompt
   reconnect <server>                       drop the connection and connect again
   enable <server> | disable <server>       persisted in the entry's own file, applied now
   login <server>                           sign in to a remote server (OAuth)
@@ -120,7 +123,7 @@ export async function runShellLine(
       const servers = [...new Set(tools.map((t) => t.server))].sort();
       for (const server of servers) {
         const own = tools.filter((t) => t.server === server);
-        out.stdout(`${neutralize(server)} (${own.length} tools)\n`);
+        out.stdout(`${neutralize(server)} (${counted(own.length, 'tools')})\n`);
         out.stdout(`${table(own.map((t) => [t.tool, t.description.split('\n')[0] ?? '']))}\n`);
       }
       if (servers.length === 0) out.stdout('no tools (is a server still connecting? "servers")\n');
@@ -156,10 +159,11 @@ export async function runShellLine(
         );
       const client = await manager.client(server!, call);
       let result: Awaited<ReturnType<typeof client.callTool>>;
+      const ticket = s.progress?.start(`${server} ${tool}`);
       try {
         result = await client.callTool(
           { name: tool, ...(input ? { arguments: input } : {}) },
-          call,
+          ticket ? { ...call, onprogress: ticket.onprogress } : call,
         );
       } catch (error) {
         if (!listed && !signal.aborted)
@@ -167,8 +171,10 @@ export async function runShellLine(
             `server "${server}" has no tool "${tool}" (it said: ${(error as Error).message.split('\n')[0]}); "tools ${server}" lists its tools`,
           );
         throw error;
+      } finally {
+        ticket?.stop();
       }
-      out.result(`${formatToolResult(result)}\n`);
+      out.result(`${formatToolResult(result, { terminal: out.terminal })}\n`);
       if (result.isError === true) out.stdout(`(the tool reported an error)\n`);
       return;
     }
@@ -182,9 +188,17 @@ export async function runShellLine(
     }
     case 'prompt': {
       const { words: head, rest: json } = splitWords(rest, 2);
-      const server = runningServer(s, head[0], 'prompt <server> <name> [json]');
-      if (!head[1]) throw new ShellUsageError('usage: prompt <server> <name> [json]');
-      const args = json === '' ? undefined : jsonObject(json, 'prompt arguments');
+      const usage = 'prompt <server> <name> [json | key=value...]';
+      const server = runningServer(s, head[0], usage);
+      if (!head[1]) throw new ShellUsageError(`usage: ${usage}`);
+      // A JSON object or key=value pairs, as `call` takes them.
+      const pairs = json === '' || json.startsWith('{') ? undefined : json.split(/\s+/);
+      if (pairs && !isPairs(pairs)) throw new ShellUsageError(`usage: ${usage}`);
+      const args = pairs
+        ? stringPairs(pairs)
+        : json === ''
+          ? undefined
+          : jsonObject(json, 'prompt arguments');
       for (const [k, v] of Object.entries(args ?? {}))
         if (typeof v !== 'string')
           throw new ShellUsageError(`prompt argument "${k}" must be a string`);

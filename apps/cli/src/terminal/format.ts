@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   type CallToolResult,
   type ContentBlock,
@@ -28,12 +29,34 @@ export function formatContent(block: ContentBlock): string {
   }
 }
 
-export function formatToolResult(result: CallToolResult): string {
+/**
+ * A tool's result as text: each content block, then its structured content as JSON.
+ * `terminal`: the structured content is left out when a text block already is that JSON
+ * (parsed and compared deeply), as servers send it for older clients: shown once. Into a
+ * pipe or a file both stay (`--json` is the byte-exact form).
+ */
+export function formatToolResult(
+  result: CallToolResult,
+  options: { terminal?: boolean } = {},
+): string {
   const parts = result.content.map(formatContent);
-  if (result.structuredContent !== undefined) {
-    parts.push(`structured content:\n${JSON.stringify(result.structuredContent, null, 2)}`);
+  const structured = result.structuredContent;
+  if (structured !== undefined && !(options.terminal && textIsJson(result.content, structured))) {
+    parts.push(`structured content:\n${JSON.stringify(structured, null, 2)}`);
   }
   return parts.join('\n');
+}
+
+/** A text block of `content` is `value` as JSON. */
+function textIsJson(content: readonly ContentBlock[], value: unknown): boolean {
+  return content.some((block) => {
+    if (block.type !== 'text') return false;
+    try {
+      return isDeepStrictEqual(JSON.parse(block.text), value);
+    } catch {
+      return false;
+    }
+  });
 }
 
 export function formatResource(result: ReadResourceResult): string {

@@ -28,6 +28,16 @@ export interface InteractionOptions {
    * call goes on, so the command learns it here to end with a failure status.
    */
   oncancel?: (server: string) => void;
+  /**
+   * Called before a question takes the terminal (a progress line is erased, the shell's
+   * line editor paused); the function it returns is called once the question is over.
+   */
+  pause?: () => () => void;
+  /**
+   * Without a terminal, what a declined form tells the user to do (default: the one-shot
+   * command's `--elicit`); `again`: when the tool asks the same once more.
+   */
+  declinedHint?: { first: string; again: string };
 }
 
 interface FieldSchema {
@@ -172,11 +182,17 @@ async function finishPages(
       `server "${server}" needs the page${pages.length === 1 ? '' : 's'} above finished first; finish ${pages.length === 1 ? 'it' : 'them'} in the browser, then run the command again (or run it on a terminal, which waits for you)`,
     );
   const clack = await import('@clack/prompts');
-  const done = await clack.confirm({
-    message: `Finished in the browser? (the call to "${neutralize(server)}" is then sent again)`,
-    initialValue: true,
-    ...(signal ? { signal } : {}),
-  });
+  const resume = options.pause?.();
+  let done: boolean | symbol;
+  try {
+    done = await clack.confirm({
+      message: `Finished in the browser? (the call to "${neutralize(server)}" is then sent again)`,
+      initialValue: true,
+      ...(signal ? { signal } : {}),
+    });
+  } finally {
+    resume?.();
+  }
   if (clack.isCancel(done) || done !== true)
     throw new Error(`server "${server}": the call was not sent again: the page was not finished`);
 }
@@ -204,18 +220,28 @@ export function cliHandlers(options: InteractionOptions): (server: string) => Ma
         return { action: 'accept', content };
       }
       if (!options.interactive) {
-        const text = `server "${server}" asks: ${form.message} — declined: there is no terminal to ask on; answer it with --elicit '<json>' (fields: ${Object.keys(form.requestedSchema.properties).join(', ') || 'none'})`;
+        const hint = options.declinedHint ?? {
+          first: "answer it with --elicit '<json>'",
+          again: "run it again with --elicit '<json>' or on a terminal",
+        };
+        const text = `server "${server}" asks: ${form.message} — declined: there is no terminal to ask on; ${hint.first} (fields: ${Object.keys(form.requestedSchema.properties).join(', ') || 'none'})`;
         // A 2026 server asks again in the next round: the second time the call ends here
         // with the same words instead of going round until the client gives up.
         if (declined.has(text))
           throw new Error(
-            `server "${server}": the tool still needs the answer declined above; run it again with --elicit '<json>' or on a terminal`,
+            `server "${server}": the tool still needs the answer declined above; ${hint.again}`,
           );
         declined.add(text);
         options.say(`mcpkit: ${text}\n`);
         return { action: 'decline' };
       }
-      const answer = await askForm(server, form, signal);
+      const resume = options.pause?.();
+      let answer: ElicitResult;
+      try {
+        answer = await askForm(server, form, signal);
+      } finally {
+        resume?.();
+      }
       if (answer.action === 'cancel') options.oncancel?.(server);
       return answer;
     },

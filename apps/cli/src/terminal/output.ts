@@ -27,6 +27,11 @@ export class Output implements Io {
     private readonly options: OutputOptions,
   ) {}
 
+  /** stdout is a terminal: results are shown for a person (escaped, duplicates once). */
+  get terminal(): boolean {
+    return this.options.stdoutIsTTY;
+  }
+
   private get muted(): boolean {
     return this.options.muted?.() ?? false;
   }

@@ -143,7 +143,8 @@ export function serversTable(rows: readonly TableRow[]): { text: string; json: S
         name,
         r.status,
         r.transport,
-        `${r.protocolVersion} (${r.era})`,
+        // The era is in `get` (in words) and in --json: "(legacy)" on every row read as a warning.
+        r.protocolVersion ?? '?',
         r.tools === undefined ? '?' : String(r.tools),
         `${r.connectMs} ms`,
         neutralize(r.server ? `${r.server.name} ${r.server.version}` : '?'),
@@ -153,7 +154,8 @@ export function serversTable(rows: readonly TableRow[]): { text: string; json: S
     if (!rows[i]!.state) {
       // The first line of the reason is enough to act on; it always ends with the next step.
       spanning.set(grid.length, { name, text: `not started: ${neutralize(r.reason ?? '')}` });
-      grid.push([name]);
+      // Two cells: its name counts in the width of the NAME column.
+      grid.push([name, '']);
       return;
     }
     // Not connected: no protocol, tools or time to show; the row says the state and why
@@ -164,7 +166,7 @@ export function serversTable(rows: readonly TableRow[]): { text: string; json: S
       text: `${r.status}${reason ? `: ${neutralize(reason)}` : ''}`,
     });
     if (r.next) after.set(grid.length, [`    next: ${neutralize(r.next)}`]);
-    grid.push([name]);
+    grid.push([name, '']);
   });
   const laid = columns(grid);
   const nameWidth = Math.max(...grid.map((row) => row[0]!.length));

@@ -711,7 +711,8 @@ export class Gateway {
   private resourceEntries() {
     const assignment = assignResources(
       this.options.servers.filter((s) => this.composition.serves(s)),
-      (server) => this.lists.get(server));
+      (server) => this.lists.get(server),
+    );
     for (const text of assignment.warnings)
       if (!this.warnedResources.has(text)) this.options.warn(text);
     this.warnedResources = new Set(assignment.warnings);

@@ -633,11 +633,13 @@ const serverCommands = command({
     },
     prompt: {
       group: 'use',
-      usage: 'prompt <server> <name> [json]',
+      usage: 'prompt <server> <name> [json | key=value...]',
+      line: 'prompt <server> <name> [args]',
       summary: 'get a prompt (its arguments are strings)',
       flags: [...START, 'json', 'no-progress', 'elicit', 'sanitize'],
       examples: [
         'mcpkit prompt everything simple-prompt',
+        'mcpkit prompt everything args-prompt city=Paris',
         `mcpkit prompt everything args-prompt '{"city": "Paris"}'`,
       ],
     },

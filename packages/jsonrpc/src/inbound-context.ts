@@ -7,6 +7,7 @@ import {
   type RequestContext,
   type RequestOptions,
 } from './request-types.js';
+import type { AuthInfo } from './transport.js';
 
 /**
  * What a handler is given for one incoming request. A class, not a literal with closures:
@@ -22,6 +23,7 @@ export class InboundContext implements RequestContext {
     readonly cancellation: CancelScope,
     params: Record<string, unknown> | undefined,
     readonly relatedRequestId: JsonRpcId | undefined,
+    readonly authInfo: AuthInfo | undefined,
   ) {
     this.meta = params?._meta as Record<string, unknown> | undefined;
   }

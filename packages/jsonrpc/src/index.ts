@@ -76,6 +76,7 @@ export {
   streamRetryDelay,
 } from './stream-retry-policy.js';
 export {
+  type AuthInfo,
   type MessageExtra,
   SENT,
   type Transport,

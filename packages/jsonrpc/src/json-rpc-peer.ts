@@ -427,7 +427,15 @@ export class JsonRpcPeer {
     const scope = new CancelScope();
     this.inbound.set(id, scope);
     const params = message.params as Record<string, unknown> | undefined;
-    const context = new InboundContext(this, id, method, scope, params, extra?.relatedRequestId);
+    const context = new InboundContext(
+      this,
+      id,
+      method,
+      scope,
+      params,
+      extra?.relatedRequestId,
+      extra?.authInfo,
+    );
     let result: unknown;
     try {
       result = handler(params ?? {}, context);

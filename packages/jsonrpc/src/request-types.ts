@@ -1,6 +1,6 @@
 import type { Cancellation } from './cancellation.js';
 import type { JsonRpcId } from './messages.js';
-import type { MessageExtra } from './transport.js';
+import type { AuthInfo, MessageExtra } from './transport.js';
 
 export const CANCELLED_NOTIFICATION = 'notifications/cancelled';
 export const PROGRESS_NOTIFICATION = 'notifications/progress';
@@ -47,6 +47,8 @@ export interface RequestContext {
    * (the request it belongs to); undefined elsewhere.
    */
   readonly relatedRequestId?: JsonRpcId | undefined;
+  /** HTTP server transports: the caller's verified identity (`MessageExtra.authInfo`). */
+  readonly authInfo?: AuthInfo | undefined;
   /** Sends a notification related to this request. */
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Sends a request related to this request. */

@@ -19,6 +19,33 @@ export interface TransportSendOptions {
 export interface MessageExtra {
   /** HTTP transports: the request this message arrived on the response stream of. */
   relatedRequestId?: JsonRpcId;
+  /** HTTP server transports: who sent the request, as the listener verified it. */
+  authInfo?: AuthInfo;
+}
+
+/**
+ * The verified identity behind an incoming request, as an HTTP listener established it
+ * (a static bearer token, a JWT checked against its issuer's keys, an introspected token).
+ * Facts only; what the caller may do is the application's policy.
+ */
+export interface AuthInfo {
+  /** How the caller was verified. */
+  readonly kind: 'static-token' | 'jwt' | 'introspection' | (string & {});
+  /** Who the caller is: the token's `sub`, or the name given to a static token. */
+  readonly subject: string | undefined;
+  /** The OAuth client the token was issued to (`client_id`/`azp`), when known. */
+  readonly clientId: string | undefined;
+  /** The token's scopes (`scope`, split on spaces). */
+  readonly scopes: readonly string[];
+  /** When the token expires, in seconds since the epoch, when known. */
+  readonly expiresAt: number | undefined;
+  /** The verified claims (JWT) or introspection response: groups and the like, for policy. */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /**
+   * The bearer token itself, for a token exchange on the caller's behalf (RFC 8693). Never
+   * log it, never pass it to another server unchanged.
+   */
+  readonly token: string;
 }
 
 /** Read-only facts about a transport a caller may branch on. */

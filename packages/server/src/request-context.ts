@@ -1,4 +1,4 @@
-import type { JsonRpcId, Progress, RequestContext } from '@mcpkit/jsonrpc';
+import type { AuthInfo, JsonRpcId, Progress, RequestContext } from '@mcpkit/jsonrpc';
 import {
   type ClientCapabilities,
   type Era,
@@ -52,6 +52,10 @@ export class SessionRequestContext implements HandlerContext {
 
   get meta(): Record<string, unknown> | undefined {
     return this.rctx.meta;
+  }
+
+  get authInfo(): AuthInfo | undefined {
+    return this.rctx.authInfo;
   }
 
   progress(progress: Progress): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Cancellation, JsonRpcId, Progress } from '@mcpkit/jsonrpc';
+import type { AuthInfo, Cancellation, JsonRpcId, Progress } from '@mcpkit/jsonrpc';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -46,6 +46,11 @@ export interface HandlerContext {
   readonly sessionId: string | undefined;
   /** `params._meta` of the request. */
   readonly meta: Record<string, unknown> | undefined;
+  /**
+   * HTTP: the caller's verified identity, when the listener's `authInfo` option gave one
+   * for the request (undefined over stdio and for unauthenticated listeners).
+   */
+  readonly authInfo: AuthInfo | undefined;
   /** Answers to the `inputRequests` of the previous round, keyed as the handler keyed them. */
   readonly inputResponses: Record<string, Record<string, unknown>> | undefined;
   /** The `requestState` of the previous round, opened and verified. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
-import { McpkitError } from '@mcpkit/jsonrpc';
+import { type AuthInfo, McpkitError } from '@mcpkit/jsonrpc';
 import {
   LOOPBACK_HOSTS,
   listenDefaults,
@@ -174,6 +174,19 @@ export async function listenHttp(
       throw new TypeError(
         `listenHttp: allowedOrigins: ${JSON.stringify(origin)} is not an http(s) origin`,
       );
+  // One identity for every holder of the static token.
+  const staticTokenInfo: AuthInfo | undefined =
+    token === undefined
+      ? undefined
+      : Object.freeze({
+          kind: 'static-token',
+          subject: undefined,
+          clientId: undefined,
+          scopes: Object.freeze([]),
+          expiresAt: undefined,
+          claims: Object.freeze({}),
+          token,
+        });
   const shown = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
   const allowedHosts = [
     ...new Set([
@@ -184,6 +197,9 @@ export async function listenHttp(
   const allowedOrigins = options.allowedOrigins ?? [];
   const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
   const { tooLargeAdvice } = options;
+  // What each request's credentials were verified as, for the handlers (`ctx.authInfo`).
+  const verified = new WeakMap<IncomingMessage, AuthInfo>();
+  const authInfo = (req: IncomingMessage) => verified.get(req);
   // Each named endpoint gets a handler of its own, with the options /mcp has.
   const router = options.endpoints
     ? new EndpointRouter(options.endpoints, {
@@ -191,6 +207,7 @@ export async function listenHttp(
         allowedHosts,
         allowedOrigins,
         maxBodyBytes,
+        authInfo,
       })
     : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
@@ -201,6 +218,7 @@ export async function listenHttp(
     allowedHosts,
     allowedOrigins,
     maxBodyBytes,
+    authInfo,
     headersTimeoutMs: options.headersTimeoutMs ?? httpListenerDefaults.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? httpListenerDefaults.requestTimeoutMs,
     maxConnections: options.maxConnections ?? httpListenerDefaults.maxConnections,
@@ -214,14 +232,17 @@ export async function listenHttp(
         refuse(res, 403, `Forbidden: ${refused}`, { connection: 'close' });
         return true;
       }
-      if (token !== undefined && !sameToken(bearerOf(req.headers.authorization), token)) {
-        refuse(
-          res,
-          401,
-          'mcpkit gateway: a valid bearer token is required (Authorization: Bearer <token>)',
-          { 'www-authenticate': 'Bearer', connection: 'close' },
-        );
-        return true;
+      if (token !== undefined) {
+        if (!sameToken(bearerOf(req.headers.authorization), token)) {
+          refuse(
+            res,
+            401,
+            'mcpkit gateway: a valid bearer token is required (Authorization: Bearer <token>)',
+            { 'www-authenticate': 'Bearer', connection: 'close' },
+          );
+          return true;
+        }
+        verified.set(req, staticTokenInfo!);
       }
       if (pathname === '/healthz') {
         if (req.method !== 'GET') refuse(res, 405, 'GET only');

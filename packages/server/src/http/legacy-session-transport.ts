@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AuthInfo,
   ConnectionClosedError,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -95,14 +96,20 @@ export class LegacySessionTransport implements Transport {
   }
 
   /** A POST of this session (the message is already validated). */
-  handlePost(req: IncomingMessage, res: ServerResponse, message: JsonRpcMessage): void {
+  handlePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: JsonRpcMessage,
+    authInfo?: AuthInfo,
+  ): void {
+    const extra = authInfo === undefined ? undefined : { authInfo };
     this.touch();
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       if (this.nextStream === 1) this.initializeId = message.id as JsonRpcId;
     }
     if (isResponse(message) || !('id' in message)) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
-      this.onmessage?.(message);
+      this.onmessage?.(message, extra);
       return;
     }
     const requestId = message.id as JsonRpcId;
@@ -135,7 +142,7 @@ export class LegacySessionTransport implements Transport {
     res.on('close', () => {
       if (stream.res === res) stream.res = undefined;
     });
-    this.onmessage?.(message);
+    this.onmessage?.(message, extra);
   }
 
   /**

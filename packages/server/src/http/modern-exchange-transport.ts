@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import {
   AbortedError,
+  type AuthInfo,
   ConnectionClosedError,
   type JsonRpcMessage,
   type JsonRpcRequest,
@@ -57,8 +58,8 @@ export class ModernExchangeTransport implements Transport {
   }
 
   /** Hands the request to the session. */
-  deliver(): void {
-    this.onmessage?.(this.request);
+  deliver(authInfo?: AuthInfo): void {
+    this.onmessage?.(this.request, authInfo === undefined ? undefined : { authInfo });
   }
 
   send(message: JsonRpcMessage): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AuthInfo,
   DEFAULT_MAX_JSON_DEPTH,
   type JsonRpcMessage,
   type JsonRpcRequest,
@@ -79,6 +80,11 @@ export interface StreamableHttpOptions {
   onsessionclose?: (sessionId: string) => void;
   /** Session ids; random UUIDs by default. Must be visible ASCII. */
   generateSessionId?: () => string;
+  /**
+   * The verified identity of a request's caller (a listener that checks tokens stashes what
+   * it verified and returns it here); handlers read it as `ctx.authInfo`. Asked once per POST.
+   */
+  authInfo?: (req: IncomingMessage) => AuthInfo | undefined;
 }
 
 /** The bounds on what clients can make a handler hold (every one has a default). */
@@ -330,7 +336,7 @@ export function createStreamableHttpHandler(
         refuse(res, busy, id, '1');
         return;
       }
-      session.handlePost(req, res, message);
+      session.handlePost(req, res, message, options.authInfo?.(req));
       return;
     }
 
@@ -408,7 +414,7 @@ export function createStreamableHttpHandler(
       exchanges.delete(session);
       previous?.();
     };
-    transport.deliver();
+    transport.deliver(options.authInfo?.(req));
   }
 
   async function openSession(
@@ -470,7 +476,7 @@ export function createStreamableHttpHandler(
       options.onsessionclose?.(sessionId);
     };
     options.onsessionopen?.(sessionId);
-    transport.handlePost(req, res, message);
+    transport.handlePost(req, res, message, options.authInfo?.(req));
   }
 
   const handler = (async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -191,6 +191,32 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
     secrets.push(now.record.issuers[now.record.issuer].tokens.access_token);
   });
 
+  it('an expired IdP sign-in is renewed with its refresh token, without a browser', async () => {
+    const grants: string[] = [];
+    const onGrant = (ctx: { oidc: { params?: { grant_type?: unknown } } }) =>
+      grants.push(String(ctx.oidc.params?.grant_type));
+    stack.idp.provider.on('grant.success', onGrant);
+    try {
+      const files = await authFiles(authDir);
+      const idp = files.find((f) => f.key === `idp:${stack.idp.issuer}`)!;
+      const before = idp.record.issuers[idp.record.issuer].tokens;
+      expect(before.refresh_token).toBeTruthy();
+      before.expires_at = Date.now() - 1000;
+      await writeFile(idp.file, JSON.stringify({ key: idp.key, record: idp.record }));
+      stack.as.tokens.clear();
+      const call = await run(['call', 'corp', 'whoami']);
+      expect(call.stdout).toBe('you are ada\n');
+      expect(grants[0]).toBe('refresh_token');
+      const after = (await authFiles(authDir)).find((f) => f.key === idp.key)!;
+      const tokens = after.record.issuers[after.record.issuer].tokens;
+      expect(tokens.access_token).not.toBe(before.access_token);
+      expect(tokens.expires_at).toBeGreaterThan(Date.now());
+      secrets.push(tokens.access_token, tokens.refresh_token);
+    } finally {
+      stack.idp.provider.off('grant.success', onGrant);
+    }
+  });
+
   it('the IdP refusing the exchange is a clear error naming the server, with a next step', async () => {
     stack.as.tokens.clear();
     stack.idp.policy.refuse = 'corp is not allowed for this user';

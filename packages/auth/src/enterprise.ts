@@ -1,4 +1,6 @@
 import { checkEndpoint } from './endpoint.js';
+import { AuthError, NeedsAuthError } from './errors.js';
+import { XaaError } from './idp-session.js';
 import { BaseProvider, type ProviderOptions } from './provider.js';
 import type { StoredTokens } from './store.js';
 import { type ClientAuth, chooseAuthMethod, tokenRequest } from './token-endpoint.js';
@@ -6,13 +8,17 @@ import type { BearerChallenge } from './www-authenticate.js';
 
 /** The enterprise identity provider, configured once and shared by every server. */
 export interface IdentityProviderSettings {
-  /** The IdP's token endpoint (RFC 8693 token exchange). */
-  tokenEndpoint: string;
+  /** The IdP's token endpoint (RFC 8693 token exchange), or how to find it. */
+  tokenEndpoint: string | (() => string | Promise<string>);
   /** This client's id and secret at the IdP. */
   clientId: string;
   clientSecret?: string;
   /** The user's identity assertion from single sign-on (an OpenID Connect ID token). */
-  idToken: string | (() => string | Promise<string>);
+  idToken: string | ((signal?: AbortSignal) => string | Promise<string>);
+  /** Signs the user in at the IdP (a browser); run by `login()`. */
+  signIn?: (options: { signal?: AbortSignal; timeoutMs?: number }) => Promise<void>;
+  /** Forgets the IdP sign-in; run by `logout()`. */
+  signOut?: () => Promise<void>;
 }
 
 export interface EnterpriseAuthOptions extends ProviderOptions {
@@ -32,7 +38,9 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  * Enterprise-managed authorization ("XAA", the MCP extension): the user's ID token from
  * the enterprise IdP is exchanged there for an identity assertion grant (ID-JAG, RFC
  * 8693), which the MCP server's authorization server turns into an access token (RFC
- * 7523 JWT bearer). No browser; one IdP configuration serves every server.
+ * 7523 JWT bearer). One IdP sign-in serves every server; an expired access token is
+ * replaced by doing the exchange again. Failures are `XaaError` with the `stage` that
+ * failed (`token-exchange` at the IdP, `jwt-bearer` at the authorization server).
  */
 export class EnterpriseAuthProvider extends BaseProvider {
   declare protected readonly options: EnterpriseAuthOptions;
@@ -51,13 +59,16 @@ export class EnterpriseAuthProvider extends BaseProvider {
     const d = await this.discovery(bearer?.resourceMetadata, signal);
     const m = d.metadata;
     const o = this.options;
-    const idToken = typeof o.idp.idToken === 'function' ? await o.idp.idToken() : o.idp.idToken;
+    const idToken =
+      typeof o.idp.idToken === 'function' ? await o.idp.idToken(signal) : o.idp.idToken;
     this.secrets.remember(idToken);
     const scope = this.scopeParam(bearer, o.scopes, d);
     const idpAuth: ClientAuth = o.idp.clientSecret
       ? { method: 'client_secret_post', clientId: o.idp.clientId, clientSecret: o.idp.clientSecret }
       : { method: 'none', clientId: o.idp.clientId };
-    const idpEndpoint = checkEndpoint(o.idp.tokenEndpoint, {
+    const tokenEndpoint =
+      typeof o.idp.tokenEndpoint === 'function' ? await o.idp.tokenEndpoint() : o.idp.tokenEndpoint;
+    const idpEndpoint = checkEndpoint(tokenEndpoint, {
       label: this.label,
       field: 'idp.tokenEndpoint',
       where: 'the identity-provider settings',
@@ -77,10 +88,15 @@ export class EnterpriseAuthProvider extends BaseProvider {
       idpAuth,
       this.requestContext(signal),
       'token exchange at the identity provider',
-    );
+    ).catch((error: unknown) => {
+      throw this.stageError('token-exchange', error);
+    });
     if (exchanged.issued_token_type !== undefined && exchanged.issued_token_type !== ID_JAG) {
-      throw this.fail(
-        `the identity provider issued a "${exchanged.issued_token_type}", not an identity assertion grant`,
+      throw this.stageError(
+        'token-exchange',
+        this.fail(
+          `the identity provider issued a "${exchanged.issued_token_type}", not an identity assertion grant`,
+        ),
       );
     }
     const auth: ClientAuth = o.clientSecret
@@ -98,8 +114,45 @@ export class EnterpriseAuthProvider extends BaseProvider {
       auth,
       'JWT bearer grant',
       signal,
-    );
+    ).catch((error: unknown) => {
+      throw this.stageError('jwt-bearer', error);
+    });
     await this.saveTokens(m.issuer, tokens);
     this.log('token issued (enterprise-managed authorization)');
+  }
+
+  /** An `AuthError` of one step as an `XaaError` of that stage (same message and code). */
+  private stageError(stage: 'token-exchange' | 'jwt-bearer', error: unknown): unknown {
+    if (!AuthError.isInstance(error) || XaaError.isInstance(error)) return error;
+    return new XaaError(
+      error.message,
+      stage,
+      this.options.serverName ?? this.key,
+      error.oauthError,
+      { cause: error },
+    );
+  }
+
+  /**
+   * Signs in now (a host's sign-in command): the IdP sign-in (`idp.signIn`, a browser),
+   * then the exchange and the grant. Bounded by `timeoutMs`; a signal ends it.
+   */
+  async login(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+    options.signal?.throwIfAborted();
+    const signIn = this.options.idp.signIn;
+    if (!signIn)
+      throw new NeedsAuthError(
+        `${this.label}: no identity-provider sign-in is configured`,
+        this.options.serverName ?? this.key,
+      );
+    await signIn(options);
+    this.reload();
+    await this.renew(() => this.refreshOrRenew(undefined, undefined, options.signal));
+  }
+
+  /** Forgets this server's tokens and the IdP sign-in (`idp.signOut`). */
+  override async logout(): Promise<void> {
+    await super.logout();
+    await this.options.idp.signOut?.();
   }
 }

@@ -10,6 +10,8 @@ export const AuthErrorCode = {
   UnsafeEndpoint: 'MCPKIT_AUTH_UNSAFE_ENDPOINT',
   /** A metadata document, registration or token response was larger than its limit. */
   ResponseTooLarge: 'MCPKIT_AUTH_RESPONSE_TOO_LARGE',
+  /** A step of enterprise-managed authorization (XAA) failed; `XaaError.stage` says which. */
+  Xaa: 'MCPKIT_AUTH_XAA',
   /** A `headersHelper` command failed, timed out or printed something else. */
   HeadersHelper: 'MCPKIT_HEADERS_HELPER',
 } as const;

@@ -55,6 +55,14 @@ export {
 } from './errors.js';
 export type { FetchLike } from './fetch-bounded.js';
 export { HeadersHelperAuth, type HeadersHelperOptions } from './headers-helper.js';
+export {
+  type IdentityProviderConfig,
+  IdentityProviderSession,
+  type IdentityProviderSessionOptions,
+  idpStoreKey,
+  XaaError,
+  type XaaStage,
+} from './idp-session.js';
 export { LoopbackAuthorization, type LoopbackOptions } from './loopback.js';
 export {
   type AuthorizationHandler,

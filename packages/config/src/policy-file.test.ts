@@ -125,6 +125,15 @@ describe('policy files fail closed (issue #10 finding 1)', () => {
     expect(r.diagnostics).toEqual([]);
   });
 
+  it('"identityProvider" (the enterprise IdP of "oauth.xaa" entries, read by the CLI) is a known setting: no warning', () => {
+    const r = parsePolicyFile(
+      '{"identityProvider":{"issuer":"https://idp.example.com","clientId":"c"}}',
+      's.json',
+    );
+    expect(r.unusable).toBeUndefined();
+    expect(r.diagnostics).toEqual([]);
+  });
+
   it('a good file still works, and an unknown setting that is not about servers is only a warning', () => {
     const r = parsePolicyFile(
       '{"deniedMcpServers":[{"serverName":"evil"}],"theme":"dark"}',

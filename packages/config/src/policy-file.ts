@@ -61,8 +61,14 @@ export function parsePolicyFile(text: string, source: string): PolicyFileResult 
   if (!isRecord(parsed.value)) return fail('', 'expected a JSON object');
   const policy: Policy = { source };
   for (const key of Object.keys(parsed.value)) {
-    // `registries` is read by the CLI (the MCP Registries it searches), not policy.
-    if ((LISTS as readonly string[]).includes(key) || key === '$schema' || key === 'registries')
+    // Read by the CLI, not policy: `registries` (the MCP Registries it searches) and
+    // `identityProvider` (the enterprise IdP of entries with `oauth.xaa`).
+    if (
+      (LISTS as readonly string[]).includes(key) ||
+      key === '$schema' ||
+      key === 'registries' ||
+      key === 'identityProvider'
+    )
       continue;
     if (LOOKS_LIKE_POLICY.test(key))
       return fail(

@@ -1,8 +1,13 @@
 import path from 'node:path';
-import type { AuthorizationHandler, OAuthProvider, TokenStore } from '@mcpkit/auth';
+import type {
+  AuthorizationHandler,
+  EnterpriseAuthProvider,
+  IdentityProviderConfig,
+  OAuthProvider,
+  TokenStore,
+} from '@mcpkit/auth';
 import type { ResolvedServer } from '@mcpkit/config';
 import type { HttpAuth } from '@mcpkit/jsonrpc';
-import { UnsupportedServerTypeError } from './errors.js';
 
 /** How the manager authenticates remote servers. */
 export interface ManagerAuthOptions {
@@ -18,6 +23,14 @@ export interface ManagerAuthOptions {
   needsAuthCacheMs?: number;
   /** `client_name` sent when registering dynamically. Default `mcpkit`. */
   clientName?: string;
+  /**
+   * The enterprise identity provider of entries with `oauth.xaa` (enterprise-managed
+   * authorization), or how to read it (asked only when such an entry connects).
+   * Without it such an entry fails with `XaaError` (stage `idp-settings`).
+   */
+  identityProvider?:
+    | IdentityProviderConfig
+    | (() => Promise<IdentityProviderConfig | undefined> | IdentityProviderConfig | undefined);
 }
 
 type RemoteConfig = Extract<ResolvedServer['config'], { type: 'http' | 'streamable-http' | 'sse' }>;
@@ -34,21 +47,72 @@ export function workingDirectoryOf(server: ResolvedServer, cwd: string): string 
   return cwd;
 }
 
+/**
+ * The provider of an entry with `oauth.xaa`: the user's sign-in at the identity provider
+ * (kept in the store, shared by every such entry), exchanged there for an ID-JAG, which
+ * the server's authorization server turns into an access token.
+ */
+async function enterpriseProviderFor(
+  server: ResolvedServer,
+  auth: ManagerAuthOptions,
+  interactive: AuthorizationHandler | undefined,
+): Promise<EnterpriseAuthProvider> {
+  const config = server.config as RemoteConfig;
+  const oauth = config.oauth ?? {};
+  const { EnterpriseAuthProvider, IdentityProviderSession, XaaError } = await import(
+    '@mcpkit/auth'
+  );
+  const idp =
+    typeof auth.identityProvider === 'function'
+      ? await auth.identityProvider()
+      : auth.identityProvider;
+  if (!idp)
+    throw new XaaError(
+      `server "${server.name}": enterprise-managed authorization ("oauth.xaa") needs identity-provider settings (issuer, clientId), and none are configured`,
+      'idp-settings',
+      server.name,
+    );
+  if (!oauth.clientId)
+    throw new XaaError(
+      `server "${server.name}": enterprise-managed authorization ("oauth.xaa") needs "oauth.clientId", this client's id at the server's authorization server`,
+      'idp-settings',
+      server.name,
+    );
+  const session = new IdentityProviderSession({
+    ...idp,
+    serverName: server.name,
+    ...(auth.store ? { store: auth.store } : {}),
+    ...(interactive ? { interactive } : {}),
+  });
+  return new EnterpriseAuthProvider({
+    serverUrl: config.url,
+    serverName: server.name,
+    ...(auth.store ? { store: auth.store } : {}),
+    clientId: oauth.clientId,
+    ...(oauth.scopes ? { scopes: oauth.scopes } : {}),
+    ...(oauth.authServerMetadataUrl
+      ? { authorizationServerMetadataUrl: oauth.authServerMetadataUrl }
+      : {}),
+    idp: {
+      clientId: idp.clientId,
+      ...(idp.clientSecret ? { clientSecret: idp.clientSecret } : {}),
+      tokenEndpoint: async () => (await session.metadata()).token_endpoint,
+      idToken: (signal) => session.idToken(signal),
+      signIn: (options) => session.signIn(options),
+      signOut: () => session.signOut(),
+    },
+  });
+}
+
 /** The OAuth provider of a remote entry; interactive only when `interactive` is given. */
 export async function oauthProviderFor(
   server: ResolvedServer,
   auth: ManagerAuthOptions,
   interactive?: AuthorizationHandler,
-): Promise<OAuthProvider> {
+): Promise<OAuthProvider | EnterpriseAuthProvider> {
   const config = server.config as RemoteConfig;
   const oauth = config.oauth;
-  if (oauth?.xaa) {
-    throw new UnsupportedServerTypeError(
-      server.name,
-      config.type,
-      'enterprise-managed authorization ("xaa") needs identity-provider settings; build an EnterpriseAuthProvider from @mcpkit/auth and pass a transportFactory',
-    );
-  }
+  if (oauth?.xaa) return enterpriseProviderFor(server, auth, interactive);
   const { OAuthProvider } = await import('@mcpkit/auth');
   return new OAuthProvider({
     serverUrl: config.url,

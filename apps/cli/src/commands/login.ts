@@ -1,8 +1,13 @@
-import { LoopbackAuthorization, type OAuthProvider } from '@mcpkit/auth';
+import {
+  type EnterpriseAuthProvider,
+  LoopbackAuthorization,
+  type OAuthProvider,
+} from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { TimeoutError } from '@mcpkit/jsonrpc';
 import { oauthProviderFor } from '@mcpkit/manager';
 import { assertMayContact } from '../core/gate.js';
+import { identityProviderOf } from '../core/identity-provider.js';
 import { UsageError } from '../core/io.js';
 import { tokenStore } from '../core/open-manager.js';
 import type { CliContext } from '../core/server-selection.js';
@@ -19,11 +24,15 @@ function oauthFor(
   server: ResolvedServer,
   ctx: CliContext,
   interactive?: LoopbackAuthorization,
-): Promise<OAuthProvider> {
+): Promise<OAuthProvider | EnterpriseAuthProvider> {
   assertMayContact(server);
   return oauthProviderFor(
     server,
-    { store: tokenStore(ctx), clientName: 'mcpkit CLI' },
+    {
+      store: tokenStore(ctx),
+      clientName: 'mcpkit CLI',
+      identityProvider: () => identityProviderOf(ctx),
+    },
     interactive,
   );
 }
@@ -63,19 +72,27 @@ export async function authCommand(
     config.type === 'sse-ide'
   )
     throw new UsageError(`server "${name}" is not an HTTP server; only those sign in with OAuth`);
+  const oauth = 'oauth' in config ? config.oauth : undefined;
   if (command === 'logout') {
     await (await oauthFor(server, ctx)).logout();
-    io.stdout(`Logged out of ${name}: its tokens and registration are forgotten.\n`);
+    io.stdout(
+      oauth?.xaa
+        ? `Logged out of ${name}: its tokens and the sign-in at the identity provider are forgotten.\n`
+        : `Logged out of ${name}: its tokens and registration are forgotten.\n`,
+    );
     return 0;
   }
-  const oauth = 'oauth' in config ? config.oauth : undefined;
+  // An enterprise-managed entry signs in at the identity provider (its callback port, if set).
+  const callbackPort = oauth?.xaa
+    ? (await identityProviderOf(ctx))?.callbackPort
+    : oauth?.callbackPort;
   const loopback = new LoopbackAuthorization({
-    ...(oauth?.callbackPort ? { port: oauth.callbackPort } : {}),
+    ...(callbackPort ? { port: callbackPort } : {}),
     open: !options.noBrowser,
     print: (line) => io.link(`${line}\n`),
     timeoutMs: options.loginTimeoutMs,
   });
-  let provider: OAuthProvider;
+  let provider: OAuthProvider | EnterpriseAuthProvider;
   try {
     provider = await oauthFor(server, ctx, loopback);
   } catch (error) {

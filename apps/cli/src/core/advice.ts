@@ -1,6 +1,7 @@
 import { ServerNotEnabledError } from '@mcpkit/config';
 import { type ManagerHints, ServerConnectError, type ServerState } from '@mcpkit/manager';
 import { refusalText } from './gate.js';
+import { xaaNextStep } from './xaa-advice.js';
 
 /**
  * The next steps the manager writes into its messages, in the CLI's words (the manager's
@@ -74,6 +75,8 @@ function raiseLimit(option: string): string {
 export function nextForFailure(name: string, state: Failed): string {
   const { failure, nextStep } = state;
   const stderr = `run "mcpkit -v servers -s ${name}"`;
+  const xaa = xaaNextStep(state.error, name);
+  if (xaa) return xaa;
   switch (failure.kind) {
     case 'timeout':
       return `raise ${raiseLimit(nextStep.kind === 'raise-limit' ? nextStep.option : 'limits.connectTimeoutMs')} if "${name}" is slow to start, or ${stderr} to see its stderr`;

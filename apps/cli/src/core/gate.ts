@@ -1,5 +1,6 @@
 import { ServerNotEnabledError } from '@mcpkit/config';
 import { notStartedHint, refusalFacts } from './server-selection.js';
+import { xaaNextStep } from './xaa-advice.js';
 
 /**
  * The one gate between the config and the network or a process is `@mcpkit/config`'s
@@ -16,5 +17,6 @@ export function refusalText(error: ServerNotEnabledError): string {
 /** An error's text for stderr: the gate's refusal in the CLI's words, else its message. */
 export function errorText(error: unknown): string {
   if (ServerNotEnabledError.isInstance(error)) return refusalText(error);
-  return (error as Error).message;
+  const next = xaaNextStep(error);
+  return next ? `${(error as Error).message}; ${next}` : (error as Error).message;
 }

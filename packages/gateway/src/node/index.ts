@@ -1,3 +1,10 @@
+export {
+  AuthorizationServerUnavailableError,
+  InvalidTokenError,
+  ResourceServer,
+  type ResourceServerOptions,
+  resourceServerDefaults,
+} from '../auth/index.js';
 export type { EndpointSource } from '../compose/endpoint-router.js';
 export {
   type GatewayConfigWatcher,

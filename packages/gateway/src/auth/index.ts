@@ -1,0 +1,8 @@
+export { type BearerChallenge, bearerChallenge, insufficientScope } from './challenge.js';
+export { AuthorizationServerUnavailableError } from './fetch-json.js';
+export {
+  InvalidTokenError,
+  ResourceServer,
+  type ResourceServerOptions,
+  resourceServerDefaults,
+} from './resource-server.js';

@@ -130,6 +130,7 @@ export class ResourceServer {
   readonly issuers: readonly string[];
   private readonly options: ResourceServerOptions;
   private readonly algorithms: string[];
+  private scopes: Pick<ResourceServerOptions, 'scopes' | 'endpointScopes'>;
   private readonly keyCaches = new Map<string, KeyCache>();
   private readonly introspected = new Map<
     string,
@@ -156,13 +157,22 @@ export class ResourceServer {
     this.options = options;
     this.issuers = [...options.issuers];
     this.algorithms = [...algorithms];
+    this.scopes = { scopes: options.scopes, endpointScopes: options.endpointScopes };
   }
 
   /** The scopes a token needs at an endpoint (`undefined`: `/mcp`). */
   requiredScopes(endpoint: string | undefined): readonly string[] {
-    if (endpoint !== undefined && this.options.endpointScopes?.[endpoint] !== undefined)
-      return this.options.endpointScopes[endpoint]!;
-    return this.options.scopes ?? [];
+    if (endpoint !== undefined && this.scopes.endpointScopes?.[endpoint] !== undefined)
+      return this.scopes.endpointScopes[endpoint]!;
+    return this.scopes.scopes ?? [];
+  }
+
+  /**
+   * New scope requirements (a reloaded config): from the next request on. A client whose
+   * token lacks a scope now gets 403 `insufficient_scope` and can step up.
+   */
+  reconfigure(scopes: Pick<ResourceServerOptions, 'scopes' | 'endpointScopes'>): void {
+    this.scopes = { ...scopes };
   }
 
   /** RFC 9728 metadata of the resource `resource` (an endpoint's canonical URI). */

@@ -2,6 +2,7 @@ export { type BearerChallenge, bearerChallenge, insufficientScope } from './auth
 export {
   type ArgumentTransform,
   type EndpointConfig,
+  type GatewayAuthConfig,
   type GatewayConfig,
   GatewayConfigError,
   type GatewayConfigIssue,

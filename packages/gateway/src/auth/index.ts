@@ -1,6 +1,11 @@
 export { type BearerChallenge, bearerChallenge, insufficientScope } from './challenge.js';
 export { AuthorizationServerUnavailableError } from './fetch-json.js';
 export {
+  AuthSecretError,
+  endpointScopesOf,
+  resourceServerOptionsFromConfig,
+} from './from-config.js';
+export {
   InvalidTokenError,
   ResourceServer,
   type ResourceServerOptions,

@@ -1,9 +1,12 @@
 export {
   AuthorizationServerUnavailableError,
+  AuthSecretError,
+  endpointScopesOf,
   InvalidTokenError,
   ResourceServer,
   type ResourceServerOptions,
   resourceServerDefaults,
+  resourceServerOptionsFromConfig,
 } from '../auth/index.js';
 export type { EndpointSource } from '../compose/endpoint-router.js';
 export {

@@ -3,8 +3,10 @@ import { insufficientScope } from '@mcpkit/gateway';
 import {
   AuthorizationServerUnavailableError,
   InvalidTokenError,
+  listenHttp,
   ResourceServer,
 } from '@mcpkit/gateway/node';
+import { McpServer } from '@mcpkit/server';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengeParams, startKeyIssuer, startOAuthGateway } from './oauth-support.js';
@@ -315,6 +317,60 @@ describe('the keys, fetched with bounds', () => {
       expect((error as Error).message).toContain('limit');
     } finally {
       await big.close();
+    }
+  });
+});
+
+describe('what a verified JWT tells the handlers', () => {
+  it('ctx.authInfo: kind jwt, sub, client_id, scopes, exp and the claims, per request', async () => {
+    const server = new McpServer({ info: { name: 'who', version: '1.0.0' } });
+    server.registerTool(
+      'whoami',
+      { description: 'Says who the listener verified', inputSchema: { type: 'object' } },
+      async (_args, ctx) => ({
+        content: [{ type: 'text', text: JSON.stringify(ctx.authInfo ?? null) }],
+      }),
+    );
+    const listener = await listenHttp(
+      { server, health: () => ({ status: 'ok', servers: [] }) } as never,
+      { port: 0, oauth: { issuers: [issuer.issuer] } },
+    );
+    try {
+      const exp = Math.floor(Date.now() / 1000) + 300;
+      const token = await issuer.sign({
+        aud: listener.url.href,
+        sub: 'grace',
+        azp: 'cli-app',
+        scope: 'mcp:tools notes:read',
+        groups: ['team-a'],
+        exp,
+      });
+      const client = new McpClient({ name: 'who', eraCache: false });
+      await client.connect(
+        new StreamableHttpTransport({
+          url: listener.url,
+          name: 'who',
+          headers: { authorization: `Bearer ${token}` },
+        }),
+      );
+      try {
+        const result = await client.callTool({ name: 'whoami' });
+        const info = JSON.parse((result.content[0] as { text: string }).text);
+        expect(info).toMatchObject({
+          kind: 'jwt',
+          subject: 'grace',
+          clientId: 'cli-app',
+          scopes: ['mcp:tools', 'notes:read'],
+          expiresAt: exp,
+          claims: { groups: ['team-a'], iss: issuer.issuer },
+          token,
+        });
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await listener.close();
+      await server.close();
     }
   });
 });

@@ -8,14 +8,40 @@ import Provider from 'oidc-provider';
  * refresh tokens rotated, and its development login and consent pages (any login).
  * `dPoP`: its DPoP feature on (RFC 9449), with nonces required when asked.
  */
-export async function startOidcProvider(options: { dPoP?: { requireNonce?: boolean } } = {}) {
+export async function startOidcProvider(
+  options: {
+    dPoP?: { requireNonce?: boolean };
+    /** The scopes the resource accepts (space-separated); `mcp:tools` by default. */
+    resourceScope?: string;
+    /** `jwt`: access tokens are JWTs signed with the provider's keys (RFC 9068); opaque by default. */
+    accessTokenFormat?: 'opaque' | 'jwt' | ((resource: string) => 'opaque' | 'jwt');
+    /** RFC 7662 introspection on, for this confidential client (a resource server). */
+    introspectionClient?: { clientId: string; clientSecret: string };
+    /** Clients registered beforehand (oidc-provider's client metadata). */
+    clients?: Record<string, unknown>[];
+  } = {},
+) {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: [],
+    clients: [
+      ...(options.clients ?? []),
+      ...(options.introspectionClient
+        ? [
+            {
+              client_id: options.introspectionClient.clientId,
+              client_secret: options.introspectionClient.clientSecret,
+              redirect_uris: [],
+              response_types: [],
+              grant_types: [],
+            },
+          ]
+        : []),
+    ],
     features: {
       registration: { enabled: true },
+      ...(options.introspectionClient ? { introspection: { enabled: true } } : {}),
       devInteractions: { enabled: true },
       revocation: { enabled: true },
       ...(options.dPoP
@@ -31,15 +57,23 @@ export async function startOidcProvider(options: { dPoP?: { requireNonce?: boole
         enabled: true,
         defaultResource: () => undefined as unknown as string,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
-          scope: 'mcp:tools',
-          audience: resource,
-          accessTokenFormat: 'opaque',
-          accessTokenTTL: 3600,
-        }),
+        getResourceServerInfo: (_ctx: unknown, resource: string) => {
+          const format =
+            typeof options.accessTokenFormat === 'function'
+              ? options.accessTokenFormat(resource)
+              : (options.accessTokenFormat ?? 'opaque');
+          return {
+            scope: options.resourceScope ?? 'mcp:tools',
+            audience: resource,
+            accessTokenFormat: format,
+            ...(format === 'jwt' ? { jwt: { sign: { alg: 'RS256' } } } : {}),
+            accessTokenTTL: 3600,
+          };
+        },
       },
     },
-    scopes: ['openid', 'offline_access'],
+    // The resource's scopes too when named: a client may ask for them when it registers.
+    scopes: ['openid', 'offline_access', ...(options.resourceScope?.split(' ') ?? [])],
     pkce: { required: () => true },
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
       client.grantTypeAllowed('refresh_token'),

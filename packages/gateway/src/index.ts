@@ -1,6 +1,8 @@
+export { type BearerChallenge, bearerChallenge, insufficientScope } from './auth/challenge.js';
 export {
   type ArgumentTransform,
   type EndpointConfig,
+  type GatewayAuthConfig,
   type GatewayConfig,
   GatewayConfigError,
   type GatewayConfigIssue,

@@ -12,10 +12,14 @@ import {
   toolFilter,
 } from '@mcpkit/gateway';
 import {
+  AuthSecretError,
+  endpointScopesOf,
   type GatewayConfigWatcher,
   isLoopbackBind,
   listenHttp,
   loadGatewayConfig,
+  ResourceServer,
+  resourceServerOptionsFromConfig,
   StdioListener,
   watchGatewayConfig,
 } from '@mcpkit/gateway/node';
@@ -205,6 +209,22 @@ export async function serveCommand(
       return 1;
     }
   }
+  // The config's `auth` section: OAuth access tokens besides (or, with --no-auth, instead
+  // of) the static token. Settled before any backend starts.
+  let oauth: { server: ResourceServer; publicUrl: string | undefined } | undefined;
+  if (gatewayConfig?.auth !== undefined && bind !== undefined) {
+    try {
+      const { options, publicUrl } = await resourceServerOptionsFromConfig(
+        gatewayConfig.auth,
+        ctx.env,
+      );
+      oauth = { server: new ResourceServer(options), publicUrl };
+    } catch (error) {
+      if (AuthSecretError.isInstance(error) || error instanceof TypeError)
+        throw new UsageError(`${configFile}: auth: ${error.message}`);
+      throw error;
+    }
+  }
   if (flags.endpoint !== undefined) {
     const known = Object.keys(gatewayConfig?.endpoints ?? {});
     if (!known.includes(flags.endpoint))
@@ -340,6 +360,11 @@ export async function serveCommand(
           servers: names,
           onconfig: async (config) => {
             await gateway?.reconfigure(config);
+            // New scope requirements apply at once; other auth changes need a restart.
+            oauth?.server.reconfigure({
+              ...(config.auth?.scopes ? { scopes: config.auth.scopes } : {}),
+              endpointScopes: endpointScopesOf(config.auth),
+            });
             io.stderr(`mcpkit serve: gateway config ${configFile} reloaded\n`);
           },
           onerror: (error) => {
@@ -359,13 +384,28 @@ export async function serveCommand(
         endpoints: gateway,
         host: bind.host,
         port: bind.port,
-        ...(auth?.kind === 'token' ? { token: auth.token } : { auth: 'none' as const }),
+        ...(auth?.kind === 'token'
+          ? { token: auth.token }
+          : oauth === undefined
+            ? { auth: 'none' as const }
+            : {}),
+        ...(oauth !== undefined
+          ? {
+              oauth: oauth.server,
+              ...(oauth.publicUrl !== undefined ? { publicUrl: oauth.publicUrl } : {}),
+            }
+          : {}),
         allowedHosts,
         allowedOrigins,
         ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
         tooLargeAdvice: 'mcpkit serve --max-message-bytes <n> raises it',
       });
-      if (auth) io.stderr(`mcpkit serve: ${authLine(auth, face.url)}\n`);
+      if (auth && !(auth.kind === 'none' && oauth !== undefined))
+        io.stderr(`mcpkit serve: ${authLine(auth, face.url)}\n`);
+      if (oauth !== undefined)
+        io.stderr(
+          `mcpkit serve: OAuth access tokens from ${oauth.server.issuers.join(', ')} (metadata at ${oauth.publicUrl ?? face.url.origin}/.well-known/oauth-protected-resource/mcp)\n`,
+        );
       closeFace = face.close;
       io.stderr(`mcpkit serve: listening on ${face.url.href}\n`);
       for (const name of gateway.names())

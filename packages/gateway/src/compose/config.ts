@@ -120,6 +120,60 @@ const endpointSchema = z
   })
   .describe('A virtual endpoint, served at /mcp/<name> (over stdio: --endpoint <name>).');
 
+const scopeListSchema = z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/)); // RFC 6749 scope-token
+
+const authSchema = z
+  .strictObject({
+    issuers: z
+      .array(z.url({ protocol: /^https?$/ }))
+      .min(1)
+      .describe(
+        'The authorization servers whose access tokens are accepted (issuer identifiers; their keys are found through RFC 8414 / OpenID discovery).',
+      ),
+    audience: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'The `aud` values a token may carry instead of the endpoint’s own URL (by default each endpoint, /mcp and /mcp/<name>, is a resource of its own).',
+      ),
+    publicUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        'The origin clients reach the gateway at (behind a TLS proxy: https://gw.example.com): the endpoints’ URLs in the metadata and the audience. By default http:// and the request’s Host.',
+      ),
+    scopes: scopeListSchema
+      .optional()
+      .describe('Scopes a token needs at every endpoint (none when absent).'),
+    endpoints: z
+      .record(z.string().regex(NAME), z.strictObject({ scopes: scopeListSchema }))
+      .optional()
+      .describe('Scopes a token needs at /mcp/<name>, instead of `scopes`.'),
+    introspection: z
+      .strictObject({
+        url: z.url({ protocol: /^https?$/ }).describe('The RFC 7662 introspection endpoint.'),
+        clientId: z
+          .string()
+          .min(1)
+          .describe('The gateway’s client id at the authorization server.'),
+        clientSecretEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .optional()
+          .describe('The environment variable holding the client secret.'),
+        clientSecretFile: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('A file (private to its owner) holding the client secret.'),
+      })
+      .optional()
+      .describe('Introspection for access tokens that are not JWTs (opaque tokens).'),
+  })
+  .describe(
+    'The gateway as an OAuth 2.1 resource server (the MCP authorization spec): see SERVE.md, "Signing in".',
+  );
+
 export const gatewayConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -132,6 +186,7 @@ export const gatewayConfigSchema = z
       .string()
       .optional()
       .describe('The endpoint /mcp serves (and stdio without --endpoint); everything when absent.'),
+    auth: authSchema.optional(),
   })
   .describe('mcpkit gateway configuration (gateway.jsonc)');
 
@@ -141,6 +196,7 @@ export type ToolComposition = NonNullable<ServerComposition['tools']>[string];
 export type ArgumentTransform = NonNullable<ToolComposition['arguments']>[string];
 export type EndpointConfig = NonNullable<GatewayConfig['endpoints']>[string];
 export type ToolPattern = NonNullable<EndpointConfig['tools']>[number];
+export type GatewayAuthConfig = NonNullable<GatewayConfig['auth']>;
 
 /** The JSON Schema of the gateway config file, generated from the zod schema. */
 export function gatewayConfigJsonSchema(): Record<string, unknown> {
@@ -351,4 +407,19 @@ function checkRules(
     });
   if (config.default !== undefined && !Object.hasOwn(endpoints, config.default))
     report(['default'], `no endpoint named "${config.default}"`);
+  const auth = config.auth;
+  for (const name of Object.keys(auth?.endpoints ?? {}))
+    if (!Object.hasOwn(endpoints, name))
+      report(['auth', 'endpoints', name], `no endpoint named "${name}"`);
+  const introspection = auth?.introspection;
+  if (
+    introspection &&
+    (introspection.clientSecretEnv === undefined) === (introspection.clientSecretFile === undefined)
+  )
+    report(
+      ['auth', 'introspection'],
+      'give the client secret as exactly one of clientSecretEnv and clientSecretFile',
+    );
+  if (auth?.publicUrl !== undefined && new URL(auth.publicUrl).pathname !== '/')
+    report(['auth', 'publicUrl'], 'an origin only (scheme, host and port), without a path');
 }

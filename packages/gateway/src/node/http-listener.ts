@@ -12,6 +12,13 @@ import {
   type StreamableHttpStats,
   streamableHttpDefaults,
 } from '@mcpkit/server';
+import { bearerChallenge, insufficientScope } from '../auth/challenge.js';
+import { AuthorizationServerUnavailableError } from '../auth/fetch-json.js';
+import {
+  InvalidTokenError,
+  ResourceServer,
+  type ResourceServerOptions,
+} from '../auth/resource-server.js';
 import { EndpointRouter, type EndpointSource } from '../compose/endpoint-router.js';
 import type { Gateway } from '../gateway.js';
 
@@ -25,6 +32,18 @@ export interface HttpListenerOptions {
    * `auth` is `'none'`, which only a loopback bind may use.
    */
   token?: string | undefined;
+  /**
+   * OAuth 2.1 resource server (the MCP authorization spec): access tokens from these
+   * authorization servers, each endpoint its own resource, with Protected Resource Metadata
+   * at `/.well-known/oauth-protected-resource/mcp[/<name>]`. With `token` too, either is let in.
+   */
+  oauth?: ResourceServerOptions | ResourceServer;
+  /**
+   * The origin clients reach the gateway at (`https://gw.example.com` behind a TLS proxy):
+   * the endpoints' canonical URIs, a token's audience. By default `http://` and the
+   * request's `Host` (one of the allowed hosts).
+   */
+  publicUrl?: string;
   /**
    * `'none'`: serve without a token (loopback binds only: any local account or process can
    * then call every backend). Without it, a missing token is a `TokenRequiredError`.
@@ -139,6 +158,9 @@ export function boundHostNames(host: string): string[] {
   return [...names];
 }
 
+/** Where RFC 9728 Protected Resource Metadata is served (with the endpoint's path after it). */
+const PRM_PATH = '/.well-known/oauth-protected-resource';
+
 function refuse(
   res: ServerResponse,
   status: number,
@@ -166,9 +188,33 @@ export async function listenHttp(
   const token = options.token === '' ? undefined : options.token;
   if (token !== undefined && options.auth === 'none')
     throw new TypeError("listenHttp: a token and auth: 'none' exclude each other");
+  const oauth =
+    options.oauth === undefined
+      ? undefined
+      : options.oauth instanceof ResourceServer
+        ? options.oauth
+        : new ResourceServer(options.oauth);
+  if (oauth !== undefined && options.auth === 'none')
+    throw new TypeError("listenHttp: oauth and auth: 'none' exclude each other");
   // Fail closed: no token means no listener, unless told so for loopback.
-  if (token === undefined && !(options.auth === 'none' && loopback))
+  if (token === undefined && oauth === undefined && !(options.auth === 'none' && loopback))
     throw new TokenRequiredError(host);
+  let publicOrigin: string | undefined;
+  if (options.publicUrl !== undefined) {
+    const url = URL.canParse(options.publicUrl) ? new URL(options.publicUrl) : undefined;
+    if (
+      !url ||
+      (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+      url.pathname !== '/' ||
+      url.search ||
+      url.hash ||
+      url.username
+    )
+      throw new TypeError(
+        `listenHttp: publicUrl: ${JSON.stringify(options.publicUrl)} is not an http(s) origin`,
+      );
+    publicOrigin = url.origin;
+  }
   for (const origin of options.allowedOrigins ?? [])
     if (normalizeOrigin(origin) === undefined)
       throw new TypeError(
@@ -232,8 +278,17 @@ export async function listenHttp(
         refuse(res, 403, `Forbidden: ${refused}`, { connection: 'close' });
         return true;
       }
-      if (token !== undefined) {
-        if (!sameToken(bearerOf(req.headers.authorization), token)) {
+      if (oauth !== undefined && pathname.startsWith(PRM_PATH)) {
+        serveMetadata(req, res, pathname.slice(PRM_PATH.length));
+        return true;
+      }
+      const given = bearerOf(req.headers.authorization);
+      if (token !== undefined && given !== '' && sameToken(given, token)) {
+        verified.set(req, staticTokenInfo!);
+        return route(req, res, pathname);
+      }
+      if (oauth === undefined) {
+        if (token !== undefined) {
           refuse(
             res,
             401,
@@ -242,38 +297,133 @@ export async function listenHttp(
           );
           return true;
         }
-        verified.set(req, staticTokenInfo!);
+        return route(req, res, pathname);
       }
-      if (pathname === '/healthz') {
-        if (req.method !== 'GET') refuse(res, 405, 'GET only');
-        else {
-          res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-          // 200 whatever the backends' states: the gateway itself answers (a probe that
-          // restarts it would not bring a backend back); the body says which are down.
-          res.end(JSON.stringify(gateway.health()));
-        }
+      return verifyOAuth(req, res, pathname, given);
+    },
+  });
+  /** The endpoint a path belongs to: a name, `undefined` for `/mcp` (and every other path). */
+  function endpointOf(pathname: string): string | undefined {
+    return router && pathname.startsWith('/mcp/') ? pathname.slice(5) : undefined;
+  }
+  function originOf(req: IncomingMessage): string {
+    return publicOrigin ?? `http://${(req.headers.host ?? shownAddress()).toLowerCase()}`;
+  }
+  function shownAddress(): string {
+    return `${shown}:${listener.url.port}`;
+  }
+  /** The endpoint's canonical URI (RFC 8707): each endpoint is a resource of its own. */
+  function resourceOf(req: IncomingMessage, endpoint: string | undefined): string {
+    return `${originOf(req)}/mcp${endpoint === undefined ? '' : `/${endpoint}`}`;
+  }
+  function metadataUrlOf(req: IncomingMessage, endpoint: string | undefined): string {
+    return `${originOf(req)}${PRM_PATH}/mcp${endpoint === undefined ? '' : `/${endpoint}`}`;
+  }
+  /** RFC 9728 metadata: the root form describes `/mcp`; `/mcp/<name>` each endpoint. */
+  function serveMetadata(req: IncomingMessage, res: ServerResponse, suffix: string) {
+    let endpoint: string | undefined;
+    if (suffix === '' || suffix === '/mcp') endpoint = undefined;
+    else if (suffix.startsWith('/mcp/') && router && options.endpoints?.get(suffix.slice(5)))
+      endpoint = suffix.slice(5);
+    else {
+      refuse(res, 404, 'Not Found: no such protected resource', {}, -32000);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      refuse(res, 405, 'GET only', { allow: 'GET, HEAD' });
+      return;
+    }
+    const body = JSON.stringify(oauth!.metadataDocument(resourceOf(req, endpoint), endpoint));
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'cache-control': 'max-age=300',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+  async function verifyOAuth(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    given: string,
+  ): Promise<boolean> {
+    const endpoint = endpointOf(pathname);
+    const scopes = oauth!.requiredScopes(endpoint);
+    const resourceMetadata = metadataUrlOf(req, endpoint);
+    if (given === '') {
+      refuse(res, 401, 'Unauthorized: a bearer token is required', {
+        'www-authenticate': bearerChallenge({ scopes, resourceMetadata }),
+      });
+      return true;
+    }
+    let info: AuthInfo;
+    try {
+      info = await oauth!.verify(given, resourceOf(req, endpoint));
+    } catch (error) {
+      if (InvalidTokenError.isInstance(error)) {
+        refuse(res, 401, `Unauthorized: ${error.reason}`, {
+          'www-authenticate': bearerChallenge({
+            error: 'invalid_token',
+            description: error.reason,
+            scopes,
+            resourceMetadata,
+          }),
+        });
         return true;
       }
-      const named = router && pathname.startsWith('/mcp/') ? pathname.slice(5) : undefined;
-      if (pathname !== '/mcp' && named === undefined) return false;
-      // A body announced over the limit is refused before any of it is read; one without a
-      // length is cut off by the handler as it arrives (413 as well).
-      const announced = Number(req.headers['content-length']);
-      if (announced > maxBodyBytes) {
+      if (AuthorizationServerUnavailableError.isInstance(error)) {
+        // Neither accepted nor blamed: the token may be good; try again later.
         refuse(
           res,
-          413,
-          `Payload Too Large: the body is ${announced} bytes, over the gateway's ${maxBodyBytes}-byte limit${tooLargeAdvice ? ` (${tooLargeAdvice})` : ''}`,
-          { connection: 'close' },
-          -32600,
+          503,
+          'Service Unavailable: the authorization server could not be asked about the token',
+          { 'retry-after': '5' },
         );
         return true;
       }
-      if (named !== undefined && !router!.handle(named, req, res))
-        refuse(res, 404, 'Not Found: no such endpoint', {}, -32000);
-      return named !== undefined;
-    },
-  });
+      throw error;
+    }
+    const missing = scopes.filter((s) => !info.scopes.includes(s));
+    if (missing.length > 0) {
+      refuse(res, 403, `Forbidden: the token lacks the scope ${missing.join(' ')}`, {
+        'www-authenticate': insufficientScope(scopes, { resourceMetadata }),
+      });
+      return true;
+    }
+    verified.set(req, info);
+    return route(req, res, pathname);
+  }
+  /** After authentication: health, the named endpoints; false lets the listener serve /mcp. */
+  function route(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
+    if (pathname === '/healthz') {
+      if (req.method !== 'GET') refuse(res, 405, 'GET only');
+      else {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        // 200 whatever the backends' states: the gateway itself answers (a probe that
+        // restarts it would not bring a backend back); the body says which are down.
+        res.end(JSON.stringify(gateway.health()));
+      }
+      return true;
+    }
+    const named = endpointOf(pathname);
+    if (pathname !== '/mcp' && named === undefined) return false;
+    // A body announced over the limit is refused before any of it is read; one without a
+    // length is cut off by the handler as it arrives (413 as well).
+    const announced = Number(req.headers['content-length']);
+    if (announced > maxBodyBytes) {
+      refuse(
+        res,
+        413,
+        `Payload Too Large: the body is ${announced} bytes, over the gateway's ${maxBodyBytes}-byte limit${tooLargeAdvice ? ` (${tooLargeAdvice})` : ''}`,
+        { connection: 'close' },
+        -32600,
+      );
+      return true;
+    }
+    if (named !== undefined && !router!.handle(named, req, res))
+      refuse(res, 404, 'Not Found: no such endpoint', {}, -32000);
+    return named !== undefined;
+  }
   const close = async () => {
     await router?.close();
     await listener.close();

@@ -1,3 +1,13 @@
+export {
+  AuthorizationServerUnavailableError,
+  AuthSecretError,
+  endpointScopesOf,
+  InvalidTokenError,
+  ResourceServer,
+  type ResourceServerOptions,
+  resourceServerDefaults,
+  resourceServerOptionsFromConfig,
+} from '../auth/index.js';
 export type { EndpointSource } from '../compose/endpoint-router.js';
 export {
   type GatewayConfigWatcher,

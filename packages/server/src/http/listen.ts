@@ -17,9 +17,15 @@ export interface ListenOptions extends StreamableHttpOptions {
   path?: string;
   /**
    * Sees every request first (any path): answers it and returns true (a health route, an
-   * authorization check), or returns false to let the listener route it.
+   * authorization check), or returns false to let the listener route it. It may answer
+   * later (a token verified against an authorization server): the request is routed once
+   * the promise settles to false; a rejected promise is a 500.
    */
-  intercept?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+  intercept?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+  ) => boolean | Promise<boolean>;
   /** Time a client has to send a request's headers, in ms (Node's own default is 60 s). */
   headersTimeoutMs?: number;
   /**
@@ -76,12 +82,28 @@ export async function listenStreamableHttp(
     (req, res) => {
       const url = req.url ?? '/';
       const pathname = url.split('?', 1)[0] ?? '/';
-      if (options.intercept?.(req, res, pathname)) return;
-      if (pathname !== path) {
-        sendJsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${path}`);
+      const route = () => {
+        if (pathname !== path) {
+          sendJsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${path}`);
+          return;
+        }
+        void handler(req, res);
+      };
+      const answered = options.intercept?.(req, res, pathname) ?? false;
+      if (answered === true) return;
+      if (answered === false) {
+        route();
         return;
       }
-      void handler(req, res);
+      answered.then(
+        (done) => {
+          if (!done) route();
+        },
+        () => {
+          if (!res.headersSent) sendJsonError(res, 500, -32603, 'Internal error');
+          else res.destroy();
+        },
+      );
     },
   );
   httpServer.maxConnections = options.maxConnections ?? listenDefaults.maxConnections;

@@ -32,6 +32,7 @@ export {
   McpServer,
   type McpServerOptions,
   type ResolvedTool,
+  type VisibleKind,
   serverDefaults,
 } from './mcp-server.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';

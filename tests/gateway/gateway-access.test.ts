@@ -10,6 +10,7 @@ import {
   AccessControl,
   AccessErrorCode,
   AuditFile,
+  accessErrorStatus,
   createGatewayEndpoints,
   GatewayConfigError,
   GatewayEndpoints,
@@ -93,6 +94,8 @@ async function backend(name: string): Promise<URL> {
 
 interface Front {
   url: URL;
+  /** The status and headers of every POST the front listener answered. */
+  answers: Array<{ status: number; headers: Record<string, unknown> }>;
   access: AccessControl;
   endpoints: GatewayEndpoints;
 }
@@ -102,6 +105,7 @@ async function front(
   backends: Record<string, URL>,
   access: AccessConfig,
   audit?: AuditFile,
+  http: { errorStatus: boolean } = { errorStatus: true },
 ): Promise<Front> {
   const config = parseGatewayConfig(JSON.stringify({ access }), {
     file: 'access.jsonc',
@@ -138,8 +142,21 @@ async function front(
   });
   await manager.connectAll();
   await endpoints.start();
+  const answers: Front['answers'] = [];
   const listener = await listenStreamableHttp(endpoints.default.server, {
     authInfo: (req) => callers[String(req.headers['x-test-caller'])],
+    // What listenHttp gives the handler: refusals alone on their POST as 403 / 429.
+    ...(http.errorStatus ? { errorStatus: accessErrorStatus } : {}),
+    // Notes each POST's status line and headers as they are written (the real response).
+    intercept: (req, res) => {
+      if (req.method !== 'POST') return false;
+      const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => typeof res;
+      res.writeHead = ((status: number, headers?: Record<string, unknown>) => {
+        answers.push({ status, headers: headers ?? {} });
+        return writeHead(status, headers);
+      }) as typeof res.writeHead;
+      return false;
+    },
   });
   cleanups.push(async () => {
     await listener.close();
@@ -147,7 +164,7 @@ async function front(
     await manager.close();
     control.close();
   });
-  return { url: listener.url, access: control, endpoints };
+  return { url: listener.url, answers, access: control, endpoints };
 }
 
 async function clientOf(url: URL, who: string | undefined, version = '2025-11-25') {
@@ -180,7 +197,8 @@ const policy: AccessConfig = {
 describe.each(['2025-11-25', '2026-07-28'])('per-client policy (%s)', (version) => {
   let gw: Front;
   beforeAll(async () => {
-    gw = await front({ notes: await backend('notes') }, policy);
+    // Without `errorStatus`: the JSON-RPC error as a refusal inside a batch or stream gets it.
+    gw = await front({ notes: await backend('notes') }, policy, undefined, { errorStatus: false });
   }, 60_000);
 
   it('two clients with different scopes list different tools from the same endpoint; a deny rule wins', async () => {
@@ -211,6 +229,36 @@ describe.each(['2025-11-25', '2026-07-28'])('per-client policy (%s)', (version) 
       data: expect.objectContaining({ reason: 'policy', scopes: [] }),
     });
   });
+});
+
+describe('HTTP answers of a refusal alone on its POST', () => {
+  it.each(['2025-11-25', '2026-07-28'])(
+    '403 with WWW-Authenticate insufficient_scope and the scope to step up to; 429 with Retry-After (%s)',
+    async (version) => {
+      const gw = await front(
+        { notes: await backend('notes') },
+        { ...policy, rateLimit: { rate: 0.001, burst: 1 } },
+      );
+      const ada = await clientOf(gw.url, 'ada', version);
+      // Refused by policy: no token of the bucket is taken.
+      const forbidden = await ada.callTool({ name: 'notes__write_notes' }).catch((e) => e);
+      expect(forbidden).toMatchObject({ status: 403 });
+      expect((forbidden as { wwwAuthenticate?: string }).wwwAuthenticate).toMatch(
+        /^Bearer error="insufficient_scope", scope="notes:write"/,
+      );
+      expect(gw.answers.at(-1)).toMatchObject({
+        status: 403,
+        headers: { 'www-authenticate': expect.stringContaining('scope="notes:write"') },
+      });
+      await ada.callTool({ name: 'notes__read_notes' });
+      // The burst is spent: 429 with Retry-After, and the client shows the JSON-RPC error.
+      const limited = await refusal(ada.callTool({ name: 'notes__read_notes' }));
+      expect(limited?.code).toBe(AccessErrorCode.RateLimited);
+      const answer = gw.answers.at(-1)!;
+      expect(answer.status).toBe(429);
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    },
+  );
 });
 
 describe('policy that cannot be read', () => {

@@ -8,6 +8,7 @@ export {
   type AuditRecord,
   type AuditSink,
   AuditStream,
+  accessErrorStatus,
   type BucketStore,
   MemoryBucketStore,
   Policy,

@@ -22,6 +22,7 @@ export {
 } from './http/listen.js';
 export {
   createStreamableHttpHandler,
+  type ErrorStatus,
   type StreamableHttpHandler,
   type StreamableHttpLimits,
   type StreamableHttpOptions,
@@ -32,8 +33,8 @@ export {
   McpServer,
   type McpServerOptions,
   type ResolvedTool,
-  type VisibleKind,
   serverDefaults,
+  type VisibleKind,
 } from './mcp-server.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export {

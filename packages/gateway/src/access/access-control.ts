@@ -213,3 +213,33 @@ export class AccessControl {
     }
   }
 }
+
+/**
+ * `StreamableHttpOptions.errorStatus` for a gateway with access control: a call refused by
+ * policy, answered alone on its POST, goes out as HTTP 403 with
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` when a scope would allow
+ * it (the MCP authorization spec's step-up); a rate-limited one as 429 with `Retry-After`.
+ * The body is the JSON-RPC error either way; inside a batch or an SSE stream only that
+ * error is sent.
+ */
+export function accessErrorStatus(error: {
+  code: number;
+  data?: unknown;
+}): { status: number; headers?: Record<string, string> } | undefined {
+  const data = error.data as { scopes?: unknown; retryAfterSeconds?: unknown } | undefined;
+  if (error.code === AccessErrorCode.RateLimited && typeof data?.retryAfterSeconds === 'number')
+    return { status: 429, headers: { 'retry-after': String(data.retryAfterSeconds) } };
+  if (error.code === AccessErrorCode.Forbidden && Array.isArray(data?.scopes)) {
+    const scopes = data.scopes.filter(
+      (s): s is string => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s),
+    );
+    if (scopes.length > 0)
+      return {
+        status: 403,
+        headers: {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes.join(' ')}", error_description="this client may not call it"`,
+        },
+      };
+  }
+  return undefined;
+}

@@ -3,6 +3,7 @@ export {
   AccessControl,
   type AccessControlOptions,
   AccessErrorCode,
+  accessErrorStatus,
 } from './access-control.js';
 export { AuditFile, type AuditRecord, type AuditSink, AuditStream } from './audit.js';
 export { TokenExchangeError, UpstreamIdentity } from './identity.js';

@@ -12,6 +12,7 @@ import {
   type StreamableHttpStats,
   streamableHttpDefaults,
 } from '@mcpkit/server';
+import { accessErrorStatus } from '../access/access-control.js';
 import { EndpointRouter, type EndpointSource } from '../compose/endpoint-router.js';
 import type { Gateway } from '../gateway.js';
 
@@ -208,6 +209,7 @@ export async function listenHttp(
         allowedOrigins,
         maxBodyBytes,
         authInfo,
+        errorStatus: accessErrorStatus,
       })
     : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
@@ -219,6 +221,8 @@ export async function listenHttp(
     allowedOrigins,
     maxBodyBytes,
     authInfo,
+    // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/).
+    errorStatus: accessErrorStatus,
     headersTimeoutMs: options.headersTimeoutMs ?? httpListenerDefaults.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? httpListenerDefaults.requestTimeoutMs,
     maxConnections: options.maxConnections ?? httpListenerDefaults.maxConnections,

@@ -126,6 +126,11 @@ export interface CallOptions {
    * whose capabilities are fixed by `initialize`.
    */
   clientCapabilities?: ClientCapabilities;
+  /**
+   * HTTP servers: headers sent with this request's own POST only (a gateway giving a
+   * backend its caller's identity); ignored by the other transports.
+   */
+  headers?: RequestOptions['headers'];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { McpClient, ServerRequestContext } from '@mcpkit/client';
+import type { InputRoundOptions, McpClient, ServerRequestContext } from '@mcpkit/client';
 import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
 import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
@@ -12,7 +12,10 @@ import {
   type ResolvedTool,
   type ToolDefinition,
   type ToolHandler,
+  type VisibleKind,
 } from '@mcpkit/server';
+import type { AccessControl } from './access/access-control.js';
+import type { AccessTarget } from './access/policy.js';
 import {
   apply,
   type BackendLists,
@@ -91,7 +94,19 @@ export interface GatewayOptions {
    * defaults. Off by default: every tool is listed.
    */
   toolSearch?: boolean | ToolSearchOptions;
+  /**
+   * Per-client access (a gateway config's `access`, `AccessControl`): what each caller
+   * (`ctx.authInfo`) lists and calls, rate limits, the audit log, the identity backends are
+   * given. One instance for every endpoint. Everything for everyone when absent.
+   */
+  access?: AccessControl;
 }
+
+/** A forwarded request, as the access control sees it. */
+type Forwarded = Omit<AccessTarget, 'endpoint'> & {
+  method: string;
+  params: Record<string, unknown>;
+};
 
 /** One served tool: its definition and handler, and the backend's own name for it. */
 interface ServedTool extends CatalogTool {
@@ -137,6 +152,10 @@ export class Gateway {
   /** Backend names → the served tools of that name (a call by a backend's own name). */
   private byOriginal = new Map<string, ServedTool[]>();
   private readonly search: ToolSearch | undefined;
+  /** Served prompt names → their backend and its name for them (the access policy). */
+  private promptOrigins = new Map<string, { server: string; original: string }>();
+  /** Served resource templates → their backend (the access policy). */
+  private templateOrigins = new Map<string, string>();
 
   private readonly options: GatewayOptions & { warn: (text: string) => void };
 
@@ -171,6 +190,9 @@ export class Gateway {
       onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
       resolveTool: (name) => this.resolveTool(name),
+      ...(options.access
+        ? { visible: (kind, name, ctx) => this.visibleTo(options.access!, kind, name, ctx) }
+        : {}),
     });
     // A client served before the backends connected already sees the two tools of search mode.
     if (this.search) apply(this.registered.tools, this.searchTools());
@@ -279,6 +301,8 @@ export class Gateway {
   health(): {
     status: 'ok' | 'degraded' | 'down';
     servers: Array<{ server: string; state: string; degraded?: string[] }>;
+    /** With an access policy: `refusing` (every call) while it cannot be read. */
+    access?: { state: 'ok' | 'refusing'; reason?: string };
   } {
     const servers = this.options.servers.map((server) => {
       const state = this.options.manager.state(server);
@@ -293,7 +317,8 @@ export class Gateway {
         : servers.every((s) => s.state === 'connected')
           ? 'ok'
           : 'degraded';
-    return { status, servers };
+    const access = this.options.access?.health();
+    return access ? { status, servers, access } : { status, servers };
   }
 
   async close(): Promise<void> {
@@ -493,10 +518,13 @@ export class Gateway {
       wantTools = this.searchTools();
     }
     const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
+    const promptOrigins = new Map<string, { server: string; original: string }>();
     for (const [name, pair] of prompts.names) {
       const { prompt } = promptByPair.get(`${pair.server}\u0000${pair.item}`)!;
+      promptOrigins.set(name, { server: pair.server, original: prompt.name });
       wantPrompts.set(name, this.promptEntry(name, pair.server, prompt));
     }
+    this.promptOrigins = promptOrigins;
     const { resources, templates } = this.resourceEntries();
     apply(this.registered.tools, wantTools);
     apply(this.registered.prompts, wantPrompts);
@@ -582,8 +610,14 @@ export class Gateway {
       (given, ctx) => {
         // Renamed arguments back to the backend's names, hidden values set (or a refusal).
         const args = (toBackend ? toBackend(given) : given) as typeof given;
-        return this.calls.call(
-          server,
+        return this.forward(
+          {
+            kind: 'tool',
+            server,
+            name: original,
+            method: 'tools/call',
+            params: { name, arguments: given },
+          },
           ctx,
           (client, options) =>
             client.callTool(
@@ -695,8 +729,16 @@ export class Gateway {
           name,
           definition as never,
           (args, ctx) =>
-            this.calls.call(server, ctx, (client, options) =>
-              client.getPrompt(original, args, options),
+            this.forward(
+              {
+                kind: 'prompt',
+                server,
+                name: original,
+                method: 'prompts/get',
+                params: { name, arguments: args },
+              },
+              ctx,
+              (client, options) => client.getPrompt(original, args, options),
             ) as never,
         ),
     };
@@ -727,14 +769,24 @@ export class Gateway {
             served,
             definition as never,
             (_uri, ctx) =>
-              this.calls.call(server, ctx, (client, options) =>
-                client.readResource(original, options),
+              this.forward(
+                {
+                  kind: 'resource',
+                  server,
+                  name: original,
+                  method: 'resources/read',
+                  params: { uri: served },
+                },
+                ctx,
+                (client, options) => client.readResource(original, options),
               ) as never,
           ),
       });
     }
     const templates = new Map<string, { key: string; add: () => Registration }>();
+    const templateOrigins = new Map<string, string>();
     for (const { server, served, strip, definition: t } of assignment.templates) {
+      templateOrigins.set(served, server);
       const { uriTemplate: _, ...plain } = t;
       const complete = this.completers(
         server,
@@ -749,13 +801,106 @@ export class Gateway {
             // Another backend's template may match the same URI: it is this one's only alone.
             if (this.owners.ownerOf(uri)?.server !== server)
               throw new RpcError(-32602, `Resource not found: ${uri}`, { uri });
-            return this.calls.call(server, ctx, (client, options) =>
-              client.readResource(uri.slice(strip), options),
+            return this.forward(
+              {
+                kind: 'resource',
+                server,
+                name: uri.slice(strip),
+                method: 'resources/read',
+                params: { uri },
+              },
+              ctx,
+              (client, options) => client.readResource(uri.slice(strip), options),
             ) as never;
           }),
       });
     }
+    this.templateOrigins = templateOrigins;
     return { resources, templates };
+  }
+
+  /** The endpoint's name for the access policy (`default`: /mcp without a config's endpoint). */
+  private get endpointName(): string {
+    return this.composition.endpoint ?? 'default';
+  }
+
+  /**
+   * A forwarded request: through the access control when there is one (policy, rate limit,
+   * audit, the backend's identity headers), else straight to the call forwarder.
+   */
+  private forward<T>(
+    target: Forwarded,
+    ctx: HandlerContext,
+    run: Parameters<CallForwarder['call']>[2],
+    repeatable?: boolean,
+  ): Promise<unknown> {
+    const access = this.options.access;
+    if (!access) return this.calls.call<T>(target.server, ctx, run as never, repeatable);
+    return access.run({ ...target, endpoint: this.endpointName }, ctx, (headers) =>
+      this.calls.call<T>(
+        target.server,
+        ctx,
+        (headers === undefined
+          ? run
+          : (client: McpClient, options: InputRoundOptions) =>
+              run(client, { ...options, headers })) as never,
+        repeatable,
+      ),
+    );
+  }
+
+  /** `McpServerOptions.visible`: what the access policy lets this caller list. */
+  private visibleTo(
+    access: AccessControl,
+    kind: VisibleKind,
+    name: string,
+    ctx: HandlerContext,
+  ): boolean {
+    const endpoint = this.endpointName;
+    const auth = ctx.authInfo;
+    switch (kind) {
+      case 'tool': {
+        const tool = this.search ? undefined : this.served.get(name);
+        // Search mode's own two tools: every call through them is checked as the tool's own.
+        if (!tool) return this.search !== undefined && access.health().state === 'ok';
+        return access.visible(auth, {
+          endpoint,
+          server: tool.server,
+          kind: 'tool',
+          name: tool.original ?? 'authenticate',
+        });
+      }
+      case 'prompt': {
+        const origin = this.promptOrigins.get(name);
+        return (
+          origin !== undefined &&
+          access.visible(auth, {
+            endpoint,
+            server: origin.server,
+            kind: 'prompt',
+            name: origin.original,
+          })
+        );
+      }
+      case 'resource': {
+        const owner = this.owners.ownerOf(name);
+        return (
+          owner !== undefined &&
+          access.visible(auth, {
+            endpoint,
+            server: owner.server,
+            kind: 'resource',
+            name: owner.uri,
+          })
+        );
+      }
+      case 'resourceTemplate': {
+        const server = this.templateOrigins.get(name);
+        return (
+          server !== undefined && access.visible(auth, { endpoint, server, kind: 'resource', name })
+        );
+      }
+    }
   }
 
   /** Completers that ask the backend (when it offers completions) for each argument. */

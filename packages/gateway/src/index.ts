@@ -1,5 +1,24 @@
 export { type BearerChallenge, bearerChallenge, insufficientScope } from './auth/challenge.js';
 export {
+  type AccessCall,
+  AccessControl,
+  type AccessControlOptions,
+  AccessErrorCode,
+  type AccessTarget,
+  AuditFile,
+  type AuditRecord,
+  type AuditSink,
+  AuditStream,
+  accessErrorStatus,
+  type BucketStore,
+  MemoryBucketStore,
+  Policy,
+  TokenExchangeError,
+  UpstreamIdentity,
+} from './access/index.js';
+export {
+  type AccessConfig,
+  type AccessRule,
   type ArgumentTransform,
   type EndpointConfig,
   type GatewayAuthConfig,
@@ -8,6 +27,7 @@ export {
   type GatewayConfigIssue,
   gatewayConfigJsonSchema,
   gatewayConfigSchema,
+  type IdentityConfig,
   type ParseGatewayConfigOptions,
   parseGatewayConfig,
   type ServerComposition,

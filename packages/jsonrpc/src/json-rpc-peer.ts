@@ -228,9 +228,14 @@ export class JsonRpcPeer {
       }
       this.pending.set(id, entry);
       const relatedRequestId = options?.relatedRequestId;
+      const headers = options?.headers;
       const sent = this.transport.send(
         message,
-        relatedRequestId === undefined ? undefined : { relatedRequestId },
+        headers !== undefined
+          ? { relatedRequestId, headers }
+          : relatedRequestId === undefined
+            ? undefined
+            : { relatedRequestId },
       );
       if (sent !== SENT) {
         sent.catch((error: unknown) => {

@@ -31,6 +31,11 @@ export interface RequestOptions {
   relatedRequestId?: JsonRpcId;
   /** Told the request's id before it is sent (to correlate what the server tags with it). */
   onid?: (id: JsonRpcId) => void;
+  /**
+   * HTTP transports: headers sent with this request's own POST only (a gateway telling a
+   * backend who calls); other transports ignore them.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface RequestContext {

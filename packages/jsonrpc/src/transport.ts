@@ -13,6 +13,8 @@ export interface TransportSendOptions {
   relatedRequestId?: JsonRpcId;
   /** Aborts a send that has not completed. */
   signal?: AbortSignal;
+  /** HTTP transports: headers for this message's own request (`RequestOptions.headers`). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** What a transport knows about an incoming message beyond the message itself. */

@@ -22,6 +22,7 @@ export {
 } from './http/listen.js';
 export {
   createStreamableHttpHandler,
+  type ErrorStatus,
   type StreamableHttpHandler,
   type StreamableHttpLimits,
   type StreamableHttpOptions,
@@ -33,6 +34,7 @@ export {
   type McpServerOptions,
   type ResolvedTool,
   serverDefaults,
+  type VisibleKind,
 } from './mcp-server.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export {

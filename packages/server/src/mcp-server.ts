@@ -75,7 +75,16 @@ export interface McpServerOptions {
    * client gets as the call's JSON-RPC error.
    */
   resolveTool?: (name: string) => ResolvedTool | undefined;
+  /**
+   * Whether one caller sees a registered tool, prompt, resource or template (by its name,
+   * URI or URI template) in its lists: a gateway's per-client policy. Everything is listed
+   * when absent. It only filters lists; a call to a hidden name is the handler's to refuse.
+   */
+  visible?: (kind: VisibleKind, name: string, ctx: HandlerContext) => boolean;
 }
+
+/** What `McpServerOptions.visible` is asked about. */
+export type VisibleKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 
 /** A tool run for a name that is not registered (`McpServerOptions.resolveTool`). */
 export interface ResolvedTool {
@@ -134,6 +143,9 @@ export class McpServer {
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
   private readonly resolveTool: ((name: string) => ResolvedTool | undefined) | undefined;
+  private readonly visible:
+    | ((kind: VisibleKind, name: string, ctx: HandlerContext) => boolean)
+    | undefined;
 
   private readonly explicitCapabilities: ServerCapabilities | undefined;
   private readonly tools = new Map<string, ToolEntry>();
@@ -172,6 +184,7 @@ export class McpServer {
     this.onsubscribe = options.onsubscribe;
     this.onunsubscribe = options.onunsubscribe;
     this.resolveTool = options.resolveTool;
+    this.visible = options.visible;
   }
 
   /** Connected sessions (a stdio connection, an HTTP session, an open 2026-07-28 exchange). */
@@ -269,27 +282,39 @@ export class McpServer {
     switch (method) {
       case 'tools/list':
         if (!caps.tools) break;
-        return this.listTools(params.cursor);
+        return this.listTools(params.cursor, ctx);
       case 'tools/call':
         if (!caps.tools) break;
         return this.callTool(params, ctx);
       case 'prompts/list':
         if (!caps.prompts) break;
-        return this.page([...this.prompts.values()].map(describePrompt), params.cursor, 'prompts');
+        return this.page(
+          this.shown('prompt', [...this.prompts.values()], (p) => p.name, ctx).map(describePrompt),
+          params.cursor,
+          'prompts',
+        );
       case 'prompts/get':
         if (!caps.prompts) break;
         return this.getPrompt(params, ctx);
       case 'resources/list':
         if (!caps.resources) break;
         return this.page(
-          [...this.resources.values()].map((r) => ({ uri: r.uri, ...r.definition })),
+          this.shown('resource', [...this.resources.values()], (r) => r.uri, ctx).map((r) => ({
+            uri: r.uri,
+            ...r.definition,
+          })),
           params.cursor,
           'resources',
         );
       case 'resources/templates/list':
         if (!caps.resources) break;
         return this.page(
-          [...this.templates.values()].map(({ template, definition }) => {
+          this.shown(
+            'resourceTemplate',
+            [...this.templates.values()],
+            (t) => t.template.template,
+            ctx,
+          ).map(({ template, definition }) => {
             const { complete: _, ...rest } = definition;
             return { uriTemplate: template.template, ...rest };
           }),
@@ -368,8 +393,20 @@ export class McpServer {
     return nextCursor === undefined ? { [key]: page } : { [key]: page, nextCursor };
   }
 
-  private listTools(cursor: unknown): Record<string, unknown> {
-    const tools = [...this.tools.values()].map(({ name, definition }) => {
+  /** The entries this caller sees (`visible`); all of them without the option. */
+  private shown<T>(
+    kind: VisibleKind,
+    entries: T[],
+    nameOf: (entry: T) => string,
+    ctx: HandlerContext,
+  ): T[] {
+    const visible = this.visible;
+    return visible ? entries.filter((e) => visible(kind, nameOf(e), ctx)) : entries;
+  }
+
+  private listTools(cursor: unknown, ctx: HandlerContext): Record<string, unknown> {
+    const entries = this.shown('tool', [...this.tools.values()], (t) => t.name, ctx);
+    const tools = entries.map(({ name, definition }) => {
       const { requiredClientCapabilities: _, inputSchema, ...rest } = definition;
       return { name, ...rest, inputSchema: inputSchema ?? { type: 'object' } };
     });

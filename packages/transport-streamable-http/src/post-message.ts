@@ -72,6 +72,10 @@ export async function postMessage(
         }
       : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
   );
+  // This message's own headers (a gateway's identity for this call) win over the static
+  // ones; their names are the sender's to keep off the binding's own headers.
+  const own = options?.headers;
+  if (own !== undefined) Object.assign(sentHeaders, own);
   try {
     res = await request(host.url, {
       method: 'POST',

@@ -5,6 +5,10 @@ import { LoopbackAuthorization } from '@mcpkit/auth';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { userConfigDir } from '@mcpkit/config/advanced';
 import {
+  AccessControl,
+  AuditFile,
+  type AuditSink,
+  AuditStream,
   createGatewayEndpoints,
   type GatewayConfig,
   GatewayConfigError,
@@ -225,6 +229,33 @@ export async function serveCommand(
       throw error;
     }
   }
+  // The access section (policy, rate limits, audit, upstream identity): with a gateway config,
+  // always there, so that a reloaded config can add rules.
+  let access: AccessControl | undefined;
+  if (configFile !== undefined) {
+    const auditConfig = gatewayConfig?.access?.audit;
+    let audit: AuditSink | undefined;
+    if (auditConfig?.stdout) {
+      if (bind === undefined) {
+        io.stderr(
+          `mcpkit serve: ${configFile}: access.audit.stdout: over stdio, stdout carries the MCP messages; give access.audit.file instead\n`,
+        );
+        return 1;
+      }
+      audit = new AuditStream(process.stdout);
+    } else if (auditConfig?.file !== undefined) {
+      const file = path.resolve(path.dirname(configFile), auditConfig.file);
+      try {
+        audit = new AuditFile(file);
+      } catch (error) {
+        io.stderr(
+          `mcpkit serve: the audit file ${file} could not be opened: ${(error as Error).message}\n`,
+        );
+        return 1;
+      }
+    }
+    access = new AccessControl({ config: gatewayConfig?.access, audit });
+  }
   if (flags.endpoint !== undefined) {
     const known = Object.keys(gatewayConfig?.endpoints ?? {});
     if (!known.includes(flags.endpoint))
@@ -319,18 +350,36 @@ export async function serveCommand(
     ...(stdioFace ? { soleClient: stdioFace } : {}),
     describeError: describeBackendError,
     warn: (text) => io.stderr(`mcpkit serve: ${inCliWords(text)}\n`),
+    ...(access ? { access } : {}),
   });
+  // SIGHUP reopens the audit file (log rotation) instead of stopping the gateway.
+  const unhangup =
+    access && gatewayConfig?.access?.audit?.file !== undefined
+      ? shutdown?.onHangup(() => {
+          try {
+            access.reopenAudit();
+            io.stderr('mcpkit serve: SIGHUP: the audit file was reopened\n');
+          } catch (error) {
+            io.stderr(
+              `mcpkit serve: SIGHUP: the audit file could not be reopened (the old one stays open): ${(error as Error).message}\n`,
+            );
+          }
+        })
+      : undefined;
   let stop: (() => void) | undefined;
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
   });
   let closeFace: (() => Promise<void>) | undefined;
   let watcher: GatewayConfigWatcher | undefined;
+  let accessOn = gatewayConfig?.access !== undefined;
   const closeAll = async () => {
+    unhangup?.();
     watcher?.close();
     await closeFace?.().catch(() => {});
     await gateway?.close().catch(() => {});
     await manager.close();
+    access?.close();
   };
   // The CLI's signal handling (SIGINT, SIGTERM, SIGHUP) closes the gateway and every backend's
   // process tree before it exits; without a Shutdown (a host calling this), signals just stop.
@@ -359,6 +408,8 @@ export async function serveCommand(
         {
           servers: names,
           onconfig: async (config) => {
+            access?.configure(config.access);
+            accessOn = config.access !== undefined;
             await gateway?.reconfigure(config);
             // New scope requirements apply at once; other auth changes need a restart.
             oauth?.server.reconfigure({
@@ -371,6 +422,15 @@ export async function serveCommand(
             const lines = GatewayConfigError.isInstance(error)
               ? gatewayConfigLines(error)
               : [`${configFile}: ${error.message}`];
+            // An access policy that cannot be read fails closed: no call is served until
+            // the file is fixed (and /healthz says so).
+            if (access && accessOn) {
+              access.failClosed(lines[0] ?? 'the gateway config could not be read');
+              io.stderr(
+                `mcpkit serve: the gateway config cannot be read; every call is refused until it is fixed:\n${lines.map((l) => `  ${l}\n`).join('')}`,
+              );
+              return;
+            }
             io.stderr(
               `mcpkit serve: the gateway config was not reloaded (the last good one stays in force):\n${lines.map((l) => `  ${l}\n`).join('')}`,
             );

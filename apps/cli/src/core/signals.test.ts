@@ -110,3 +110,22 @@ describe('Shutdown', () => {
     expect(() => new Shutdown({ closeTimeoutMs: Number.NaN })).toThrow(TypeError);
   });
 });
+
+describe('SIGHUP with a hangup handler (serve reopening its audit file)', () => {
+  it('runs the handler instead of shutting down while it is set; shuts down once unset', async () => {
+    const { proc, exits, shutdown, exited } = harness();
+    let reopened = 0;
+    const unset = shutdown.onHangup(() => {
+      reopened++;
+    });
+    proc.emit('SIGHUP', 'SIGHUP');
+    proc.emit('SIGHUP', 'SIGHUP');
+    expect(reopened).toBe(2);
+    expect(shutdown.signal.aborted).toBe(false);
+    expect(exits).toEqual([]);
+    unset();
+    proc.emit('SIGHUP', 'SIGHUP');
+    expect(await exited()).toBe(signalExitCodes.SIGHUP);
+    expect(reopened).toBe(2);
+  });
+});

@@ -68,6 +68,7 @@ export class Shutdown {
   private readonly exit: (code: number) => void;
   private readonly proc: Pick<NodeJS.Process, 'on' | 'off'>;
   private phase: 'running' | 'closing' | 'exited' = 'running';
+  private hangup: (() => void) | undefined;
   private readonly handler = (signal: NodeJS.Signals) => this.handle(signal as ShutdownSignal);
 
   constructor(options: ShutdownOptions = {}) {
@@ -114,10 +115,25 @@ export class Shutdown {
     return count;
   }
 
+  /**
+   * While set, SIGHUP runs `handler` (a long-running command reopening its log files after
+   * rotation) instead of shutting down; the returned function unsets it.
+   */
+  onHangup(handler: () => void): () => void {
+    this.hangup = handler;
+    return () => {
+      if (this.hangup === handler) this.hangup = undefined;
+    };
+  }
+
   /** What a received signal does (public so that a host can forward its own). */
   handle(signal: ShutdownSignal): void {
     const code = signalExitCodes[signal] ?? 130;
     if (this.phase === 'exited') return;
+    if (signal === 'SIGHUP' && this.hangup && this.phase === 'running') {
+      this.hangup();
+      return;
+    }
     if (this.phase === 'closing') {
       this.log(`mcpkit: ${signal} again: killing every server now`);
       this.killAll();

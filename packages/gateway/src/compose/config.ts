@@ -174,6 +174,99 @@ const authSchema = z
     'The gateway as an OAuth 2.1 resource server (the MCP authorization spec): see SERVE.md, "Signing in".',
   );
 
+const globList = z.array(z.string().min(1));
+
+/** Header names a backend identity may not take: the transport's and HTTP's own. */
+const RESERVED_HEADERS =
+  /^(authorization|cookie|host|content-.*|accept.*|mcp-.*|last-event-id|connection|transfer-encoding|te|upgrade|proxy-.*)$/i;
+const headerName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'not an HTTP header name')
+  .refine((name) => !RESERVED_HEADERS.test(name), 'a header the transport sets itself');
+
+const accessRuleSchema = z
+  .strictObject({
+    effect: z
+      .enum(['allow', 'deny'])
+      .optional()
+      .describe('`allow` (default) or `deny`; a matching deny wins over every allow.'),
+    subject: globList.optional().describe('Globs on the token’s subject (`sub`).'),
+    clientId: globList.optional().describe('Globs on the token’s client id.'),
+    group: globList
+      .optional()
+      .describe('Globs on the values of the group claim (`access.groupClaim`).'),
+    scope: globList.optional().describe('Scopes: the rule matches a token holding any of them.'),
+    endpoints: globList
+      .optional()
+      .describe(
+        'Globs on endpoint names (`default` for /mcp without one); every endpoint when absent.',
+      ),
+    servers: globList.optional().describe('Globs on server names; every server when absent.'),
+    tools: globList
+      .optional()
+      .describe(
+        'Globs on the backends’ own tool names; when given, the rule covers these tools only (not the servers’ prompts and resources).',
+      ),
+  })
+  .describe(
+    'One policy rule: it matches a caller when every matcher given matches (a rule without matchers matches every caller), and covers the endpoints, servers and tools it names.',
+  );
+
+const identitySchema = z.union([
+  z
+    .strictObject({
+      header: headerName.describe('The header carrying the caller’s subject.'),
+      clientIdHeader: headerName.optional().describe('The header carrying the caller’s client id.'),
+    })
+    .describe('The caller’s subject (and client id) in headers on each of its calls.'),
+  z
+    .strictObject({
+      tokenExchange: z.strictObject({
+        tokenUrl: z.url().describe('The authorization server’s token endpoint.'),
+        clientId: z.string().min(1),
+        clientSecret: z.string().min(1),
+        audience: z.string().min(1).describe('The backend’s audience.'),
+        scope: z.string().optional(),
+      }),
+    })
+    .describe(
+      'RFC 8693: the caller’s token is exchanged for one with the backend’s audience (cached per subject until it expires), sent as the call’s bearer token.',
+    ),
+]);
+
+const accessSchema = z
+  .strictObject({
+    rules: z
+      .array(accessRuleSchema)
+      .optional()
+      .describe('Policy rules; once any is given, whatever no rule allows is refused.'),
+    groupClaim: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The token claim holding the caller’s groups (`groups` by default).'),
+    rateLimit: z
+      .strictObject({
+        rate: z.number().positive().describe('Calls per second, sustained.'),
+        burst: z.number().int().positive().describe('Calls at once (the bucket’s size).'),
+      })
+      .optional()
+      .describe('A token bucket per subject for forwarded calls.'),
+    audit: z
+      .strictObject({
+        file: z.string().min(1).optional().describe('Append one JSON line per call (mode 0600).'),
+        stdout: z.boolean().optional().describe('Write the lines to stdout (HTTP only).'),
+        arguments: z.boolean().optional().describe('Include each call’s arguments.'),
+      })
+      .optional()
+      .describe('The audit log: one JSON line per forwarded call.'),
+    identity: z
+      .record(z.string(), identitySchema)
+      .optional()
+      .describe('Per server: how the backend is told who calls (never the caller’s own token).'),
+  })
+  .describe('Who may list and call what, rate limits, the audit log, upstream identity.');
+
 export const gatewayConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -187,6 +280,7 @@ export const gatewayConfigSchema = z
       .optional()
       .describe('The endpoint /mcp serves (and stdio without --endpoint); everything when absent.'),
     auth: authSchema.optional(),
+    access: accessSchema.optional(),
   })
   .describe('mcpkit gateway configuration (gateway.jsonc)');
 
@@ -197,6 +291,9 @@ export type ArgumentTransform = NonNullable<ToolComposition['arguments']>[string
 export type EndpointConfig = NonNullable<GatewayConfig['endpoints']>[string];
 export type ToolPattern = NonNullable<EndpointConfig['tools']>[number];
 export type GatewayAuthConfig = NonNullable<GatewayConfig['auth']>;
+export type AccessConfig = NonNullable<GatewayConfig['access']>;
+export type AccessRule = NonNullable<AccessConfig['rules']>[number];
+export type IdentityConfig = NonNullable<AccessConfig['identity']>[string];
 
 /** The JSON Schema of the gateway config file, generated from the zod schema. */
 export function gatewayConfigJsonSchema(): Record<string, unknown> {
@@ -405,6 +502,11 @@ function checkRules(
       if (!exists(server))
         report(['endpoints', name, 'servers', i], `no server named "${server}" in the MCP config`);
     });
+  for (const server of Object.keys(config.access?.identity ?? {}))
+    if (!exists(server))
+      report(['access', 'identity', server], `no server named "${server}" in the MCP config`);
+  if (config.access?.audit?.file !== undefined && config.access.audit.stdout)
+    report(['access', 'audit', 'stdout'], 'give "file" or "stdout", not both');
   if (config.default !== undefined && !Object.hasOwn(endpoints, config.default))
     report(['default'], `no endpoint named "${config.default}"`);
   const auth = config.auth;

@@ -85,6 +85,9 @@ export function watchGatewayConfig(
       last = text;
       await options.onconfig(config);
     } catch (error) {
+      // The last good text, saved again after a bad one, is applied again: a host that
+      // failed closed on the bad one (an access policy) is back in service.
+      last = undefined;
       if (!closed) options.onerror(error as Error);
     }
   };

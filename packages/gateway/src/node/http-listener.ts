@@ -19,6 +19,7 @@ import {
   ResourceServer,
   type ResourceServerOptions,
 } from '../auth/resource-server.js';
+import { accessErrorStatus } from '../access/access-control.js';
 import { EndpointRouter, type EndpointSource } from '../compose/endpoint-router.js';
 import type { Gateway } from '../gateway.js';
 
@@ -254,6 +255,7 @@ export async function listenHttp(
         allowedOrigins,
         maxBodyBytes,
         authInfo,
+        errorStatus: accessErrorStatus,
       })
     : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
@@ -265,6 +267,8 @@ export async function listenHttp(
     allowedOrigins,
     maxBodyBytes,
     authInfo,
+    // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/).
+    errorStatus: accessErrorStatus,
     headersTimeoutMs: options.headersTimeoutMs ?? httpListenerDefaults.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? httpListenerDefaults.requestTimeoutMs,
     maxConnections: options.maxConnections ?? httpListenerDefaults.maxConnections,

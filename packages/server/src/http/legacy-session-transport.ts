@@ -12,6 +12,7 @@ import {
 import type { SessionEventBuffer } from './event-buffer.js';
 import { acceptsMediaType } from './media-type.js';
 import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
+import type { ErrorStatus } from './streamable-http-handler.js';
 
 export interface LegacySessionTransportOptions {
   sessionId: string;
@@ -25,6 +26,8 @@ export interface LegacySessionTransportOptions {
   idleTimeoutMs: number;
   /** A GET stream is ended (cleanly: the client may resume it) after this long; 0: never. */
   maxStreamAgeMs: number;
+  /** The status of an error answered alone as JSON (`StreamableHttpOptions.errorStatus`). */
+  errorStatus?: ErrorStatus;
 }
 
 interface Stream {
@@ -282,7 +285,12 @@ export class LegacySessionTransport implements Transport {
       this.streams.delete(stream.id);
       const res = stream.res;
       if (res && !res.headersSent) {
-        res.writeHead(200, {
+        const special =
+          'error' in message && this.options.errorStatus
+            ? this.options.errorStatus(message.error)
+            : undefined;
+        res.writeHead(special?.status ?? 200, {
+          ...special?.headers,
           'content-type': 'application/json',
           'mcp-session-id': this.sessionId,
         });

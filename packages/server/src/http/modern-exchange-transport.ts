@@ -12,6 +12,7 @@ import {
 } from '@mcpkit/jsonrpc';
 import { McpErrorCode } from '@mcpkit/protocol';
 import { sseEvent, startSse } from './sse.js';
+import type { ErrorStatus } from './streamable-http-handler.js';
 
 /** The HTTP status of a 2026-07-28 error response, by JSON-RPC code. */
 export function statusOfError(code: number): number {
@@ -46,6 +47,7 @@ export class ModernExchangeTransport implements Transport {
     private readonly res: ServerResponse,
     private readonly request: JsonRpcRequest,
     private readonly acceptsSse: boolean,
+    private readonly errorStatus?: ErrorStatus,
   ) {}
 
   async start(): Promise<void> {
@@ -68,10 +70,13 @@ export class ModernExchangeTransport implements Transport {
     const data = JSON.stringify(message);
     if (!('method' in message)) {
       if (this.mode === 'pending') {
-        const code = 'error' in message ? message.error.code : undefined;
-        const status = code === undefined ? 200 : statusOfError(code);
+        const error = 'error' in message ? message.error : undefined;
+        const special = error && this.errorStatus ? this.errorStatus(error) : undefined;
+        const status = special?.status ?? (error === undefined ? 200 : statusOfError(error.code));
         this.mode = 'done';
-        this.res.writeHead(status, { 'content-type': 'application/json' }).end(data);
+        this.res
+          .writeHead(status, { ...special?.headers, 'content-type': 'application/json' })
+          .end(data);
       } else {
         this.mode = 'done';
         this.res.end(sseEvent(data));

@@ -85,7 +85,21 @@ export interface StreamableHttpOptions {
    * it verified and returns it here); handlers read it as `ctx.authInfo`. Asked once per POST.
    */
   authInfo?: (req: IncomingMessage) => AuthInfo | undefined;
+  /**
+   * A JSON-RPC error answered alone as JSON (the POST's one request, nothing streamed
+   * first): the HTTP status and headers to send it with — a gateway's 403 with
+   * `WWW-Authenticate: Bearer error="insufficient_scope"`, its 429 with `Retry-After`.
+   * `undefined`: the binding's own status (200 in 2025 sessions).
+   */
+  errorStatus?: ErrorStatus;
 }
+
+/** See `StreamableHttpOptions.errorStatus`. */
+export type ErrorStatus = (error: {
+  code: number;
+  message: string;
+  data?: unknown;
+}) => { status: number; headers?: Record<string, string> } | undefined;
 
 /** The bounds on what clients can make a handler hold (every one has a default). */
 export type StreamableHttpLimits = Pick<
@@ -395,7 +409,7 @@ export function createStreamableHttpHandler(
       }
       holdings.holdListen(key, bodyBytes, res);
     }
-    const transport = new ModernExchangeTransport(res, request, acceptsSse);
+    const transport = new ModernExchangeTransport(res, request, acceptsSse, options.errorStatus);
     const session = await server.connect(transport, {
       era: 'modern',
       label: 'HTTP client',
@@ -453,6 +467,7 @@ export function createStreamableHttpHandler(
       ),
       retryMs: options.retryMs ?? d.retryMs,
       responseMode: options.responseMode ?? d.responseMode,
+      ...(options.errorStatus ? { errorStatus: options.errorStatus } : {}),
       idleTimeoutMs: options.sessionIdleTimeoutMs ?? d.sessionIdleTimeoutMs,
       maxStreamAgeMs,
     });

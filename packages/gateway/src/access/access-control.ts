@@ -1,0 +1,245 @@
+import { type AuthInfo, RpcError } from '@mcpkit/jsonrpc';
+import type { HandlerContext } from '@mcpkit/server';
+import type { AccessConfig } from '../compose/config.js';
+import type { AuditRecord, AuditSink } from './audit.js';
+import { UpstreamIdentity } from './identity.js';
+import { type AccessTarget, Policy } from './policy.js';
+import { type BucketStore, MemoryBucketStore } from './rate-limit.js';
+
+/** The JSON-RPC error codes of a refused call (server-defined range). */
+export const AccessErrorCode = {
+  /** The policy does not let this caller call this; `data.scopes` would allow it. */
+  Forbidden: -32040,
+  /** The caller's rate limit is spent; `data.retryAfterSeconds` says when to try again. */
+  RateLimited: -32041,
+} as const;
+
+export interface AccessControlOptions {
+  /** The gateway config's `access` section. */
+  config?: AccessConfig | undefined;
+  /** Where audit lines go (none: no audit log). */
+  audit?: AuditSink | undefined;
+  /** Where the rate limits' buckets live; in this process's memory by default. */
+  buckets?: BucketStore;
+}
+
+/** What a call is, for the audit log. */
+export interface AccessCall extends AccessTarget {
+  method: string;
+  /** The request's params as the client sent them (sizes; arguments when asked). */
+  params: Record<string, unknown>;
+}
+
+const json = (value: unknown) => {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '');
+  } catch {
+    return 0;
+  }
+};
+
+/** Who the rate limit counts a caller as: its subject, else its client, else its kind. */
+function bucketKey(auth: AuthInfo | undefined): string {
+  if (auth?.subject !== undefined) return `s:${auth.subject}`;
+  if (auth?.clientId !== undefined) return `c:${auth.clientId}`;
+  return `k:${auth?.kind ?? 'anonymous'}`;
+}
+
+/**
+ * Per-client access to a gateway (a gateway config's `access`): which tools, prompts and
+ * resources each caller lists and calls, a rate limit per subject, one audit line per call,
+ * and the caller's identity given to the backends that ask for it. One instance serves every
+ * endpoint of a gateway; `configure` swaps the rules (a reloaded config), `failClosed`
+ * refuses everything until the next good config.
+ */
+export class AccessControl {
+  private policy: Policy;
+  private rate: { rate: number; burst: number } | undefined;
+  private identity: UpstreamIdentity;
+  private auditArguments: boolean;
+  private failed: string | undefined;
+  private readonly audit: AuditSink | undefined;
+  private readonly buckets: BucketStore;
+
+  constructor(options: AccessControlOptions = {}) {
+    this.audit = options.audit;
+    this.buckets = options.buckets ?? new MemoryBucketStore();
+    this.policy = new Policy(options.config);
+    this.rate = options.config?.rateLimit;
+    this.identity = new UpstreamIdentity(options.config?.identity ?? {});
+    this.auditArguments = options.config?.audit?.arguments === true;
+  }
+
+  /** A new `access` section (a reloaded config): in force for the next list and call. */
+  configure(config: AccessConfig | undefined): void {
+    this.policy = new Policy(config);
+    this.rate = config?.rateLimit;
+    this.identity = new UpstreamIdentity(config?.identity ?? {});
+    this.auditArguments = config?.audit?.arguments === true;
+    this.failed = undefined;
+  }
+
+  /** The policy could not be read: nothing is listed and every call is refused until `configure`. */
+  failClosed(reason: string): void {
+    this.failed = reason;
+  }
+
+  /** For `/healthz`: whether calls are served, or refused because the policy is unreadable. */
+  health(): { state: 'ok' | 'refusing'; reason?: string } {
+    return this.failed === undefined ? { state: 'ok' } : { state: 'refusing', reason: this.failed };
+  }
+
+  /** Whether the caller sees the target in its lists. */
+  visible(auth: AuthInfo | undefined, target: AccessTarget): boolean {
+    return this.failed === undefined && this.policy.allows(auth, target);
+  }
+
+  /** Reopens the audit file (SIGHUP, after log rotation). */
+  reopenAudit(): void {
+    this.audit?.reopen();
+  }
+
+  close(): void {
+    this.audit?.close();
+  }
+
+  /**
+   * One forwarded call: refused when the policy does not allow it or the caller's bucket is
+   * empty (an `RpcError` the client shows: `AccessErrorCode`), else run with the headers
+   * its backend gets for this caller; audited either way.
+   */
+  async run<T>(
+    call: AccessCall,
+    ctx: HandlerContext,
+    forward: (headers: Record<string, string> | undefined) => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    const auth = ctx.authInfo;
+    let outcome: AuditRecord['outcome'] = 'ok';
+    let reason: string | undefined;
+    let answer: unknown;
+    try {
+      if (this.failed !== undefined) {
+        reason = 'policy-unreadable';
+        throw new RpcError(
+          AccessErrorCode.Forbidden,
+          'mcpkit gateway: the access policy could not be read; every call is refused until it can',
+          { reason },
+        );
+      }
+      if (!this.policy.allows(auth, call)) {
+        reason = 'policy';
+        const scopes = this.policy.scopesAllowing(auth, call);
+        throw new RpcError(
+          AccessErrorCode.Forbidden,
+          `mcpkit gateway: this client may not call ${call.kind} "${call.name}" of server "${call.server}"${scopes.length > 0 ? ` (the scope ${scopes.map((s) => `"${s}"`).join(' or ')} would allow it)` : ''}`,
+          { reason, server: call.server, [call.kind]: call.name, scopes },
+        );
+      }
+      if (this.rate) {
+        const waitMs = await this.buckets.take(
+          bucketKey(auth),
+          this.rate.rate,
+          this.rate.burst,
+          Date.now(),
+        );
+        if (waitMs > 0) {
+          reason = 'rate-limit';
+          const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+          throw new RpcError(
+            AccessErrorCode.RateLimited,
+            `mcpkit gateway: too many calls; try again in ${retryAfterSeconds} s`,
+            { reason, retryAfterSeconds },
+          );
+        }
+      }
+      const headers = this.identity.has(call.server)
+        ? await this.identity.headers(call.server, auth)
+        : undefined;
+      answer = await forward(headers);
+      if ((answer as { isError?: unknown } | undefined)?.isError === true) outcome = 'tool-error';
+      return answer as T;
+    } catch (error) {
+      answer = RpcError.isInstance(error)
+        ? { error: { code: error.rpcCode, message: error.message, data: error.data } }
+        : { error: { message: (error as Error)?.message } };
+      outcome =
+        reason !== undefined
+          ? 'refused'
+          : call.kind === 'tool' && !RpcError.isInstance(error)
+            ? 'tool-error'
+            : 'protocol-error';
+      throw error;
+    } finally {
+      if (
+        this.audit &&
+        (answer as { resultType?: unknown } | undefined)?.resultType !== 'input_required'
+      )
+        this.write(call, ctx, auth, outcome, reason, started, answer);
+    }
+  }
+
+  private write(
+    call: AccessCall,
+    ctx: HandlerContext,
+    auth: AuthInfo | undefined,
+    outcome: AuditRecord['outcome'],
+    reason: string | undefined,
+    started: number,
+    answer: unknown,
+  ): void {
+    const record: AuditRecord = {
+      time: new Date().toISOString(),
+      subject: auth?.subject,
+      clientId: auth?.clientId,
+      session: ctx.sessionId,
+      endpoint: call.endpoint,
+      server: call.server,
+      method: call.method,
+      tool: call.name,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      outcome,
+      ...(reason !== undefined ? { reason } : {}),
+      requestBytes: json(call.params),
+      responseBytes: json(answer),
+      ...(this.auditArguments && call.params.arguments !== undefined
+        ? { arguments: call.params.arguments }
+        : {}),
+    };
+    try {
+      this.audit!.write(record);
+    } catch {
+      // A full disk must not fail the call; the sink's owner hears of it elsewhere.
+    }
+  }
+}
+
+/**
+ * `StreamableHttpOptions.errorStatus` for a gateway with access control: a call refused by
+ * policy, answered alone on its POST, goes out as HTTP 403 with
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` when a scope would allow
+ * it (the MCP authorization spec's step-up); a rate-limited one as 429 with `Retry-After`.
+ * The body is the JSON-RPC error either way; inside a batch or an SSE stream only that
+ * error is sent.
+ */
+export function accessErrorStatus(error: {
+  code: number;
+  data?: unknown;
+}): { status: number; headers?: Record<string, string> } | undefined {
+  const data = error.data as { scopes?: unknown; retryAfterSeconds?: unknown } | undefined;
+  if (error.code === AccessErrorCode.RateLimited && typeof data?.retryAfterSeconds === 'number')
+    return { status: 429, headers: { 'retry-after': String(data.retryAfterSeconds) } };
+  if (error.code === AccessErrorCode.Forbidden && Array.isArray(data?.scopes)) {
+    const scopes = data.scopes.filter(
+      (s): s is string => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s),
+    );
+    if (scopes.length > 0)
+      return {
+        status: 403,
+        headers: {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes.join(' ')}", error_description="this client may not call it"`,
+        },
+      };
+  }
+  return undefined;
+}

@@ -1,0 +1,11 @@
+export {
+  type AccessCall,
+  AccessControl,
+  type AccessControlOptions,
+  AccessErrorCode,
+  accessErrorStatus,
+} from './access-control.js';
+export { AuditFile, type AuditRecord, type AuditSink, AuditStream } from './audit.js';
+export { TokenExchangeError, UpstreamIdentity } from './identity.js';
+export { type AccessTarget, Policy } from './policy.js';
+export { type BucketStore, MemoryBucketStore } from './rate-limit.js';

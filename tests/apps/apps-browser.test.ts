@@ -108,13 +108,32 @@ describe('mcpkit apps in Chromium', () => {
     await frame.waitForFunction(() =>
       /\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}/.test(document.body.innerText),
     );
-    await page.screenshot({ path: path.join(artifacts, 'basic-vanillajs.png'), fullPage: true });
+    // Headless Chromium leaves a sandboxed (out-of-process) iframe out of a full-page
+    // capture: the view is captured by its element.
+    await page
+      .locator('iframe#app')
+      .screenshot({ path: path.join(artifacts, 'basic-vanillajs.png') });
+  });
+
+  it("the real App's own buttons: its tools/call reaches its server, ui/message and ui/open-link reach the page", async () => {
+    const frame = await open('mcp__basic__get-time');
+    await frame.click('text=Get Server Time');
+    await page.waitForSelector('li[data-kind="app-call"]:has-text("basic/get-time ok")');
+    await frame.click('text=Send Message');
+    await page.waitForSelector('li[data-kind="message"]:has-text("This is message text.")');
+    await frame.click('text=Open Link');
+    await page.waitForSelector(
+      'li[data-kind="open-link"]:has-text("https://modelcontextprotocol.io/")',
+    );
   });
 
   it("system-monitor's view calls its own app-only tool, which reaches its server", async () => {
     await open('mcp__monitor__get-system-info');
     await page.waitForSelector('li[data-kind="app-call"]:has-text("monitor/poll-system-stats ok")');
-    await page.screenshot({ path: path.join(artifacts, 'system-monitor.png'), fullPage: true });
+    await page
+      .locator('iframe#app')
+      .screenshot({ path: path.join(artifacts, 'system-monitor.png') });
+    await page.screenshot({ path: path.join(artifacts, 'host-page.png') });
   });
 
   it("a view calls its own app-only tool; another server's tool and a model-only tool are refused", async () => {
@@ -134,7 +153,7 @@ describe('mcpkit apps in Chromium', () => {
     );
   });
 
-  it('ui/open-link and ui/message reach the page', async () => {
+  it('ui/open-link and ui/message from a hand-written view reach the page', async () => {
     const frame = await open('mcp__probe__open_probe');
     await frame.waitForSelector('#result:has-text("result: probe opened")');
     const opened = await rpc(frame, 'ui/open-link', { url: 'https://example.com/doc' });
@@ -146,6 +165,5 @@ describe('mcpkit apps in Chromium', () => {
     expect(said.error).toBeUndefined();
     await page.waitForSelector('li[data-kind="open-link"]:has-text("https://example.com/doc")');
     await page.waitForSelector('li[data-kind="message"]:has-text("hello from the view")');
-    await page.screenshot({ path: path.join(artifacts, 'probe.png'), fullPage: true });
   });
 });

@@ -106,7 +106,7 @@ describe('mcpkit apps in Chromium', () => {
     expect(sandbox).toBe('allow-scripts allow-forms');
     // The view shows the server time it was sent (an ISO date).
     await frame.waitForFunction(() =>
-      /\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}/.test(document.body.innerText),
+      /\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}/.test(document.body.textContent ?? ''),
     );
     // Headless Chromium leaves a sandboxed (out-of-process) iframe out of a full-page
     // capture: the view is captured by its element.

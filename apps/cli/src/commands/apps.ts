@@ -310,7 +310,7 @@ function mcpResult(result: HostToolResult): Record<string, unknown> {
         };
       case 'resource_link':
         return c;
-      case 'file':
+      default:
         return {
           type: 'text',
           text: `[${c.kind} saved to ${c.path} (${c.mimeType}, ${c.bytes} bytes)]`,

@@ -85,7 +85,8 @@ async function open(tool: string): Promise<Frame> {
 type RpcAnswer = { result?: unknown; error?: { code: number; message: string } };
 const rpc = (frame: Frame, method: string, params: unknown) =>
   frame.evaluate(
-    ([m, p]) => (window as unknown as { rpc(m: unknown, p: unknown): Promise<unknown> }).rpc(m, p),
+    ([m, p]) =>
+      (globalThis as unknown as { rpc(m: unknown, p: unknown): Promise<unknown> }).rpc(m, p),
     [method, params] as const,
   ) as Promise<RpcAnswer>;
 
@@ -106,7 +107,10 @@ describe('mcpkit apps in Chromium', () => {
     expect(sandbox).toBe('allow-scripts allow-forms');
     // The view shows the server time it was sent (an ISO date).
     await frame.waitForFunction(() =>
-      /\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}/.test(document.body.textContent ?? ''),
+      /\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}/.test(
+        (globalThis as unknown as { document: { body: { textContent: string | null } } }).document
+          .body.textContent ?? '',
+      ),
     );
     // Headless Chromium leaves a sandboxed (out-of-process) iframe out of a full-page
     // capture: the view is captured by its element.

@@ -4,6 +4,7 @@ import type { HostContent, HostToolResult } from '@mcpkit/manager';
 export type ModelOutput =
   | { type: 'text'; value: string }
   | { type: 'error-text'; value: string }
+  | { type: 'json'; value: JsonValue }
   | {
       type: 'content';
       value: Array<
@@ -11,6 +12,8 @@ export type ModelOutput =
         | { type: 'file-data'; data: string; mediaType: string; filename?: string }
       >;
     };
+
+type JsonValue = null | string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
 
 export interface InlineFilesOptions {
   /** Media types sent to the model as data. Default: images only (`image/`). */
@@ -37,7 +40,8 @@ function textOf(c: HostContent): string {
 }
 
 /**
- * What the model sees of a tool result. By default the manager's `text`, where binary
+ * What the model sees of a tool result. `structured` (the tool declares an output schema
+ * and renders no view): its `structuredContent` as a `json` output. Otherwise by default the manager's `text`, where binary
  * content already stands as a reference to the file the manager wrote. With `inline`,
  * files of the chosen media types are read back and sent as `file-data` parts (for models
  * that take images); a file that is gone (the manager closed) or too large stays a
@@ -47,7 +51,11 @@ export async function toModelOutput(
   result: HostToolResult,
   inline: InlineFilesOptions | undefined,
   asError: boolean,
+  structured = false,
 ): Promise<ModelOutput> {
+  // A tool with an output schema: its structured result, as the AI SDK's `json` output.
+  if (structured && !asError && result.structuredContent !== undefined)
+    return { type: 'json', value: result.structuredContent as JsonValue };
   const wanted = (c: HostContent): c is Extract<HostContent, { type: 'file' }> =>
     c.type === 'file' &&
     c.bytes <= inline!.maxBytes &&

@@ -77,6 +77,9 @@ export async function createToolSet(
   for (const hostTool of await source.tools(
     options.signal ? { signal: options.signal } : undefined,
   )) {
+    // MCP Apps: a tool whose visibility leaves out "model" is for its server's views only
+    // (`tools()` leaves them out already; another source may not).
+    if (hostTool.ui && !hostTool.ui.visibility.includes('model')) continue;
     if (options.filter && !options.filter(hostTool)) continue;
     const schema = objectSchema(hostTool.inputSchema);
     if (schema === undefined) {
@@ -93,7 +96,13 @@ export async function createToolSet(
       );
       continue;
     }
-    set[hostTool.name] = toAiTool(hostTool, schema, options, inline);
+    set[hostTool.name] = toAiTool(
+      hostTool,
+      schema,
+      outputSchemaOf(hostTool, options),
+      options,
+      inline,
+    );
   }
   return set;
 }
@@ -101,16 +110,25 @@ export async function createToolSet(
 function toAiTool(
   hostTool: HostTool,
   schema: Record<string, unknown>,
+  output: Record<string, unknown> | undefined,
   options: ToolSetOptions,
   inline: InlineFilesOptions | undefined,
 ): McpTool {
   const throwOnError = (options.errors ?? toolSetDefaults.errors) === 'throw';
+  // A tool with an output schema and no view: its structured result is what the model gets
+  // (as JSON). An App's structuredContent is for its view, so the model keeps the text.
+  const structured = output !== undefined && !hostTool.ui?.resourceUri;
   const approval = options.needsApproval;
   return tool<Record<string, unknown>, McpToolOutput>({
     description: hostTool.description,
     // Not sent to the model: the SDK copies it onto the call's parts (`toolMetadata`), so a
     // UI can say which server a call went to without parsing the host name.
-    metadata: { mcpServer: hostTool.server, mcpTool: hostTool.tool },
+    metadata: {
+      mcpServer: hostTool.server,
+      mcpTool: hostTool.tool,
+      // MCP Apps: the view a host renders the result in.
+      ...(hostTool.ui?.resourceUri ? { mcpResourceUri: hostTool.ui.resourceUri } : {}),
+    },
     // The server's schema as given; the server checks the arguments against it. Here only
     // the shape MCP requires: arguments are an object. Anything else is refused before a
     // byte is sent; the SDK reports it as invalid tool input, which the model can repair.
@@ -125,6 +143,8 @@ function toAiTool(
               ),
             },
     }),
+    // The output is the manager's result; its `structuredContent` follows the tool's schema.
+    ...(output ? { outputSchema: jsonSchema<McpToolOutput>(output) } : {}),
     ...(approval === undefined
       ? {}
       : { needsApproval: typeof approval === 'function' ? approval(hostTool) : approval }),
@@ -150,7 +170,8 @@ function toAiTool(
         throw new ToolResultError(hostTool.server, hostTool.tool, result);
       return result;
     },
-    toModelOutput: ({ output }) => toModelOutput(output, inline, output.isError),
+    toModelOutput: ({ output: result }) =>
+      toModelOutput(result, inline, result.isError, structured),
   } as McpTool);
 }
 
@@ -169,6 +190,41 @@ function objectSchema(schema: unknown): Record<string, unknown> | undefined {
   if (s.type !== undefined && s.type !== 'object') return undefined;
   // Some providers reject an object schema without `properties`; MCP allows leaving it out.
   return { ...s, type: 'object', properties: s.properties ?? {} };
+}
+
+/**
+ * The AI SDK `outputSchema` of a tool with an MCP `outputSchema`: the manager's result
+ * (what `execute` returns), whose `structuredContent` is the server's schema. None when the
+ * server's schema is not an object schema or nests too deep.
+ */
+function outputSchemaOf(
+  hostTool: HostTool,
+  options: ToolSetOptions,
+): Record<string, unknown> | undefined {
+  if (hostTool.outputSchema === undefined) return undefined;
+  const structured = objectSchema(hostTool.outputSchema);
+  if (
+    structured === undefined ||
+    jsonValueDepth(structured, DEFAULT_MAX_JSON_DEPTH) > DEFAULT_MAX_JSON_DEPTH - 2
+  ) {
+    options.onWarning?.(
+      `MCP server "${hostTool.server}": tool "${hostTool.tool}": its outputSchema is not a JSON Schema of type "object" within the ${DEFAULT_MAX_JSON_DEPTH}-level limit; the tool is kept without it`,
+    );
+    return undefined;
+  }
+  return {
+    type: 'object',
+    properties: {
+      content: { type: 'array' },
+      text: { type: 'string' },
+      isError: { type: 'boolean' },
+      structuredContent: structured,
+      _meta: { type: 'object' },
+      truncated: { type: 'boolean' },
+      files: { type: 'array' },
+    },
+    required: ['content', 'text', 'isError'],
+  };
 }
 
 function inlineOptions(value: ToolSetOptions['inlineFiles']): InlineFilesOptions | undefined {

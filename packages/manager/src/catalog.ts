@@ -1,6 +1,7 @@
 import { InvalidResultError, InvalidToolError, type McpClient } from '@mcpkit/client';
 import { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from '@mcpkit/jsonrpc';
 import type { GetPromptResult, Prompt, Resource, ResourceTemplate, Tool } from '@mcpkit/protocol';
+import { modelVisible } from './apps.js';
 import { isConnectionLost } from './classify.js';
 import type { Clock } from './clock.js';
 import { type HostCommand, makeHostCommand } from './commands.js';
@@ -260,9 +261,20 @@ export class Catalog {
       : this.failures.get(listKey(server, kind))?.error;
   }
 
-  /** The names of the tools the server is known by now (published), for the name registry. */
+  /**
+   * The names of the tools the server is known by now (published), for the name registry:
+   * the model's names, so app-only tools (MCP Apps `visibility` without "model") have none.
+   */
   toolNames(server: string): string[] {
-    return (this.published.get(server)?.tools ?? []).map((t) => t.tool);
+    const out: string[] = [];
+    for (const t of this.published.get(server)?.tools ?? [])
+      if (modelVisible(t.ui)) out.push(t.tool);
+    return out;
+  }
+
+  /** Whether the server's published tool list (app-only tools included) has `tool`. */
+  listsTool(server: string, tool: string): boolean {
+    return (this.published.get(server)?.tools ?? []).some((t) => t.tool === tool);
   }
 
   /** A list the server may still know and the cache lost (LRU): fetch it on demand. */
@@ -438,7 +450,8 @@ function hostToolsEqual(a: HostTool, b: HostTool): boolean {
     a.readOnly === b.readOnly &&
     a.destructive === b.destructive &&
     a.idempotent === b.idempotent &&
-    a.openWorld === b.openWorld
+    a.openWorld === b.openWorld &&
+    json(a._meta) === json(b._meta)
   );
 }
 

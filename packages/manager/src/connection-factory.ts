@@ -2,6 +2,8 @@ import { homedir } from 'node:os';
 import { InvalidToolError, McpClient } from '@mcpkit/client';
 import type { ResolvedServer } from '@mcpkit/config';
 import { JsonTooDeepError } from '@mcpkit/jsonrpc';
+import type { ClientCapabilities } from '@mcpkit/protocol';
+import { MCP_APP_MIME_TYPE, UI_EXTENSION_ID } from './apps.js';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import type { CrashLoopPolicy, ReconnectPolicy } from './backoff.js';
 import type { Catalog } from './catalog.js';
@@ -134,8 +136,9 @@ export class ConnectionFactory {
       ...(options.instrumentation !== undefined
         ? { instrumentation: options.instrumentation }
         : {}),
-      // A host that handles -32042 can complete URL-mode elicitations: say so.
-      ...(urlElicitation ? { capabilities: { elicitation: { url: {} } } } : {}),
+      // A host that handles -32042 can complete URL-mode elicitations: say so; a host that
+      // renders MCP Apps declares the UI extension.
+      ...capabilitiesOf(urlElicitation !== undefined, options.apps),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
       onlog: (params, { relatedRequestId }) =>
         events.emit(
@@ -161,4 +164,18 @@ export class ConnectionFactory {
     };
     return client;
   }
+}
+
+function capabilitiesOf(
+  urlElicitation: boolean,
+  apps: McpManagerOptions['apps'],
+): { capabilities?: ClientCapabilities } {
+  const capabilities: ClientCapabilities = {};
+  if (urlElicitation) capabilities.elicitation = { url: {} };
+  if (apps) {
+    const mimeTypes =
+      typeof apps === 'object' && apps.mimeTypes ? [...apps.mimeTypes] : [MCP_APP_MIME_TYPE];
+    capabilities.extensions = { [UI_EXTENSION_ID]: { mimeTypes } };
+  }
+  return Object.keys(capabilities).length > 0 ? { capabilities } : {};
 }

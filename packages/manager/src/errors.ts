@@ -25,6 +25,13 @@ export const ManagerErrorCode = {
   InvalidArguments: 'MCPKIT_INVALID_ARGUMENTS',
   /** Connecting failed; `cause` says why. */
   ConnectFailed: 'MCPKIT_CONNECT_FAILED',
+  /**
+   * MCP Apps: a view asked for a tool it may not call (not of its own server, unknown, or
+   * its visibility leaves out "app"): `AppToolRefusedError`.
+   */
+  AppToolRefused: 'MCPKIT_APP_TOOL_REFUSED',
+  /** MCP Apps: a `ui://` resource that is not a view (`UiResourceError`, `reason` says why). */
+  UiResource: 'MCPKIT_UI_RESOURCE',
 } as const;
 export type ManagerErrorCode = (typeof ManagerErrorCode)[keyof typeof ManagerErrorCode];
 
@@ -102,6 +109,55 @@ export class UnknownToolError extends ManagerError {
       '',
       `no MCP tool or command is named "${hostName}"; list them again with tools() or commands()`,
     );
+  }
+}
+
+/** Why a view's tool call was refused. */
+export type AppToolRefusal = 'other-server' | 'unknown-tool' | 'not-app-visible';
+
+/**
+ * MCP Apps: a view (of `server`'s `ui://` resource) asked to call a tool the extension does
+ * not let it call. `reason`: a tool of another server, a tool its server does not list, or
+ * one whose `_meta.ui.visibility` leaves out "app".
+ */
+export class AppToolRefusedError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.AppToolRefusedError';
+  override readonly name = 'AppToolRefusedError';
+  readonly tool: string;
+  readonly reason: AppToolRefusal;
+  /** The server whose tool was asked for, when it is not the view's own. */
+  readonly targetServer: string | undefined;
+  constructor(server: string, tool: string, reason: AppToolRefusal, targetServer?: string) {
+    const why =
+      reason === 'other-server'
+        ? `it belongs to server "${targetServer}", and a view may call only its own server's tools`
+        : reason === 'unknown-tool'
+          ? 'the server lists no tool of that name'
+          : 'its visibility leaves out "app" (it is for the model only)';
+    super(
+      ManagerErrorCode.AppToolRefused,
+      server,
+      `server "${server}": a view may not call tool "${tool}": ${why}`,
+    );
+    this.tool = tool;
+    this.reason = reason;
+    this.targetServer = targetServer;
+  }
+}
+
+/** Why a `ui://` resource could not be used as a view. */
+export type UiResourceProblem = 'not-ui-uri' | 'no-content' | 'not-html' | 'too-large';
+
+/** MCP Apps: `readUiResource` got something that is not a view it can render. */
+export class UiResourceError extends ManagerError {
+  static override readonly brand: string = '@mcpkit/manager.UiResourceError';
+  override readonly name = 'UiResourceError';
+  readonly uri: string;
+  readonly reason: UiResourceProblem;
+  constructor(server: string, uri: string, reason: UiResourceProblem, detail: string) {
+    super(ManagerErrorCode.UiResource, server, `server "${server}": view ${uri}: ${detail}`);
+    this.uri = uri;
+    this.reason = reason;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Tool } from '@mcpkit/protocol';
+import { type HostToolUi, parseToolUi } from './apps.js';
 import type { HostToolResult } from './normalize-result.js';
 import { cut } from './text.js';
 
@@ -7,6 +8,8 @@ export interface HostToolCallOptions {
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Time without progress before the call fails. Default `limits.toolTimeoutMs`. */
   timeoutMs?: number;
+  /** Sent as the request's `params._meta` (the progress token is added beside it). */
+  _meta?: Record<string, unknown>;
 }
 
 /** One MCP tool, ready to hand to a model. */
@@ -28,6 +31,13 @@ export interface HostTool {
   readonly concurrencySafe: boolean;
   /** True for the `authenticate` pseudo-tool of a server that needs a sign-in. */
   readonly pseudo?: boolean;
+  /** The tool's `_meta` as the server listed it. */
+  readonly _meta?: Record<string, unknown>;
+  /**
+   * MCP Apps: the tool's `_meta.ui` parsed (the view's `ui://` URI, who may call it, the
+   * CSP and permissions it declares); absent when the tool declares none.
+   */
+  readonly ui?: HostToolUi;
   call(args: Record<string, unknown>, options?: HostToolCallOptions): Promise<HostToolResult>;
 }
 
@@ -52,6 +62,11 @@ export function makeHostTool(
     tool.inputSchema && typeof tool.inputSchema === 'object'
       ? (tool.inputSchema as object)
       : { type: 'object' };
+  const meta =
+    tool._meta && typeof tool._meta === 'object' && !Array.isArray(tool._meta)
+      ? (tool._meta as Record<string, unknown>)
+      : undefined;
+  const ui = parseToolUi(meta);
   return Object.freeze({
     name,
     server,
@@ -65,6 +80,8 @@ export function makeHostTool(
     idempotent: a.idempotentHint === true,
     openWorld: a.openWorldHint !== false,
     concurrencySafe: readOnly,
+    ...(meta ? { _meta: meta } : {}),
+    ...(ui ? { ui } : {}),
     call: (args: Record<string, unknown>, options?: HostToolCallOptions) =>
       caller(server, tool.name, args, options),
   });

@@ -1,3 +1,17 @@
+export {
+  appVisible,
+  type HostToolUi,
+  MCP_APP_MIME_TYPE,
+  modelVisible,
+  parseToolUi,
+  UI_EXTENSION_ID,
+  type UiCsp,
+  type UiPermissions,
+  type UiResource,
+  type UiVisibility,
+  uiAllowAttribute,
+  uiContentSecurityPolicy,
+} from './apps.js';
 export { type ManagerAuthOptions, oauthProviderFor } from './auth-wiring.js';
 export {
   type CrashLoopPolicy,
@@ -11,6 +25,8 @@ export { type Diagnosis, diagnose } from './classify.js';
 export { type Clock, systemClock } from './clock.js';
 export type { HostCommand } from './commands.js';
 export {
+  type AppToolRefusal,
+  AppToolRefusedError,
   ConnectTimeoutError,
   CrashLoopError,
   type FailureFacts,
@@ -20,6 +36,8 @@ export {
   ServerConnectError,
   ServerNotEnabledError,
   ServerUnavailableError,
+  UiResourceError,
+  type UiResourceProblem,
   UnknownServerError,
   UnknownToolError,
   UnsupportedServerTypeError,

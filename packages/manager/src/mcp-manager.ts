@@ -2,6 +2,7 @@ import type { AuthorizationHandler } from '@mcpkit/auth';
 import type { McpClient } from '@mcpkit/client';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import type { ReadResourceResult, Tool } from '@mcpkit/protocol';
+import type { UiResource } from './apps.js';
 import type { ManagerAuthOptions } from './auth-wiring.js';
 import {
   type CrashLoopPolicy,
@@ -320,7 +321,40 @@ export class McpManager implements ManagerView {
     return this.router.callTool(server, tool, args, options);
   }
 
-  /** Every tool of every connected server (and warm-cached lazy ones), named for a host. */
+  /**
+   * MCP Apps: a tool call from a view of `server` (the host proxies the view's `tools/call`).
+   * Only `server`'s own tools whose `_meta.ui.visibility` has "app" (the default) are
+   * called; anything else rejects with `AppToolRefusedError` and reaches no server.
+   */
+  callToolFromApp(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: HostToolCallOptions,
+  ): Promise<HostToolResult> {
+    this.assertOpen();
+    return this.router.callToolFromApp(server, tool, args, options);
+  }
+
+  /**
+   * MCP Apps: a server's `ui://` view, its HTML and the CSP, permissions, domain and border
+   * it declares (`uiContentSecurityPolicy` makes the header). Cached per connection until
+   * the server says the resource was updated or reconnects; `fresh` reads it again.
+   * Rejects with `UiResourceError` for a URI that is not `ui://` or content that is not HTML.
+   */
+  readUiResource(
+    server: string,
+    uri: string,
+    options?: { signal?: AbortSignal; timeoutMs?: number; fresh?: boolean },
+  ): Promise<UiResource> {
+    this.assertOpen();
+    return this.router.readUiResource(server, uri, options);
+  }
+
+  /**
+   * Every tool of every connected server (and warm-cached lazy ones), named for a host: the
+   * model's list, so MCP Apps tools whose visibility leaves out "model" are not in it.
+   */
   tools(options?: { signal?: AbortSignal }): Promise<HostTool[]> {
     this.assertOpen();
     return this.router.tools(options);

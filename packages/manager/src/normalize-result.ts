@@ -25,6 +25,8 @@ export interface HostToolResult {
   text: string;
   isError: boolean;
   structuredContent?: unknown;
+  /** The result's `_meta` as the server sent it (MCP Apps: e.g. a view's own ids). */
+  _meta?: Record<string, unknown>;
   /** Output past the budget was cut; the text says where. */
   truncated: boolean;
   files: Array<{ path: string; mimeType: string; bytes: number }>;
@@ -133,6 +135,8 @@ export function normalizeTextResult(
     files: [],
   };
   if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
+  const meta = resultMeta(result);
+  if (meta) out._meta = meta;
   return out;
 }
 
@@ -236,6 +240,7 @@ export async function normalizeResult(
     ...(result.structuredContent !== undefined
       ? { structuredContent: result.structuredContent }
       : {}),
+    ...metaOf(result),
     truncated: budgeted.truncated,
     files,
   };
@@ -282,4 +287,16 @@ function applyBudget(
   }
   out.push({ type: 'text', text: truncationMarker(budget, total, raiseBudget) });
   return { content: out, truncated: true };
+}
+
+function resultMeta(result: CallToolResult): Record<string, unknown> | undefined {
+  const meta = (result as { _meta?: unknown })._meta;
+  return meta && typeof meta === 'object' && !Array.isArray(meta)
+    ? (meta as Record<string, unknown>)
+    : undefined;
+}
+
+function metaOf(result: CallToolResult): { _meta?: Record<string, unknown> } {
+  const meta = resultMeta(result);
+  return meta ? { _meta: meta } : {};
 }

@@ -33,6 +33,12 @@ export interface McpManagerOptions {
   servers?: readonly ResolvedServer[] | (() => Promise<readonly ResolvedServer[]>);
   clientInfo?: Implementation;
   /**
+   * MCP Apps: the host renders views, so every server is told so (client capabilities
+   * `extensions["io.modelcontextprotocol/ui"]`, with the MIME types given; default
+   * `["text/html;profile=mcp-app"]`). Servers that gate their Apps on it then list them.
+   */
+  apps?: boolean | { mimeTypes?: readonly string[] };
+  /**
    * Given to every server's `McpClient` (`@mcpkit/otel` implements it); by default theirs
    * is the process-wide one of `setGlobalInstrumentation`, if any; `false`: none.
    */

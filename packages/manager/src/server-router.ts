@@ -13,12 +13,26 @@ import type {
   ReadResourceResult,
   Tool,
 } from '@mcpkit/protocol';
+import {
+  appVisible,
+  MCP_APP_MIME_TYPE,
+  modelVisible,
+  parseCsp,
+  parsePermissions,
+  parseToolUi,
+  type UiResource,
+} from './apps.js';
 import type { Catalog } from './catalog.js';
 import { isConnectionLost } from './classify.js';
 import type { HostCommand } from './commands.js';
 import type { ServerConnection } from './connection.js';
 import type { Emitter } from './emitter.js';
-import { ServerUnavailableError, UnknownToolError } from './errors.js';
+import {
+  AppToolRefusedError,
+  ServerUnavailableError,
+  UiResourceError,
+  UnknownToolError,
+} from './errors.js';
 import type { ResolvedHints } from './hints.js';
 import { type HostTool, type HostToolCallOptions, makeAuthenticateTool } from './host-tool.js';
 import type { ManagerLimits } from './limits.js';
@@ -172,7 +186,11 @@ export class ServerRouter {
     // `_meta` present (and empty): the peer copies params and sets `_meta` with the progress
     // token; when the copy already has the key, setting it changes no object shape (the
     // measured 1.00× / 1.05× of a direct call rely on it). The wire message is the same.
-    const params = { name: tool, arguments: args, _meta: NO_META };
+    const params = {
+      name: tool,
+      arguments: args,
+      _meta: options?._meta ? { ...options._meta } : NO_META,
+    };
     const callOptions = this.callOptions(options, timeoutMs);
     return client.callTool(params, callOptions).then(
       (result) => this.finish(connection, tool, result),
@@ -243,8 +261,9 @@ export class ServerRouter {
         if (c.state.state === 'needs-auth') auth.push({ server: c.name, url: c.state.url });
         const client = c.state.state === 'connected' ? c.client : undefined;
         if (!client && !this.host.catalog.warm.has(c.name)) return;
+        // MCP Apps: a tool whose visibility leaves out "model" is for its server's views only.
         for (const tool of await this.host.catalog.ensure(c.name, client, 'tools'))
-          pairs.push({ server: c.name, tool });
+          if (modelVisible(parseToolUi(tool._meta))) pairs.push({ server: c.name, tool });
       }),
     );
     const collisions = this.nameTools([
@@ -369,6 +388,65 @@ export class ServerRouter {
     return client.readResource(uri, options);
   }
 
+  /**
+   * MCP Apps: a tool call made by a view of `server`. Only a tool its own server lists with a
+   * visibility that has "app" goes through; a host name or a tool name of another server,
+   * an unknown tool and a model-only tool are refused before anything is sent.
+   */
+  async callToolFromApp(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: HostToolCallOptions,
+  ): Promise<HostToolResult> {
+    options?.signal?.throwIfAborted();
+    const own = (await this.serverTools(server, options)).find((t) => t.name === tool);
+    if (!own) {
+      const byHostName = this.resolveToolName(tool);
+      const elsewhere =
+        byHostName?.server ??
+        [...this.host.connections.values()].find(
+          (c) => c.name !== server && this.host.catalog.listsTool(c.name, tool),
+        )?.name;
+      if (elsewhere !== undefined && elsewhere !== server)
+        throw new AppToolRefusedError(server, tool, 'other-server', elsewhere);
+      throw new AppToolRefusedError(server, tool, 'unknown-tool');
+    }
+    if (!appVisible(parseToolUi(own._meta)))
+      throw new AppToolRefusedError(server, tool, 'not-app-visible');
+    return this.callTool(server, tool, args, options);
+  }
+
+  private readonly uiCache = new Map<string, { client: McpClient; value: Promise<UiResource> }>();
+  private uiCacheWatch: (() => void) | undefined;
+
+  /**
+   * MCP Apps: a `ui://` view's HTML with what it declares (CSP, permissions, domain,
+   * border). Kept per server connection (the extension lets a host cache views) until the
+   * server reports the resource updated or the connection is replaced; `fresh` reads again.
+   */
+  async readUiResource(
+    server: string,
+    uri: string,
+    options: { signal?: AbortSignal; timeoutMs?: number; fresh?: boolean } = {},
+  ): Promise<UiResource> {
+    if (!uri.startsWith('ui://'))
+      throw new UiResourceError(server, uri, 'not-ui-uri', 'a view is a ui:// resource');
+    const client = await this.host.connection(server).ready(options);
+    this.uiCacheWatch ??= this.host.events.on('resourceupdated', (e) =>
+      this.uiCache.delete(`${e.server}\0${e.uri}`),
+    );
+    const key = `${server}\0${uri}`;
+    const hit = this.uiCache.get(key);
+    if (hit && hit.client === client && !options.fresh) return hit.value;
+    const value = client.readResource(uri, options).then((r) => uiResourceOf(server, uri, r));
+    this.uiCache.set(key, { client, value });
+    value.catch(() => {
+      if (this.uiCache.get(key)?.value === value) this.uiCache.delete(key);
+    });
+    return value;
+  }
+
   async authenticateTool(server: string, _options?: HostToolCallOptions): Promise<HostToolResult> {
     const text = (t: string, isError: boolean): HostToolResult => ({
       content: [{ type: 'text', text: t }],
@@ -389,4 +467,50 @@ export class ServerRouter {
       return text((error as Error).message, true);
     }
   }
+}
+
+/** The longest view read (a bundled viewer such as pdf.js is a few MB). */
+const MAX_UI_HTML_CHARS = 32 * 1024 * 1024;
+
+function uiResourceOf(server: string, uri: string, result: ReadResourceResult): UiResource {
+  const contents = Array.isArray(result.contents) ? result.contents : [];
+  const c = (contents.find((x) => x?.uri === uri) ?? contents[0]) as
+    | { uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown; _meta?: unknown }
+    | undefined;
+  if (!c)
+    throw new UiResourceError(server, uri, 'no-content', 'resources/read returned no content');
+  const mimeType = typeof c.mimeType === 'string' ? c.mimeType : '';
+  if (!mimeType.toLowerCase().replace(/\s+/g, '').startsWith('text/html'))
+    throw new UiResourceError(
+      server,
+      uri,
+      'not-html',
+      `its content is ${mimeType ? `"${mimeType.slice(0, 100)}"` : 'of no type'}, not ${MCP_APP_MIME_TYPE}`,
+    );
+  let html: string;
+  if (typeof c.text === 'string') html = c.text;
+  else if (typeof c.blob === 'string') {
+    if (c.blob.length > (MAX_UI_HTML_CHARS / 3) * 4 + 4)
+      throw new UiResourceError(server, uri, 'too-large', 'the view is larger than 32 MiB');
+    html = Buffer.from(c.blob, 'base64').toString('utf8');
+  } else throw new UiResourceError(server, uri, 'no-content', 'the content has no text or blob');
+  if (html.length > MAX_UI_HTML_CHARS)
+    throw new UiResourceError(server, uri, 'too-large', 'the view is larger than 32 MiB');
+  const meta =
+    c._meta && typeof c._meta === 'object' && !Array.isArray(c._meta)
+      ? (c._meta as Record<string, unknown>)
+      : undefined;
+  const ui =
+    meta?.ui && typeof meta.ui === 'object' && !Array.isArray(meta.ui)
+      ? (meta.ui as Record<string, unknown>)
+      : undefined;
+  const out: UiResource = { server, uri, mimeType, html };
+  const csp = parseCsp(ui?.csp);
+  if (csp) out.csp = csp;
+  const permissions = parsePermissions(ui?.permissions);
+  if (permissions) out.permissions = permissions;
+  if (typeof ui?.domain === 'string') out.domain = ui.domain;
+  if (typeof ui?.prefersBorder === 'boolean') out.prefersBorder = ui.prefersBorder;
+  if (meta) out._meta = meta;
+  return out;
 }

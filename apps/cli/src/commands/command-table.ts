@@ -122,8 +122,14 @@ export const serveFlags = {
  * Every flag of every command. The command line is parsed with all of them, as before the
  * flags were split by command: a flag that another command reads is accepted and ignored.
  */
+/** `mcpkit apps`'s own flags. */
+const appsFlags = {
+  port: { type: 'string' },
+} as const satisfies Flags;
+
 export const allFlags = {
   ...globalFlags,
+  ...appsFlags,
   ...addFlags,
   ...importFlags,
   ...approvalFlags,
@@ -486,6 +492,34 @@ const serve = command({
   },
 });
 
+const apps = command({
+  names: ['apps'],
+  flags: appsFlags,
+  help: {
+    apps: {
+      group: 'use',
+      usage: 'apps [server] [--port n]',
+      summary: "a local page that runs a tool and shows its MCP App (the server's view)",
+      about:
+        "Serves 127.0.0.1 only and prints a one-time link (it sets a session cookie); the view runs in a sandboxed iframe with its declared CSP, and may call only its own server's tools meant for apps.",
+      flags: ['port', 'timeout'],
+      examples: ['mcpkit apps', 'mcpkit apps pdf', 'mcpkit apps --port 8788'],
+    },
+  },
+  async run(call) {
+    const { out, ctx, selection, rest, values } = call;
+    const shutdown = await call.shutdown();
+    const [{ resolveServers, problems }, { appsCommand }, { VERSION }] = await Promise.all([
+      import('../core/server-selection.js'),
+      import('./apps.js'),
+      import('../core/usage.js'),
+    ]);
+    const resolved = await resolveServers(ctx, selection);
+    for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
+    return await appsCommand(out, ctx, resolved, rest, values, call.timeoutMs, VERSION, shutdown);
+  },
+});
+
 const doctor = command({
   names: ['doctor'],
   flags: serverFlags,
@@ -757,6 +791,7 @@ export const commandTable: ReadonlyMap<string, TableCommand> = new Map(
       doctor,
       shell,
       serve,
+      apps,
       list,
       add,
       addJson,

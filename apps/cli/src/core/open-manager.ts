@@ -55,6 +55,8 @@ export interface OpenManagerOptions {
   longLived?: boolean;
   /** The lists the manager fetches at connect (its `lists` option); all by default. */
   lists?: McpManagerOptions['lists'];
+  /** MCP Apps: declare the UI extension (`mcpkit apps`). */
+  apps?: McpManagerOptions['apps'];
 }
 
 /**
@@ -153,6 +155,7 @@ export function openManager(
     },
     ...(options.hints === false ? {} : { hints: CLI_HINTS }),
     ...(options.lists ? { lists: options.lists } : {}),
+    ...(options.apps ? { apps: options.apps } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
     // The manager runs the gate (`@mcpkit/config`'s `assertMayContact`) before this factory.
     transportFactory: async (server, context) => {

@@ -78,6 +78,10 @@ export const FLAG_WORDS: Readonly<Record<string, { arg?: string; words: string }
   'no-roots': { words: 'offer servers no roots' },
   trace: { arg: '<file>', words: 'append every JSON-RPC message (both directions) as JSON lines' },
   'no-browser': { words: 'print URLs to open (sign-in, URL elicitation); open no browser' },
+  port: {
+    arg: '<n>',
+    words: 'mcpkit apps listens on this port of 127.0.0.1 (default: any free one)',
+  },
   http: { arg: '[host:]port', words: 'serve Streamable HTTP on /mcp (default: stdio)' },
   token: {
     arg: '<t>',

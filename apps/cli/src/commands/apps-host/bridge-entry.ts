@@ -1,0 +1,1 @@
+export { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';

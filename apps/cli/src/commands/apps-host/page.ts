@@ -1,0 +1,161 @@
+/**
+ * The page `mcpkit apps` serves and its script. What a server sends (tool names,
+ * descriptions, results, view messages) is shown with `textContent` only, never as HTML;
+ * the view itself runs in a sandboxed iframe of an opaque origin.
+ */
+export const HOST_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>mcpkit apps</title>
+<style>
+body { font: 14px system-ui, sans-serif; margin: 1rem; color: #111; }
+#layout { display: grid; grid-template-columns: 22rem 1fr; gap: 1rem; }
+textarea { width: 100%; height: 6rem; font: 12px monospace; }
+iframe#app { width: 100%; height: 480px; border: 1px solid #bbb; border-radius: 6px; }
+pre { white-space: pre-wrap; background: #f5f5f5; padding: .5rem; max-height: 16rem; overflow: auto; }
+li { font: 12px monospace; }
+</style>
+</head>
+<body>
+<h1>mcpkit apps</h1>
+<div id="layout">
+<section>
+<label for="tool">App tool</label><br>
+<select id="tool"></select>
+<p id="description"></p>
+<label for="args">Arguments (JSON)</label>
+<textarea id="args">{}</textarea>
+<button id="run" type="button">Run</button>
+<p id="status" role="status"></p>
+<h2>Result</h2>
+<pre id="result"></pre>
+<h2>From the view</h2>
+<ul id="events"></ul>
+</section>
+<section id="view"></section>
+</div>
+<script type="module" src="/host.js"></script>
+</body>
+</html>
+`;
+
+export const HOST_JS = `import { AppBridge, PostMessageTransport } from '/bridge.js';
+
+const $ = (id) => document.getElementById(id);
+async function api(path, body) {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-mcpkit-apps': '1' },
+    body: JSON.stringify(body ?? {}),
+  });
+  const value = await res.json();
+  if (!res.ok) {
+    const error = new Error(value.error?.message ?? res.statusText);
+    error.data = value.error;
+    throw error;
+  }
+  return value;
+}
+function event(kind, text) {
+  const li = document.createElement('li');
+  li.dataset.kind = kind;
+  li.textContent = kind + ': ' + text;
+  $('events').append(li);
+}
+function status(text) {
+  $('status').textContent = text;
+}
+
+const { tools, version } = await api('/api/tools');
+for (const t of tools) {
+  const option = document.createElement('option');
+  option.value = t.name;
+  option.textContent = t.server + ' / ' + t.tool;
+  $('tool').append(option);
+}
+const chosen = () => tools.find((t) => t.name === $('tool').value);
+const describe = () => {
+  $('description').textContent = chosen()?.description ?? 'no server lists a tool with a view';
+};
+$('tool').addEventListener('change', describe);
+describe();
+const wanted = new URLSearchParams(location.search).get('tool');
+if (wanted && tools.some((t) => t.name === wanted)) {
+  $('tool').value = wanted;
+  describe();
+}
+status(tools.length + ' App tools');
+
+let bridge;
+async function run() {
+  const t = chosen();
+  if (!t) return;
+  let args;
+  try {
+    args = JSON.parse($('args').value || '{}');
+  } catch (e) {
+    status('the arguments are not JSON: ' + e.message);
+    return;
+  }
+  status('running ' + t.name);
+  let result;
+  try {
+    result = await api('/api/call', { server: t.server, tool: t.tool, arguments: args });
+  } catch (e) {
+    status('the call failed: ' + e.message);
+    return;
+  }
+  $('result').textContent = JSON.stringify(result, null, 2);
+  const view = await api('/api/view', { server: t.server, uri: t.resourceUri });
+  if (bridge) await bridge.close().catch(() => {});
+  const iframe = document.createElement('iframe');
+  iframe.id = 'app';
+  iframe.title = t.server + ' view';
+  // An opaque origin: the view reaches nothing of this page but postMessage.
+  iframe.setAttribute('sandbox', 'allow-scripts allow-forms');
+  if (view.allow) iframe.setAttribute('allow', view.allow);
+  $('view').replaceChildren(iframe);
+  bridge = new AppBridge(
+    null,
+    { name: 'mcpkit apps', version },
+    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} } },
+    { hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'] } },
+  );
+  bridge.oncalltool = async (params) => {
+    try {
+      const r = await api('/api/app-call', { server: t.server, tool: params.name, arguments: params.arguments ?? {} });
+      event('app-call', t.server + '/' + params.name + ' ok');
+      return r;
+    } catch (e) {
+      event('app-call-refused', t.server + '/' + params.name + ': ' + (e.data?.reason ?? e.message));
+      throw e;
+    }
+  };
+  bridge.onreadresource = async (params) => api('/api/app-read', { server: t.server, uri: params.uri });
+  bridge.onopenlink = async (params) => {
+    event('open-link', String(params.url));
+    return {};
+  };
+  bridge.onmessage = async (params) => {
+    const text = (params.content ?? []).map((c) => (c.type === 'text' ? c.text : '[' + c.type + ']')).join(' ');
+    event('message', text);
+    return {};
+  };
+  bridge.onloggingmessage = (params) => event('log', JSON.stringify(params.data));
+  bridge.onsizechange = ({ height }) => {
+    if (typeof height === 'number' && height > 0) iframe.style.height = Math.min(height, 4000) + 'px';
+  };
+  bridge.oninitialized = async () => {
+    event('initialized', t.server);
+    await bridge.sendToolInput({ arguments: args });
+    await bridge.sendToolResult(result);
+    status('shown: ' + t.name);
+  };
+  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  iframe.src = view.src;
+}
+$('run').addEventListener('click', () => {
+  run().catch((e) => status('the view failed: ' + e.message));
+});
+`;

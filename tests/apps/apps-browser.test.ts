@@ -1,0 +1,173 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveChromium, launchChromium } from '../support/browser.js';
+import { type AppServers, appServers } from './app-servers.js';
+
+/**
+ * `mcpkit apps` (the built CLI, a real child process with a fresh HOME) in front of the
+ * App servers from npm and the probe server (tests/fixtures/ui-probe-server.mjs), driven
+ * in Debian's headless Chromium: the page renders a view in a sandboxed iframe through the
+ * official AppBridge; the view's own calls reach its server; calls of another server's
+ * tool or of a model-only tool are refused; ui/open-link and ui/message reach the page.
+ */
+const bin = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
+const probe = fileURLToPath(new URL('../fixtures/ui-probe-server.mjs', import.meta.url));
+const artifacts = fileURLToPath(new URL('../.artifacts/apps/', import.meta.url));
+
+let fixtures: AppServers;
+let home: string;
+let child: ChildProcess;
+let link: string;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!haveChromium()) throw new Error('Chromium is missing: run scripts/ensure-chromium.mjs');
+  fixtures = appServers();
+  home = mkdtempSync(path.join(tmpdir(), 'mcpkit-apps-home-'));
+  mkdirSync(artifacts, { recursive: true });
+  const mcpServers = {
+    basic: fixtures.mcpServers.basic,
+    monitor: fixtures.mcpServers.monitor,
+    probe: { command: process.execPath, args: [probe] },
+  };
+  child = spawn(
+    process.execPath,
+    [bin, '--strict-config', '--config', JSON.stringify({ mcpServers }), 'apps'],
+    {
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  link = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /open (http:\/\/127\.0\.0\.1:\d+\/open\?t=[A-Za-z0-9_-]+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`mcpkit apps exited ${code}: ${err}`)));
+  });
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.goto(link);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  fixtures?.cleanup();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+async function open(tool: string): Promise<Frame> {
+  await page.selectOption('#tool', tool);
+  await page.click('#run');
+  await page.waitForSelector('#status:has-text("shown: ' + tool + '")');
+  const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('/view/'));
+  if (!frame) throw new Error('no view frame');
+  return frame;
+}
+
+type RpcAnswer = { result?: unknown; error?: { code: number; message: string } };
+const rpc = (frame: Frame, method: string, params: unknown) =>
+  frame.evaluate(
+    ([m, p]) =>
+      (globalThis as unknown as { rpc(m: unknown, p: unknown): Promise<unknown> }).rpc(m, p),
+    [method, params] as const,
+  ) as Promise<RpcAnswer>;
+
+describe('mcpkit apps in Chromium', () => {
+  it('the link works once; without the session nothing is served', async () => {
+    const again = await fetch(link);
+    expect(again.status).toBe(403);
+    const bare = await fetch(new URL('/', link));
+    expect(bare.status).toBe(401);
+    const api = await fetch(new URL('/api/tools', link), { method: 'POST' });
+    expect(api.status).toBe(401);
+  });
+
+  it("renders basic-vanillajs's App (screenshot saved) and the view's result arrives", async () => {
+    const frame = await open('mcp__basic__get-time');
+    await frame.waitForSelector('body');
+    const sandbox = await page.getAttribute('iframe#app', 'sandbox');
+    expect(sandbox).toBe('allow-scripts allow-forms');
+    // The view shows the server time it was sent (an ISO date).
+    await frame.waitForFunction(() =>
+      /\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}/.test(
+        (globalThis as unknown as { document: { body: { textContent: string | null } } }).document
+          .body.textContent ?? '',
+      ),
+    );
+    // Headless Chromium leaves a sandboxed (out-of-process) iframe out of a full-page
+    // capture: the view is captured by its element.
+    await page
+      .locator('iframe#app')
+      .screenshot({ path: path.join(artifacts, 'basic-vanillajs.png') });
+  });
+
+  it("the real App's own buttons: its tools/call reaches its server, ui/message and ui/open-link reach the page", async () => {
+    const frame = await open('mcp__basic__get-time');
+    await frame.click('text=Get Server Time');
+    await page.waitForSelector('li[data-kind="app-call"]:has-text("basic/get-time ok")');
+    await frame.click('text=Send Message');
+    await page.waitForSelector('li[data-kind="message"]:has-text("This is message text.")');
+    await frame.click('text=Open Link');
+    await page.waitForSelector(
+      'li[data-kind="open-link"]:has-text("https://modelcontextprotocol.io/")',
+    );
+  });
+
+  it("system-monitor's view calls its own app-only tool, which reaches its server", async () => {
+    await open('mcp__monitor__get-system-info');
+    await page.waitForSelector('li[data-kind="app-call"]:has-text("monitor/poll-system-stats ok")');
+    await page
+      .locator('iframe#app')
+      .screenshot({ path: path.join(artifacts, 'system-monitor.png') });
+    await page.screenshot({ path: path.join(artifacts, 'host-page.png') });
+  });
+
+  it("a view calls its own app-only tool; another server's tool and a model-only tool are refused", async () => {
+    const frame = await open('mcp__probe__open_probe');
+    await frame.waitForSelector('#result:has-text("result: probe opened")');
+    const own = await rpc(frame, 'tools/call', { name: 'probe_app_only', arguments: {} });
+    expect(own.result).toMatchObject({ content: [{ type: 'text', text: 'probe_app_only ran' }] });
+    const other = await rpc(frame, 'tools/call', { name: 'get-time', arguments: {} });
+    expect(other.error?.message).toMatch(/belongs to server "basic"/);
+    const modelOnly = await rpc(frame, 'tools/call', { name: 'model_only', arguments: {} });
+    expect(modelOnly.error?.message).toMatch(/visibility leaves out "app"/);
+    await page.waitForSelector(
+      'li[data-kind="app-call-refused"]:has-text("probe/get-time: other-server")',
+    );
+    await page.waitForSelector(
+      'li[data-kind="app-call-refused"]:has-text("probe/model_only: not-app-visible")',
+    );
+  });
+
+  it('ui/open-link and ui/message from a hand-written view reach the page', async () => {
+    const frame = await open('mcp__probe__open_probe');
+    await frame.waitForSelector('#result:has-text("result: probe opened")');
+    const opened = await rpc(frame, 'ui/open-link', { url: 'https://example.com/doc' });
+    expect(opened.error).toBeUndefined();
+    const said = await rpc(frame, 'ui/message', {
+      role: 'user',
+      content: [{ type: 'text', text: 'hello from the view' }],
+    });
+    expect(said.error).toBeUndefined();
+    await page.waitForSelector('li[data-kind="open-link"]:has-text("https://example.com/doc")');
+    await page.waitForSelector('li[data-kind="message"]:has-text("hello from the view")');
+  });
+});

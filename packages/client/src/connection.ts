@@ -41,7 +41,9 @@ export class Connection {
   /** The budget `connect()` was given; a session renewal gets the same. */
   connectTimeoutMs: number = clientDefaults.connectTimeoutMs;
   /** Set only when a hook observes requests: the request path checks it once. */
-  readonly instrumentation: Required<Pick<McpInstrumentation, 'clientRequest'>> | undefined;
+  readonly instrumentation:
+    | (Required<Pick<McpInstrumentation, 'clientRequest'>> & Pick<McpInstrumentation, 'enabled'>)
+    | undefined;
 
   constructor(readonly options: McpClientOptions) {
     const hooks =
@@ -49,7 +51,8 @@ export class Connection {
         ? undefined
         : (options.instrumentation ?? globalInstrumentation());
     this.instrumentation = hooks?.clientRequest
-      ? (hooks as Required<Pick<McpInstrumentation, 'clientRequest'>>)
+      ? (hooks as Required<Pick<McpInstrumentation, 'clientRequest'>> &
+          Pick<McpInstrumentation, 'enabled'>)
       : undefined;
     this.label = options.name ? `server "${options.name}"` : 'server';
     this.checks = new ResultChecks(this.label, options.validateResults ?? true);

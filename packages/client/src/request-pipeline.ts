@@ -24,6 +24,16 @@ const NETWORK_TRANSPORT: Record<string, string> = {
   WebSocketTransport: 'tcp',
 };
 
+const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
+
+/** `server.address` and `server.port` of a server's URL. */
+function addressOf(url: URL): { serverAddress: string; serverPort?: number } {
+  // `URL.hostname` keeps an IPv6 address's brackets; the attribute has none.
+  const serverAddress = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = url.port === '' ? DEFAULT_PORT[url.protocol] : Number(url.port);
+  return port === undefined ? { serverAddress } : { serverAddress, serverPort: port };
+}
+
 /** What the instrumentation hook is told of one request (built only when there is one). */
 function describeRequest(
   conn: Connection,
@@ -31,7 +41,10 @@ function describeRequest(
   params: Record<string, unknown> | undefined,
 ): InstrumentedRequest {
   const transport = conn.peer ? mcpTransportOf(conn.peer) : undefined;
+  const url = (transport as { url?: unknown } | undefined)?.url;
+  const endpoint = url instanceof URL ? addressOf(url) : undefined;
   return {
+    ...endpoint,
     method,
     params,
     serverName: conn.options.name,
@@ -132,7 +145,8 @@ export class RequestPipeline {
     options?: CallOptions,
   ): Promise<unknown> {
     const hooks = this.conn.instrumentation;
-    if (hooks === undefined) return this.send(method, params, options);
+    if (hooks === undefined || (hooks.enabled !== undefined && !hooks.enabled()))
+      return this.send(method, params, options);
     return hooks.clientRequest(describeRequest(this.conn, method, params), (traced) =>
       this.send(method, traced, options),
     );

@@ -16,6 +16,9 @@ export interface InstrumentedRequest {
   readonly networkTransport: string | undefined;
   /** The JSON-RPC id, where the side that calls the hook knows it (the server does). */
   readonly requestId?: JsonRpcId;
+  /** Client side, HTTP and WebSocket: the host and port of the server's URL. */
+  readonly serverAddress?: string;
+  readonly serverPort?: number;
 }
 
 /**
@@ -23,6 +26,12 @@ export interface InstrumentedRequest {
  * runs exactly as without (one `undefined` check per request).
  */
 export interface McpInstrumentation {
+  /**
+   * Whether the hooks would record anything now. Asked once per request before anything
+   * is built for them: `false` and the request runs exactly as with no hooks (no
+   * description object, no closure). Absent: always on.
+   */
+  enabled?(): boolean;
   /**
    * Wraps one client request. Calls `send` once, with the params to put on the wire (the
    * same, or a copy whose `_meta` carries trace context), and returns what it returns.

@@ -13,6 +13,8 @@ export const McpAttr = {
   ResponseStatusCode: 'rpc.response.status_code',
   ErrorType: 'error.type',
   NetworkTransport: 'network.transport',
+  ServerAddress: 'server.address',
+  ServerPort: 'server.port',
   /** Ours (no convention names the configured server): the name in the host's config. */
   ServerName: 'mcpkit.server.name',
   /** Ours: the manager's connection attempts and states. */

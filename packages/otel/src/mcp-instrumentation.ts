@@ -3,16 +3,20 @@ import {
   type Attributes,
   type Context,
   context,
+  createNoopMeter,
   type Histogram,
   type Link,
+  type Meter,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   propagation,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
+  type TextMapSetter,
   type Tracer,
   type TracerProvider,
   trace,
@@ -82,24 +86,33 @@ function requestAttributes(request: InstrumentedRequest): Attributes {
     attributes[McpAttr.NetworkTransport] = request.networkTransport;
   if (request.requestId !== undefined) attributes[McpAttr.RequestId] = String(request.requestId);
   if (request.serverName !== undefined) attributes[McpAttr.ServerName] = request.serverName;
+  if (request.serverAddress !== undefined)
+    attributes[McpAttr.ServerAddress] = request.serverAddress;
+  if (request.serverPort !== undefined) attributes[McpAttr.ServerPort] = request.serverPort;
   return attributes;
 }
 
 /** The attributes a duration metric keeps (the low-cardinality ones). */
-function metricAttributes(attributes: Attributes): Attributes {
-  const kept: Attributes = {};
-  for (const key of [
-    McpAttr.MethodName,
-    McpAttr.ToolName,
-    McpAttr.PromptName,
-    McpAttr.OperationName,
-    McpAttr.ProtocolVersion,
-    McpAttr.NetworkTransport,
-    McpAttr.ErrorType,
-    McpAttr.ResponseStatusCode,
-  ]) {
-    if (attributes[key] !== undefined) kept[key] = attributes[key];
-  }
+function metricAttributes(
+  request: InstrumentedRequest,
+  errorType: string | undefined,
+  rpcCode: string | undefined,
+): Attributes {
+  const { method, params } = request;
+  const kept: Attributes = { [McpAttr.MethodName]: method };
+  const target = targetOf(method, params);
+  if (method === 'tools/call') {
+    kept[McpAttr.OperationName] = 'execute_tool';
+    if (target !== undefined) kept[McpAttr.ToolName] = target;
+  } else if (target !== undefined) kept[McpAttr.PromptName] = target;
+  if (request.protocolVersion !== undefined)
+    kept[McpAttr.ProtocolVersion] = request.protocolVersion;
+  if (request.networkTransport !== undefined)
+    kept[McpAttr.NetworkTransport] = request.networkTransport;
+  if (request.serverAddress !== undefined) kept[McpAttr.ServerAddress] = request.serverAddress;
+  if (request.serverPort !== undefined) kept[McpAttr.ServerPort] = request.serverPort;
+  if (errorType !== undefined) kept[McpAttr.ErrorType] = errorType;
+  if (rpcCode !== undefined) kept[McpAttr.ResponseStatusCode] = rpcCode;
   return kept;
 }
 
@@ -155,14 +168,30 @@ function activeExecuteToolSpan(): Span | undefined {
     : undefined;
 }
 
-class Recorder {
-  readonly tracer: Tracer;
-  readonly clientDuration: Histogram;
-  readonly serverDuration: Histogram;
+/** The delegate of the API's proxy provider when none is registered (its no-op one). */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** What every no-op meter provider of this API hands out. */
+const NOOP_METER = createNoopMeter();
 
-  constructor(readonly options: McpOtelOptions) {
-    this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(NAME, VERSION);
-    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(NAME, VERSION);
+/** What the hooks record with, for the providers registered when it was made. */
+class Recorder {
+  /** Absent: no tracer provider (no spans, no context injected or extracted). */
+  readonly tracer: Tracer | undefined;
+  /** Absent: no meter provider. */
+  readonly clientDuration: Histogram | undefined;
+  readonly serverDuration: Histogram | undefined;
+
+  constructor(
+    readonly options: McpOtelOptions,
+    tracerProvider: TracerProvider | undefined,
+    meter: Meter | undefined,
+  ) {
+    this.tracer = tracerProvider?.getTracer(NAME, VERSION);
+    if (meter === undefined) {
+      this.clientDuration = undefined;
+      this.serverDuration = undefined;
+      return;
+    }
     const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
     this.clientDuration = meter.createHistogram(McpMetric.ClientOperationDuration, {
       description: 'Duration of MCP requests as the client observes them',
@@ -176,40 +205,88 @@ class Recorder {
     });
   }
 
-  /** Ends the span with what the request came to; `ownSpan`: a span we opened. */
+  /**
+   * Ends what one request opened: its span (when `own`: one we started; a host's
+   * `execute_tool` span is the host's to end) and its duration.
+   */
   finish(
-    span: Span,
-    ownSpan: boolean,
-    histogram: Histogram,
+    request: InstrumentedRequest,
+    span: Span | undefined,
+    own: boolean,
+    histogram: Histogram | undefined,
     started: number,
-    attributes: Attributes,
-    method: string,
-    outcome: { ok: true; result: unknown } | { ok: false; error: unknown },
+    ok: boolean,
+    outcome: unknown,
   ): void {
-    if (outcome.ok) {
-      if (isToolError(method, outcome.result)) {
-        attributes[McpAttr.ErrorType] = 'tool_error';
-        span.setAttribute(McpAttr.ErrorType, 'tool_error');
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      } else if (method === 'tools/call' && this.options.captureToolResult) {
-        const text = stringify(outcome.result);
+    let errorType: string | undefined;
+    let rpcCode: string | undefined;
+    let message: string | undefined;
+    if (ok) {
+      if (isToolError(request.method, outcome)) errorType = 'tool_error';
+    } else {
+      const e = errorTypeOf(outcome);
+      errorType = e.type;
+      rpcCode = e.rpcCode;
+      message = e.message;
+    }
+    if (span?.isRecording()) {
+      if (errorType !== undefined) {
+        span.setAttribute(McpAttr.ErrorType, errorType);
+        if (rpcCode !== undefined) span.setAttribute(McpAttr.ResponseStatusCode, rpcCode);
+        span.setStatus(
+          message !== undefined
+            ? { code: SpanStatusCode.ERROR, message }
+            : { code: SpanStatusCode.ERROR },
+        );
+      } else if (ok && request.method === 'tools/call' && this.options.captureToolResult) {
+        const text = stringify(outcome);
         if (text !== undefined) span.setAttribute(McpAttr.ToolCallResult, text);
       }
-    } else {
-      const { type, rpcCode, message } = errorTypeOf(outcome.error);
-      attributes[McpAttr.ErrorType] = type;
-      span.setAttribute(McpAttr.ErrorType, type);
-      if (rpcCode !== undefined) {
-        attributes[McpAttr.ResponseStatusCode] = rpcCode;
-        span.setAttribute(McpAttr.ResponseStatusCode, rpcCode);
-      }
-      span.setStatus({
-        code: SpanStatusCode.ERROR,
-        ...(message !== undefined ? { message } : {}),
-      });
     }
-    histogram.record((performance.now() - started) / 1000, metricAttributes(attributes));
-    if (ownSpan) span.end();
+    if (histogram !== undefined)
+      histogram.record(
+        (performance.now() - started) / 1000,
+        metricAttributes(request, errorType, rpcCode),
+      );
+    if (own) span?.end();
+  }
+}
+
+/** Set by `metaSetter` when the propagator wrote anything (the injection is synchronous). */
+let injected = false;
+const metaSetter: TextMapSetter<Record<string, unknown>> = {
+  set(carrier, key, value) {
+    carrier[key] = value;
+    injected = true;
+  },
+};
+
+/** `params` with the trace context of `ctx` in `_meta` (the same object when there is none). */
+function inject(
+  ctx: Context,
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const meta: Record<string, unknown> = { ...(params?._meta as object | undefined) };
+  injected = false;
+  propagation.inject(ctx, meta, metaSetter);
+  if (!injected) return params;
+  injected = false;
+  return { ...params, _meta: meta };
+}
+
+function spanName(method: string, params: Record<string, unknown> | undefined): string {
+  const target = targetOf(method, params);
+  return target === undefined ? method : `${method} ${target}`;
+}
+
+function captureArguments(
+  options: McpOtelOptions,
+  span: Span,
+  params: Record<string, unknown> | undefined,
+): void {
+  if (options.captureToolArguments && params?.arguments !== undefined) {
+    const text = stringify(params.arguments);
+    if (text !== undefined) span.setAttribute(McpAttr.ToolCallArguments, text);
   }
 }
 
@@ -220,140 +297,145 @@ class Recorder {
  * trace context (`traceparent`, `tracestate`, `baggage`, whatever the configured
  * propagators write) in `params._meta` of each request, and read back from it on the
  * server side.
+ *
+ * Zero cost when off: while neither a tracer provider nor a meter provider is registered
+ * (the API alone, no SDK), `enabled()` answers `false` and clients and servers skip the
+ * hooks altogether. The providers are looked up per request (two global reads) and what
+ * is built for them is kept until they change, so an SDK started after the hooks is used.
+ * With an SDK, attributes are built only for a span that records (a sampled one).
  */
 export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstrumentation {
+  let seenTracer: unknown = null;
+  let seenMeter: unknown = null;
   let recorder: Recorder | undefined;
-  // Created at the first request, so a provider registered after the hooks is used.
-  const rec = () => {
-    recorder ??= new Recorder(options);
+  const current = (): Recorder | undefined => {
+    const tp = options.tracerProvider ?? trace.getTracerProvider();
+    const delegate =
+      typeof (tp as Partial<ProxyTracerProvider>).getDelegate === 'function'
+        ? (tp as ProxyTracerProvider).getDelegate()
+        : tp;
+    const mp = options.meterProvider ?? metrics.getMeterProvider();
+    if (delegate !== seenTracer || mp !== seenMeter) {
+      seenTracer = delegate;
+      seenMeter = mp;
+      const tracing = delegate !== NOOP_TRACER_PROVIDER ? delegate : undefined;
+      const meter = mp.getMeter(NAME, VERSION);
+      const metering = meter !== NOOP_METER ? meter : undefined;
+      recorder =
+        tracing === undefined && metering === undefined
+          ? undefined
+          : new Recorder(options, tracing, metering);
+    }
     return recorder;
   };
   const reuse = options.reuseExecuteToolSpan !== false;
 
   return {
+    enabled: () => current() !== undefined,
+
     clientRequest(request, send) {
-      const r = rec();
+      const r = current();
+      if (r === undefined) return send(request.params);
       const { method, params } = request;
-      const attributes = requestAttributes(request);
-      const started = performance.now();
-      const host = reuse && method === 'tools/call' ? activeExecuteToolSpan() : undefined;
-      let span: Span;
-      let ctx: Context;
-      if (host) {
-        span = host;
-        span.setAttributes(attributes);
-        ctx = context.active();
-      } else {
-        const target = targetOf(method, params);
-        span = r.tracer.startSpan(target === undefined ? method : `${method} ${target}`, {
-          kind: SpanKind.CLIENT,
-          attributes,
-        });
-        ctx = trace.setSpan(context.active(), span);
-      }
-      if (
-        method === 'tools/call' &&
-        options.captureToolArguments &&
-        params?.arguments !== undefined
-      ) {
-        const text = stringify(params.arguments);
-        if (text !== undefined) span.setAttribute(McpAttr.ToolCallArguments, text);
-      }
-      const carrier: Record<string, string> = {};
-      propagation.inject(ctx, carrier);
-      const traced =
-        Object.keys(carrier).length === 0
-          ? params
-          : { ...params, _meta: { ...(params?._meta as object | undefined), ...carrier } };
+      const started = r.clientDuration !== undefined ? performance.now() : 0;
+      let span: Span | undefined;
+      let own = false;
       let sent: Promise<unknown>;
       try {
-        sent = context.with(ctx, () => send(traced));
+        if (r.tracer === undefined) {
+          sent = send(params);
+        } else {
+          const parent = context.active();
+          const host = reuse && method === 'tools/call' ? activeExecuteToolSpan() : undefined;
+          let ctx: Context;
+          if (host !== undefined) {
+            span = host;
+            ctx = parent;
+          } else {
+            span = r.tracer.startSpan(spanName(method, params), { kind: SpanKind.CLIENT }, parent);
+            own = true;
+            ctx = trace.setSpan(parent, span);
+          }
+          if (span.isRecording()) {
+            span.setAttributes(requestAttributes(request));
+            if (method === 'tools/call') captureArguments(options, span, params);
+          }
+          sent = context.with(ctx, send, undefined, inject(ctx, params));
+        }
       } catch (error) {
-        r.finish(span, !host, r.clientDuration, started, attributes, method, { ok: false, error });
+        r.finish(request, span, own, r.clientDuration, started, false, error);
         throw error;
       }
       return sent.then(
         (result) => {
-          r.finish(span, !host, r.clientDuration, started, attributes, method, {
-            ok: true,
-            result,
-          });
+          r.finish(request, span, own, r.clientDuration, started, true, result);
           return result;
         },
         (error: unknown) => {
-          r.finish(span, !host, r.clientDuration, started, attributes, method, {
-            ok: false,
-            error,
-          });
+          r.finish(request, span, own, r.clientDuration, started, false, error);
           throw error;
         },
       );
     },
 
     serverRequest(request, handle) {
-      const r = rec();
+      const r = current();
+      if (r === undefined) return handle();
       const { method, params } = request;
-      const attributes = requestAttributes(request);
-      const started = performance.now();
-      const meta = params?._meta;
-      const ambient = context.active();
-      let parent = ambient;
-      const links: Link[] = [];
-      if (typeof meta === 'object' && meta !== null) {
-        const extracted = propagation.extract(
-          ROOT_CONTEXT,
-          meta as Record<string, unknown>,
-          metaGetter,
-        );
-        if (trace.getSpanContext(extracted) !== undefined) {
-          parent = extracted;
-          // The conventions: the caller's context is the parent; the ambient one (an
-          // HTTP server span, say) is linked.
-          const around = trace.getSpanContext(ambient);
-          if (around !== undefined) links.push({ context: around });
-        } else {
-          parent = propagation.extract(ambient, meta as Record<string, unknown>, metaGetter);
-        }
-      }
-      const target = targetOf(method, params);
-      const span = r.tracer.startSpan(
-        target === undefined ? method : `${method} ${target}`,
-        { kind: SpanKind.SERVER, attributes, links },
-        parent,
-      );
-      if (
-        method === 'tools/call' &&
-        options.captureToolArguments &&
-        params?.arguments !== undefined
-      ) {
-        const text = stringify(params.arguments);
-        if (text !== undefined) span.setAttribute(McpAttr.ToolCallArguments, text);
-      }
-      const ctx = trace.setSpan(parent, span);
+      const started = r.serverDuration !== undefined ? performance.now() : 0;
+      let span: Span | undefined;
       let result: unknown;
       try {
-        result = context.with(ctx, handle);
+        if (r.tracer === undefined) {
+          result = handle();
+        } else {
+          const ambient = context.active();
+          let parent = ambient;
+          let links: Link[] | undefined;
+          const meta = params?._meta;
+          if (typeof meta === 'object' && meta !== null) {
+            const extracted = propagation.extract(
+              ROOT_CONTEXT,
+              meta as Record<string, unknown>,
+              metaGetter,
+            );
+            if (trace.getSpanContext(extracted) !== undefined) {
+              parent = extracted;
+              // The conventions: the caller's context is the parent; the ambient one (an
+              // HTTP server span, say) is linked.
+              const around = trace.getSpanContext(ambient);
+              if (around !== undefined) links = [{ context: around }];
+            } else if (extracted !== ROOT_CONTEXT) {
+              // Baggage without a span context: kept on top of the ambient context.
+              parent = propagation.extract(ambient, meta as Record<string, unknown>, metaGetter);
+            }
+          }
+          span = r.tracer.startSpan(
+            spanName(method, params),
+            links === undefined ? { kind: SpanKind.SERVER } : { kind: SpanKind.SERVER, links },
+            parent,
+          );
+          if (span.isRecording()) {
+            span.setAttributes(requestAttributes(request));
+            if (method === 'tools/call') captureArguments(options, span, params);
+          }
+          result = context.with(trace.setSpan(parent, span), handle);
+        }
       } catch (error) {
-        r.finish(span, true, r.serverDuration, started, attributes, method, { ok: false, error });
+        r.finish(request, span, true, r.serverDuration, started, false, error);
         throw error;
       }
       if (typeof (result as PromiseLike<unknown> | undefined)?.then !== 'function') {
-        r.finish(span, true, r.serverDuration, started, attributes, method, { ok: true, result });
+        r.finish(request, span, true, r.serverDuration, started, true, result);
         return result;
       }
       return (result as Promise<unknown>).then(
         (value) => {
-          r.finish(span, true, r.serverDuration, started, attributes, method, {
-            ok: true,
-            result: value,
-          });
+          r.finish(request, span, true, r.serverDuration, started, true, value);
           return value;
         },
         (error: unknown) => {
-          r.finish(span, true, r.serverDuration, started, attributes, method, {
-            ok: false,
-            error,
-          });
+          r.finish(request, span, true, r.serverDuration, started, false, error);
           throw error;
         },
       );

@@ -139,7 +139,9 @@ export class McpServer {
   readonly seal: RequestStateSeal;
   onerror: ((error: Error) => void) | undefined;
   /** @internal Set only when a hook observes requests. */
-  readonly instrumentation: Required<Pick<McpInstrumentation, 'serverRequest'>> | undefined;
+  readonly instrumentation:
+    | (Required<Pick<McpInstrumentation, 'serverRequest'>> & Pick<McpInstrumentation, 'enabled'>)
+    | undefined;
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
   private readonly resolveTool: ((name: string) => ResolvedTool | undefined) | undefined;
@@ -179,7 +181,8 @@ export class McpServer {
         ? undefined
         : (options.instrumentation ?? globalInstrumentation());
     this.instrumentation = hooks?.serverRequest
-      ? (hooks as Required<Pick<McpInstrumentation, 'serverRequest'>>)
+      ? (hooks as Required<Pick<McpInstrumentation, 'serverRequest'>> &
+          Pick<McpInstrumentation, 'enabled'>)
       : undefined;
     this.onsubscribe = options.onsubscribe;
     this.onunsubscribe = options.onunsubscribe;

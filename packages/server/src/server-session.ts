@@ -229,7 +229,8 @@ export class ServerSession {
    */
   private handle(method: string, params: Record<string, unknown>, rctx: RequestContext): unknown {
     const hooks = this.server.instrumentation;
-    if (hooks === undefined) return this.route(method, params, rctx);
+    if (hooks === undefined || (hooks.enabled !== undefined && !hooks.enabled()))
+      return this.route(method, params, rctx);
     return hooks.serverRequest(
       {
         method,

@@ -20,6 +20,7 @@ import { contentType, header, readErrorAnswer, readJsonAnswer } from './answer-b
 import type { RequestAbort } from './request-abort.js';
 import { consumeResponseStream } from './response-stream.js';
 import type { StreamHost } from './stream-host.js';
+import { traceHeadersOf } from './trace-headers.js';
 
 /** What posting one message needs of `StreamableHttpTransport`, besides its streams. */
 export interface PostHost extends StreamHost {
@@ -67,10 +68,15 @@ export async function postMessage(
       ? {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
+          ...traceHeadersOf(message),
           ...standardRequestHeaders(message),
           ...host.messageHeaders(message),
         }
-      : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      : {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...traceHeadersOf(message),
+        },
   );
   // This message's own headers (a gateway's identity for this call) win over the static
   // ones; their names are the sender's to keep off the binding's own headers.

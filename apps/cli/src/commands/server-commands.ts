@@ -14,7 +14,6 @@ import type { Shutdown } from '../core/signals.js';
 import { didYouMean } from '../core/suggest.js';
 import type { ProgressLine } from '../terminal/call-progress.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
-import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
 import { parameterLines, signature, toolLines } from '../terminal/signature.js';
 import {

@@ -77,3 +77,54 @@ describe('mcpkit call with no arguments, against a server that validates them (S
     expect(shell.stdout).toContain('hello, world\n');
   });
 });
+
+/**
+ * The shell says what one-shot commands say (issue #28 leftovers): `tools` with signatures,
+ * `call` with its arguments checked first, and no "(legacy)" tag on a 2025 server (nor in
+ * `doctor`), as `servers` shows none. Against server-everything (2025-11-25).
+ */
+function shell(input: string) {
+  box = sandbox('mcpkit-cli-shell-parity-');
+  return runShellPiped(['--strict-config', '-c', demo, 'shell'], input, {
+    env: box.env,
+    cwd: box.cwd,
+  });
+}
+
+describe('the shell and one-shot commands agree', () => {
+  it("shell tools shows each tool's signature, as mcpkit tools does", async () => {
+    const r = await shell('tools everything\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}get-sum\(a: number, b: number\)$/m);
+    expect(r.stdout).toMatch(/^ {6}Returns the sum of two numbers$/m);
+  });
+
+  it('shell call checks its arguments against the input schema before sending (call --no-check sends them as typed)', async () => {
+    const r = await shell(
+      'call everything get-sum a=1 c=2\ncall --no-check everything get-sum a=1 c=2\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'tool "get-sum" of server "everything": it has no parameter "c"; it needs "b: number" (its parameters: a: number, b: number; "call --no-check …" sends the call as given)',
+    );
+    // Unchecked, the call reaches the server, which answers with its own words.
+    expect(r.stdout).toContain('Input validation error');
+    expect(r.stdout).toContain('(the tool reported an error)');
+  });
+
+  it('the shell\'s connected line and doctor show the protocol version without "(legacy)"', async () => {
+    const r = await shell('help\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/\[everything\] connected · 2025-11-25 · \d+ ms/);
+    expect(r.stderr).not.toContain('(legacy)');
+    const doctor = spawnSync(process.execPath, [bin, '--strict-config', '-c', demo, 'doctor'], {
+      env: box!.env,
+      cwd: box!.cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const text = doctor.stdout + doctor.stderr;
+    expect(text).toMatch(/connect +2025-11-25, mcp-servers\/everything [\d.]+, \d+ ms/);
+    expect(text).not.toContain('(legacy)');
+  });
+});

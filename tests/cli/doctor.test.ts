@@ -88,7 +88,7 @@ describe('mcpkit doctor', () => {
     expect(status).toBe(1);
     // Working: its command, the negotiated version and era, a ping.
     expect(screen).toMatch(/^good \(stdio, dynamic: .*servers\.json\)$/m);
-    expect(screen).toMatch(/✔ connect +2025-11-25 \(legacy\), fixture 1\.0\.0, \d+ ms/);
+    expect(screen).toMatch(/✔ connect +2025-11-25, fixture 1\.0\.0, \d+ ms/);
     expect(screen).toMatch(/✔ ping +\d+\.\d ms/);
     // Missing command: never spawned, with what to do.
     expect(screen).toMatch(/✖ command +"mcpkit-doctor-no-such-command" is not on PATH/);

@@ -176,6 +176,33 @@ describe('a server.json as a config entry', () => {
     });
   });
 
+  it('npm: a package on another registry is fetched from it (npx --registry); a registry URL that is not plain https is not passed', () => {
+    const onRegistry = (url: string): RegistryEntry => {
+      const e = structuredClone(entryOf('io.modelcontextprotocol/filesystem', '1.0.2'));
+      e.server.packages![0]!.registryBaseUrl = url;
+      return e;
+    };
+    const plan = (e: RegistryEntry) =>
+      toConfigEntry(e, chooseCandidate(e), answers({ allowed_directory: { value: '/srv/data' } }));
+    expect(plan(onRegistry('https://npm.example.com/repo/')).entry).toEqual({
+      command: 'npx',
+      args: [
+        '-y',
+        '--registry=https://npm.example.com/repo/',
+        '@modelcontextprotocol/server-filesystem@1.0.2',
+        '/srv/data',
+      ],
+    });
+    expect(plan(onRegistry('https://registry.npmjs.org')).entry.args).not.toContainEqual(
+      expect.stringMatching(/^--registry/),
+    );
+    for (const bad of ['http://npm.example.com', 'https://u:p@npm.example.com', 'https://x y']) {
+      const refused = plan(onRegistry(bad));
+      expect(refused.entry.args).not.toContainEqual(expect.stringMatching(/^--registry/));
+      expect(refused.notes.join('\n')).toContain('npx installs from your npm registry setting');
+    }
+  });
+
   it('npm: a secret env value marked by position; a default filled in', () => {
     const e = entryOf('io.github.example/brave-search');
     const plan = toConfigEntry(

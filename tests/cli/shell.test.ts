@@ -65,7 +65,7 @@ describe('mcpkit shell', () => {
     });
     tmux = new Tmux(box, { ...box.env, NO_COLOR: '1' });
     tmux.start([process.execPath, bin, '-c', config, 'shell']);
-    await screenWith(/\[good\] connected · 2025-11-25 \(legacy\)/, 'good to connect');
+    await screenWith(/\[good\] connected · 2025-11-25 · \d+ ms/, 'good to connect');
     await screenWith(/\[hang\] connected/, 'hang to connect');
 
     // Tab completes the tool's name from the server's list (sent apart: a pasted Tab is text).
@@ -219,7 +219,7 @@ describe('mcpkit shell', () => {
     expect(code).toBe(0);
     // The fixture's tool count is its own business; the list and the echo tool are ours.
     expect(stdout).toMatch(/^good \(\d+ tools\)$/m);
-    expect(stdout).toMatch(/^ {2}echo$/m);
+    expect(stdout).toMatch(/^ {2}echo\(\)$/m);
     expect(stdout).toMatch(/^\{"from":"a pipe"\}$/m);
     expect(stderr).toMatch(/server "good" has no tool "nope" .*"tools good" lists its tools/);
     expect(stdout).toMatch(/^good +connected +stdio/m);

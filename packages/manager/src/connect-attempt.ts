@@ -3,7 +3,6 @@ import type { ResolvedServer } from '@mcpkit/config';
 import type { Transport } from '@mcpkit/jsonrpc';
 import type { Clock } from './clock.js';
 import { ConnectTimeoutError } from './errors.js';
-import type { ResolvedHints } from './hints.js';
 
 /**
  * One connect attempt within one budget (`limits.connectTimeoutMs`) for the transport and
@@ -16,7 +15,6 @@ export async function connectWithin(
   budgetMs: number,
   deps: {
     clock: Clock;
-    hints: ResolvedHints;
     makeTransport(server: ResolvedServer): Promise<Transport>;
     makeClient(server: ResolvedServer): McpClient;
     /** The transport is in use from now (its process started at `startedAt`). */
@@ -26,8 +24,10 @@ export async function connectWithin(
   },
 ): Promise<McpClient> {
   const controller = new AbortController();
+  let transport: Transport | undefined;
+  let client: McpClient | undefined;
   const timer = deps.clock.setTimeout(
-    () => controller.abort(new ConnectTimeoutError(server.name, budgetMs, deps.hints)),
+    () => controller.abort(new ConnectTimeoutError(server.name, budgetMs, stderrOf(transport))),
     budgetMs,
   );
   const expired = new Promise<never>((_, reject) =>
@@ -36,8 +36,6 @@ export async function connectWithin(
     }),
   );
   expired.catch(() => {});
-  let transport: Transport | undefined;
-  let client: McpClient | undefined;
   try {
     const made = deps.makeTransport(server);
     made
@@ -59,4 +57,10 @@ export async function connectWithin(
   } finally {
     deps.clock.clearTimeout(timer);
   }
+}
+
+/** What a stdio transport kept of its process's stderr (other transports have none). */
+function stderrOf(transport: Transport | undefined): string | undefined {
+  const read = (transport as { stderrTail?: (lines?: number) => string } | undefined)?.stderrTail;
+  return typeof read === 'function' ? read.call(transport, 10) : undefined;
 }

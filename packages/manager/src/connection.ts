@@ -367,7 +367,6 @@ export class ServerConnection {
     if (generation !== this.generation) return Promise.reject(new ManagerClosedError(this.name));
     return connectWithin(this.server, this.host.limits.connectTimeoutMs, {
       clock: this.host.clock,
-      hints: this.host.hints,
       makeTransport: (s) => this.host.makeTransport(s),
       makeClient: (s) => this.host.makeClient(s),
       ontransport: (transport, startedAt) => {

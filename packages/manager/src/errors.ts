@@ -271,20 +271,28 @@ export class ManagerClosedError extends ManagerError {
   }
 }
 
-/** The connect budget (`MCP_TIMEOUT`) ran out before the handshake finished. */
+/**
+ * The connect budget (`MCP_TIMEOUT`) ran out before the handshake finished. Facts only: the
+ * budget, and what the server wrote to stderr meanwhile (often the reason it never answered,
+ * such as an `npx` that could not download it); the next step is `nextStep`, for the host to word.
+ */
 export class ConnectTimeoutError extends TimeoutError {
   static override readonly brand: string = '@mcpkit/manager.ConnectTimeoutError';
   override readonly name = 'ConnectTimeoutError';
   readonly server: string;
   readonly failure: FailureCause;
   readonly nextStep: NextStep;
-  constructor(server: string, timeoutMs: number, hints: ResolvedHints = defaultHints) {
+  /** The last lines the server process wrote to stderr before it was stopped (stdio only). */
+  readonly stderrTail: string | undefined;
+  constructor(server: string, timeoutMs: number, stderrTail?: string) {
+    const tail = stderrTail?.trim();
     super(
-      `server "${server}": did not finish connecting within ${timeoutMs} ms (handshake included); the server was stopped — check that it starts, or ${hints.connectTimeout(server)}`,
+      `server "${server}": did not finish connecting within ${timeoutMs} ms (handshake included); the server was stopped${tail ? `; last stderr:\n${tail.replace(/^/gm, '  ')}` : ''}`,
       timeoutMs,
     );
     this.server = server;
     this.failure = { kind: 'timeout', timeoutMs };
     this.nextStep = { kind: 'raise-limit', option: 'limits.connectTimeoutMs' };
+    this.stderrTail = tail ? stderrTail : undefined;
   }
 }

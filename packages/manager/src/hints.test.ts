@@ -19,8 +19,9 @@ const server = (name: string, status = 'enabled'): ResolvedServer =>
   }) as unknown as ResolvedServer;
 
 test('the default hints keep the messages hosts already match on (the CLI rewrites these phrases)', () => {
-  expect(new ConnectTimeoutError('s', 1500).message).toContain(
-    'raise MCP_TIMEOUT / limits.connectTimeoutMs',
+  const timedOut = classifyFailure('s', server('s'), new ConnectTimeoutError('s', 1500));
+  expect(timedOut.error.message.split('raise MCP_TIMEOUT / limits.connectTimeoutMs')).toHaveLength(
+    2,
   );
   expect(new CrashLoopError('s', 5, 60_000, 1, undefined).message).toContain(
     'then call reconnect("s")',
@@ -51,7 +52,7 @@ test("a host's hints replace every next step, and no message names the manager's
     hostEnable: (s) => `run "tool on ${s}"`,
   });
   const texts = [
-    new ConnectTimeoutError('s', 1500, hints).message,
+    classifyFailure('s', server('s'), new ConnectTimeoutError('s', 1500), hints).error.message,
     new CrashLoopError('s', 5, 60_000, 1, undefined, hints).message,
     new ServerNotEnabledError(server('s', 'disabled')).message,
     new ServerNotEnabledError(server('s', 'pending-approval')).message,
@@ -84,4 +85,16 @@ test('a hint that throws or returns nothing falls back to the default (a message
   });
   expect(hints.reconnect('s')).toBe('call reconnect("s")');
   expect(hints.signIn('s')).toBe(defaultHints.signIn('s'));
+});
+
+test('a connect timeout states facts only (budget, stderr): its next step is said once, by whoever words nextStep', () => {
+  const error = new ConnectTimeoutError('s', 1500, 'npm error code SELF_SIGNED_CERT_IN_CHAIN\n');
+  expect(error.message).toBe(
+    'server "s": did not finish connecting within 1500 ms (handshake included); the server was stopped; last stderr:\n  npm error code SELF_SIGNED_CERT_IN_CHAIN',
+  );
+  expect(error.nextStep).toEqual({ kind: 'raise-limit', option: 'limits.connectTimeoutMs' });
+  const verdict = classifyFailure('s', server('s'), error);
+  expect(verdict.state === 'failed' && verdict.stderrTail).toBe(
+    'npm error code SELF_SIGNED_CERT_IN_CHAIN\n',
+  );
 });

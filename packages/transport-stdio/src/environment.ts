@@ -1,8 +1,29 @@
 /**
  * What a server process inherits. By default only variables a program needs to run
- * (paths, user, locale, terminal) pass through, so secrets in the host's environment
- * are not handed to every server; `env` from the config is merged on top.
+ * (paths, user, locale, terminal) and to reach the network the way the host does (the
+ * certificates it trusts, its proxy, its package registry) pass through, so secrets in the
+ * host's environment are not handed to every server; `env` from the config is merged on top.
  */
+
+/**
+ * Trust and proxy settings: without them a server started by `npx`/`uvx` behind a
+ * TLS-intercepting proxy fails (SELF_SIGNED_CERT_IN_CHAIN) where the host itself works.
+ * Upper- and lower-case spellings, as programs read either.
+ */
+export const NETWORK_VARIABLES: readonly string[] = [
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_USE_ENV_PROXY',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'REQUESTS_CA_BUNDLE',
+  'CURL_CA_BUNDLE',
+  'PIP_CERT',
+  ...['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'ALL_PROXY'].flatMap((n) => [n, n.toLowerCase()]),
+  ...['REGISTRY', 'CAFILE', 'PROXY', 'HTTPS_PROXY', 'NOPROXY'].flatMap((n) => [
+    `NPM_CONFIG_${n}`,
+    `npm_config_${n.toLowerCase()}`,
+  ]),
+];
 
 const POSIX_SAFE = [
   'HOME',
@@ -16,6 +37,7 @@ const POSIX_SAFE = [
   'LC_CTYPE',
   'TMPDIR',
   'TZ',
+  ...NETWORK_VARIABLES,
 ];
 const WINDOWS_SAFE = [
   'APPDATA',
@@ -33,6 +55,8 @@ const WINDOWS_SAFE = [
   'TMP',
   'USERNAME',
   'USERPROFILE',
+  // Windows names are case-insensitive: one spelling each.
+  ...new Set(NETWORK_VARIABLES.map((n) => n.toUpperCase())),
 ];
 
 export type InheritEnv = 'safe' | 'all' | 'none';

@@ -5,7 +5,7 @@ export {
   type ResolvedCommand,
   resolveCommand,
 } from './command-line.js';
-export { type InheritEnv, inheritedEnvironment } from './environment.js';
+export { type InheritEnv, inheritedEnvironment, NETWORK_VARIABLES } from './environment.js';
 export { ProcessExitedError, ProcessSpawnError, StdioErrorCode } from './errors.js';
 export {
   DEFAULT_STDERR_BUFFER_CHARS,

@@ -183,6 +183,36 @@ describe('StdioTransport', () => {
     expect(env.AWS_SECRET_ACCESS_KEY).toBeUndefined();
   });
 
+  it('a server behind a TLS-intercepting proxy inherits the CA, proxy and npm registry variables', async () => {
+    const network = {
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/proxy-ca.pem',
+      SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt',
+      SSL_CERT_DIR: '/etc/ssl/certs',
+      REQUESTS_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      https_proxy: 'http://proxy.example:3128',
+      HTTP_PROXY: 'http://proxy.example:3128',
+      no_proxy: 'localhost,127.0.0.1',
+      NPM_CONFIG_REGISTRY: 'https://npm.example/',
+      npm_config_cafile: '/etc/ssl/proxy-ca.pem',
+    };
+    const { peer } = await connect({
+      sourceEnv: { PATH: process.env.PATH, ...network, NPM_TOKEN: 'secret' },
+    });
+    const { env } = (await peer.request('env')) as { env: Record<string, string> };
+    for (const [name, value] of Object.entries(network)) expect(env[name], name).toBe(value);
+    expect(env.NPM_TOKEN).toBeUndefined();
+  });
+
+  it("an entry's env overrides an inherited CA variable", async () => {
+    const { peer } = await connect({
+      env: { NODE_EXTRA_CA_CERTS: '/entry/ca.pem' },
+      sourceEnv: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: '/host/ca.pem' },
+    });
+    const { env } = (await peer.request('env')) as { env: Record<string, string> };
+    expect(env.NODE_EXTRA_CA_CERTS).toBe('/entry/ca.pem');
+  });
+
   it('a shell prefix receives the whole command line as one argument', async () => {
     const { peer } = await connect({
       shellPrefix: path.join(fixtures, 'wrap.sh'),

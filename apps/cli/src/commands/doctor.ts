@@ -290,7 +290,8 @@ async function examine(
         findings.push({
           check: 'connect',
           level: 'ok',
-          message: `${state.protocolVersion} (${state.era}), ${info}${state.connectMs} ms`,
+          // The version only, as `servers` shows it (the era in words is in `get`).
+          message: `${state.protocolVersion}, ${info}${state.connectMs} ms`,
         });
         // Connected, but a list failed (degraded) or tools of its list did not fit.
         const now = manager.state(state.name);

@@ -14,9 +14,8 @@ import type { Shutdown } from '../core/signals.js';
 import { didYouMean } from '../core/suggest.js';
 import type { ProgressLine } from '../terminal/call-progress.js';
 import { formatPrompt, formatResource, formatToolResult } from '../terminal/format.js';
-import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
-import { fit, parameterLines, signature } from '../terminal/signature.js';
+import { parameterLines, signature, toolLines } from '../terminal/signature.js';
 import {
   ServerCommandRun,
   type ServerCommandRunOptions,
@@ -341,23 +340,6 @@ async function noSuchTool(manager: McpManager, server: string, tool: string): Pr
   return new Error(
     `server "${server}" has no tool "${tool}"${await nearTools(manager, server, tool)}; see "mcpkit tools -s ${server}" for the tools it has`,
   );
-}
-
-/**
- * The `tools` listing: each tool's signature, its description's first line under it. On a
- * terminal (`columns`) both are cut to its width; into a pipe they are whole.
- */
-export function toolLines(
-  tools: ReadonlyArray<{ name: string; description?: string; inputSchema?: unknown }>,
-  columns: number | undefined,
-): string {
-  return tools
-    .map((t) => {
-      const head = fit(`  ${neutralize(signature(t.name, t.inputSchema))}`, columns);
-      const about = neutralize((t.description ?? '').split('\n')[0]!.trim());
-      return about ? `${head}\n${fit(`      ${about}`, columns)}` : head;
-    })
-    .join('\n');
 }
 
 /** `call <server> <tool> --help`: the tool's signature, description and parameters. */

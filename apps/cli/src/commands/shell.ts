@@ -138,6 +138,7 @@ export async function shellCommand(
     resolved,
     names,
     options,
+    columns: () => (output.isTTY ? output.columns : undefined),
     ...(progress ? { progress } : {}),
   };
   const changes = new ListChanges();

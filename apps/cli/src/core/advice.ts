@@ -52,6 +52,16 @@ export interface StateSummary {
   state: string;
   reason: string;
   next: string;
+  /** What the server wrote to stderr before a connect timeout (often why it never answered): its last lines. */
+  stderr?: string[];
+}
+
+/** How many of a server's last stderr lines go under its line. */
+const STDERR_LINES = 5;
+
+function stderrLines(tail: string | undefined): string[] {
+  const lines = (tail ?? '').split(/\r?\n/).filter((l) => l.trim() !== '');
+  return lines.slice(-STDERR_LINES);
 }
 
 type Failed = Extract<ServerState, { state: 'failed' }>;
@@ -78,8 +88,13 @@ export function nextForFailure(name: string, state: Failed): string {
   const xaa = xaaNextStep(state.error, name);
   if (xaa) return xaa;
   switch (failure.kind) {
-    case 'timeout':
-      return `raise ${raiseLimit(nextStep.kind === 'raise-limit' ? nextStep.option : 'limits.connectTimeoutMs')} if "${name}" is slow to start, or ${stderr} to see its stderr`;
+    case 'timeout': {
+      const raise = `raise ${raiseLimit(nextStep.kind === 'raise-limit' ? nextStep.option : 'limits.connectTimeoutMs')} if "${name}" is slow to start`;
+      // Its stderr is shown under the line when it wrote any.
+      return state.stderrTail?.trim()
+        ? `${raise}, or fix what its stderr says`
+        : `${raise}, or ${stderr} to see its stderr`;
+    }
     case 'unreachable':
       return `check that the server at ${failure.url ?? state.url ?? 'its URL'} is running (mcpkit list shows the entry)`;
     case 'http-status':
@@ -117,6 +132,9 @@ function failureReason(name: string, state: Failed): string {
     const tail = state.stderrTail?.trim();
     return `server "${name}": crashed ${failure.attempts} times within ${Math.round(failure.windowMs / 1000)} s of starting (last exit code ${failure.exitCode ?? 'unknown'}); not restarting it on its own${tail ? `; last stderr:\n${tail}` : ''}`;
   }
+  if (failure.kind === 'timeout')
+    // The facts in our words; the stderr goes under the line (`stderr`), the advice in `next`.
+    return `server "${name}": did not finish connecting within ${failure.timeoutMs} ms (handshake included); the server was stopped`;
   if (ServerNotEnabledError.isInstance(error)) return refusalText(error);
   // A connect error's own text is the cause's; its next step is the manager's (not ours).
   const cause = ServerConnectError.isInstance(error) ? (error.cause as Error) : error;
@@ -131,12 +149,15 @@ export function summarize(state: ServerState): StateSummary {
   switch (state.state) {
     case 'connected':
       return { state: 'connected', reason: '', next: '' };
-    case 'failed':
+    case 'failed': {
+      const stderr = state.failure.kind === 'timeout' ? stderrLines(state.stderrTail) : [];
       return {
         state: 'failed',
         reason: failureReason(state.name, state),
         next: nextForFailure(state.name, state),
+        ...(stderr.length > 0 ? { stderr } : {}),
       };
+    }
     case 'needs-auth':
       return {
         state: 'needs-auth',
@@ -169,10 +190,16 @@ export function once(message: string, server: string): string {
   );
 }
 
-/** One line for stderr: server, cause, next step. */
+/** One line for stderr: server, cause, next step; then the server's last stderr lines, if any. */
 export function failureLine(state: ServerState): string {
   const s = summarize(state);
-  return s.next ? `${s.reason}; ${s.next}` : s.reason;
+  const line = s.next ? `${s.reason}; ${s.next}` : s.reason;
+  return s.stderr ? `${line}\n${stderrBlock(s.stderr).join('\n')}` : line;
+}
+
+/** The server's stderr lines, indented under its line (the caller neutralizes them for a terminal). */
+export function stderrBlock(lines: readonly string[]): string[] {
+  return lines.map((l) => `    stderr: ${l}`);
 }
 
 type Connected = Extract<ServerState, { state: 'connected' }>;

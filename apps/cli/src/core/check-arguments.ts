@@ -35,6 +35,8 @@ export async function checkArguments(
   tool: string,
   inputSchema: unknown,
   args: Record<string, unknown> | undefined,
+  /** How the user sends the call unchecked, in the words of where they typed it. */
+  bypass = '--no-check',
 ): Promise<void> {
   if (!isSchema(inputSchema)) return;
   const given = args ?? {};
@@ -73,7 +75,7 @@ export async function checkArguments(
       ? 'it takes no parameters'
       : `its parameters: ${params.map((p) => `${p.name}${p.required ? '' : '?'}: ${p.type}`).join(', ')}`;
   throw new UsageError(
-    `${what}: ${[...new Set(problems)].slice(0, 5).join('; ')} (${known}; --no-check sends the call as given)`,
+    `${what}: ${[...new Set(problems)].slice(0, 5).join('; ')} (${known}; ${bypass} sends the call as given)`,
   );
 }
 

@@ -2,6 +2,7 @@ import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
 import { counted, serverError, stringPairs } from '../commands/server-command-run.js';
 import { isPairs, noArguments, typedPairs } from '../core/call-arguments.js';
+import { checkArguments } from '../core/check-arguments.js';
 import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import type { ProgressLine } from '../terminal/call-progress.js';
@@ -9,7 +10,7 @@ import { formatPrompt, formatResource, formatToolResult } from '../terminal/form
 import { neutralize } from '../terminal/neutralize.js';
 import type { Output } from '../terminal/output.js';
 import { serversTable, type TableRow } from '../terminal/servers-table.js';
-import { table } from '../terminal/table.js';
+import { toolLines } from '../terminal/signature.js';
 import type { ShellNames } from './completer.js';
 
 export interface ShellOptions {
@@ -31,12 +32,16 @@ export interface ShellState {
   options: ShellOptions;
   /** A terminal's line for a call's progress (none from a pipe: no progress token sent). */
   progress?: ProgressLine;
+  /** The terminal's width now (undefined into a pipe: lines are whole). */
+  columns?: () => number | undefined;
 }
 
 export const SHELL_HELP = `commands (Tab completes commands, servers, tools, prompts and resources):
   servers                                  every server's state
   tools [server]                           the tools of every server, or of one
-  call <server> <tool> [json | key=value...]   call a tool (or: call <host name> [...])
+  call <server> <tool> [json | key=value...]   call a tool (or: call <host name> [...]);
+                                           its arguments are checked against the tool's
+                                           schema first (call --no-check … sends them as typed)
   read <server> <uri>                      read a resource
   prompt <server> <name> [json | key=value...]   get a prompt
   reconnect <server>                       drop the connection and connect again
@@ -124,19 +129,31 @@ export async function runShellLine(
       for (const server of servers) {
         const own = tools.filter((t) => t.server === server);
         out.stdout(`${neutralize(server)} (${counted(own.length, 'tools')})\n`);
-        out.stdout(`${table(own.map((t) => [t.tool, t.description.split('\n')[0] ?? '']))}\n`);
+        // Each tool's signature and its description's first line, as `mcpkit tools` shows them.
+        const lines = toolLines(
+          own.map((t) => ({
+            name: t.tool,
+            description: t.description,
+            inputSchema: t.inputSchema,
+          })),
+          s.columns?.(),
+        );
+        out.stdout(`${lines}\n`);
       }
       if (servers.length === 0) out.stdout('no tools (is a server still connecting? "servers")\n');
       return;
     }
     case 'call': {
-      let { words: head, rest: args } = splitWords(rest, 2);
+      // `call --no-check …`: the arguments go to the server unchecked (one-shot `--no-check`).
+      const noCheck = /^--no-check(\s|$)/.test(rest);
+      const callRest = noCheck ? rest.replace(/^--no-check\s*/, '') : rest;
+      let { words: head, rest: args } = splitWords(callRest, 2);
       let [server, tool] = head;
       // `call mcp__server__tool …`: a host name stands for the pair.
       const byHostName = server ? manager.resolveToolName(server) : undefined;
       if (byHostName && (!tool || !s.resolved.servers.some((e) => e.name === server))) {
         ({ server, tool } = byHostName);
-        ({ rest: args } = splitWords(rest, 1));
+        ({ rest: args } = splitWords(callRest, 1));
       }
       const usage = 'call <server> <tool> [json | key=value...]';
       runningServer(s, server, usage);
@@ -157,6 +174,19 @@ export async function runShellLine(
             (t) => t.server === server && t.tool === tool,
           )?.inputSchema,
         );
+      // Checked against the tool's input schema before anything is sent, as one-shot `call`.
+      const schema = noCheck
+        ? undefined
+        : (await manager.serverTools(server!, { signal }).catch(() => [])).find(
+            (t) => t.name === tool,
+          )?.inputSchema;
+      if (schema !== undefined) {
+        try {
+          await checkArguments(server!, tool, schema, input, '"call --no-check …"');
+        } catch (error) {
+          throw new ShellUsageError((error as Error).message);
+        }
+      }
       const client = await manager.client(server!, call);
       let result: Awaited<ReturnType<typeof client.callTool>>;
       const ticket = s.progress?.start(`${server} ${tool}`);

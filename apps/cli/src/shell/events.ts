@@ -10,7 +10,8 @@ export function stateLine(state: ServerState): string | undefined {
       const failed = (state.degraded ?? []).map((f) => listFailure(name, f));
       if (failed.length > 0)
         return `[${name}] degraded: ${failed.map((f) => `${f.reason}; ${f.next}`).join('; ')}`;
-      return `[${name}] connected · ${state.protocolVersion} (${state.era}) · ${state.connectMs} ms`;
+      // The version only, as `servers` shows it: "(legacy)" on every 2025 server read as a warning.
+      return `[${name}] connected · ${state.protocolVersion} · ${state.connectMs} ms`;
     }
     case 'pending':
       if (state.reconnectAttempt === 0) return undefined;

@@ -1,6 +1,6 @@
 import type { ResolvedServer } from '@mcpkit/config';
 import type { McpManager, ServerState } from '@mcpkit/manager';
-import { summarize } from '../core/advice.js';
+import { stderrBlock, summarize } from '../core/advice.js';
 import { notStartedHint } from '../core/server-selection.js';
 import { neutralize } from './neutralize.js';
 
@@ -55,7 +55,8 @@ export async function terminalProgress(options: TerminalProgressOptions): Promis
           case 'failed': {
             const s = summarize(state);
             const reason = neutralize(options.clean(s.reason.replace(/\s*\n\s*/g, ' ')));
-            return `${pc.red('✖')} ${name}  failed: ${reason}`;
+            const under = stderrBlock((s.stderr ?? []).map((l) => neutralize(options.clean(l))));
+            return [`${pc.red('✖')} ${name}  failed: ${reason}`, ...under].join('\n');
           }
           case 'disabled':
             return `${pc.dim('–')} ${name}  disabled`;

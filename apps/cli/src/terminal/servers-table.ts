@@ -1,6 +1,6 @@
 import type { ResolvedServer } from '@mcpkit/config';
 import type { ServerState } from '@mcpkit/manager';
-import { listFailure, summarize, toolIssueLines } from '../core/advice.js';
+import { listFailure, stderrBlock, summarize, toolIssueLines } from '../core/advice.js';
 import { notStartedHint } from '../core/server-selection.js';
 import { neutralize } from './neutralize.js';
 
@@ -39,6 +39,8 @@ export interface ServersJsonRow {
   error?: string;
   reason?: string;
   next?: string;
+  /** The server's last stderr lines before a connect timeout. */
+  stderr?: string[];
   replaces?: ResolvedServer['replaces'];
 }
 
@@ -94,6 +96,7 @@ function jsonRow({ entry, state, tools }: TableRow): ServersJsonRow {
       ? { error: s.reason }
       : { reason: s.reason }),
     ...(s.next ? { next: s.next } : {}),
+    ...(s.stderr ? { stderr: s.stderr } : {}),
   };
 }
 
@@ -165,7 +168,11 @@ export function serversTable(rows: readonly TableRow[]): { text: string; json: S
       name,
       text: `${r.status}${reason ? `: ${neutralize(reason)}` : ''}`,
     });
-    if (r.next) after.set(grid.length, [`    next: ${neutralize(r.next)}`]);
+    const under = [
+      ...(r.next ? [`    next: ${neutralize(r.next)}`] : []),
+      ...stderrBlock((r.stderr ?? []).map((l) => neutralize(l))),
+    ];
+    if (under.length > 0) after.set(grid.length, under);
     grid.push([name, '']);
   });
   const laid = columns(grid);

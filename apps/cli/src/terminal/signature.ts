@@ -1,3 +1,5 @@
+import { neutralize } from './neutralize.js';
+
 /**
  * A tool's parameters as a person reads them, from its input schema (a server's JSON
  * Schema, so anything may be in it: every read is checked, nesting is bounded). The text
@@ -110,4 +112,21 @@ export function parameterLines(inputSchema: unknown, indent = '  '): string[] {
 export function fit(text: string, columns: number | undefined): string {
   if (columns === undefined || columns < 8 || [...text].length <= columns) return text;
   return `${[...text].slice(0, columns - 1).join('')}…`;
+}
+
+/**
+ * The `tools` listing: each tool's signature, its description's first line under it. On a
+ * terminal (`columns`) both are cut to its width; into a pipe they are whole.
+ */
+export function toolLines(
+  tools: ReadonlyArray<{ name: string; description?: string; inputSchema?: unknown }>,
+  columns: number | undefined,
+): string {
+  return tools
+    .map((t) => {
+      const head = fit(`  ${neutralize(signature(t.name, t.inputSchema))}`, columns);
+      const about = neutralize((t.description ?? '').split('\n')[0]!.trim());
+      return about ? `${head}\n${fit(`      ${about}`, columns)}` : head;
+    })
+    .join('\n');
 }

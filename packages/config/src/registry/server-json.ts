@@ -412,6 +412,18 @@ export function unanswered(
   );
 }
 
+/** A registry URL fit for a command line: https, no credentials, no spaces or controls. */
+function registryUrl(value: string): string | undefined {
+  if (value.length > 2048 || /[\s\p{Cc}]/u.test(value)) return undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'https:' || url.username || url.password) return undefined;
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Turns the chosen package or remote into a config entry: npm as `npx -y <id>@<version>`,
  * pypi as `uvx <id>==<version>`, oci as `docker run -i --rm` (environment passed by name
@@ -497,12 +509,18 @@ export function toConfigEntry(
   if (p.registryType === 'npm') {
     command = 'npx';
     args.push('-y');
+    // A package on another npm registry is fetched from it (`--registry`), when its URL is
+    // a plain https one; else from the user's own registry setting, and said.
+    if (p.registryBaseUrl && !/^https:\/\/registry\.npmjs\.org\/?$/.test(p.registryBaseUrl)) {
+      const registry = registryUrl(p.registryBaseUrl);
+      if (registry) args.push(`--registry=${registry}`);
+      else
+        notes.push(
+          `the package names the registry ${JSON.stringify(p.registryBaseUrl)}, which is not a plain https URL; npx installs from your npm registry setting`,
+        );
+    }
     pushArgs(p.runtimeArguments);
     args.push(`${p.identifier}@${p.version}`);
-    if (p.registryBaseUrl && !/^https:\/\/registry\.npmjs\.org\/?$/.test(p.registryBaseUrl))
-      notes.push(
-        `the package is published on ${p.registryBaseUrl}; npx installs from your npm registry setting`,
-      );
   } else if (p.registryType === 'pypi') {
     command = 'uvx';
     pushArgs(p.runtimeArguments);

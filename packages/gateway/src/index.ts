@@ -28,3 +28,11 @@ export {
 } from './gateway.js';
 export { type IndexedTool, ToolIndex, type ToolSearchOptions } from './search/index.js';
 export type { SoleClient } from './sole-client.js';
+export {
+  createMemorySessionStore,
+  type SessionBusMessage,
+  type SessionRecord,
+  type SessionStore,
+  type StoredEvent,
+  type StreamOwner,
+} from '@mcpkit/server';

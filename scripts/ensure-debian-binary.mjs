@@ -20,7 +20,8 @@ export function ensureDebianBinary({ name, binary, debianPackage, envVar }) {
   }
   console.error(`${name}: installing Debian's ${debianPackage} for the scale-out tests…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const apt = (args) => execFileSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env });
+  const apt = (args) =>
+    execFileSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env });
   try {
     apt(['install', '-y', '-qq', '--no-install-recommends', debianPackage]);
   } catch {

@@ -147,7 +147,10 @@ export class RedisSessionStore implements SessionStore {
       .rpush(key, text)
       .ltrim(key, -maxEvents, -1)
       .pexpire(key, ttlMs)
-      .publish(this.key('c', `${sessionId}#${event.stream}`), JSON.stringify({ kind: 'event', event }))
+      .publish(
+        this.key('c', `${sessionId}#${event.stream}`),
+        JSON.stringify({ kind: 'event', event }),
+      )
       .exec();
     const failed = results?.find(([error]) => error);
     if (failed?.[0]) throw failed[0];

@@ -1,4 +1,12 @@
 export {
+  createMemorySessionStore,
+  type SessionBusMessage,
+  type SessionRecord,
+  type SessionStore,
+  type StoredEvent,
+  type StreamOwner,
+} from '@mcpkit/server';
+export {
   type ArgumentTransform,
   type EndpointConfig,
   type GatewayConfig,
@@ -28,11 +36,3 @@ export {
 } from './gateway.js';
 export { type IndexedTool, ToolIndex, type ToolSearchOptions } from './search/index.js';
 export type { SoleClient } from './sole-client.js';
-export {
-  createMemorySessionStore,
-  type SessionBusMessage,
-  type SessionRecord,
-  type SessionStore,
-  type StoredEvent,
-  type StreamOwner,
-} from '@mcpkit/server';

@@ -25,8 +25,8 @@ import {
   readModernMeta,
   SESSION_METHODS,
 } from './era-rules.js';
-import type { SessionRecord } from './http/session-store.js';
 import { invalidParams, methodNotFound, unsupportedVersion } from './errors.js';
+import type { SessionRecord } from './http/session-store.js';
 import type { McpServer } from './mcp-server.js';
 import { SessionRequestContext } from './request-context.js';
 import { StdioServerTransport } from './stdio-server-transport.js';

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
@@ -9,7 +10,6 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
-import { randomInt } from 'node:crypto';
 import type { SessionEventBuffer } from './event-buffer.js';
 import { acceptsMediaType } from './media-type.js';
 import type { SessionBusMessage, SessionStore, StoredEvent } from './session-store.js';

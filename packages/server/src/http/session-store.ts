@@ -61,7 +61,12 @@ export interface SessionStore {
    * Keeps an event (at most `maxEvents` per stream, the oldest go) and publishes it on the
    * stream's channel, `<sessionId>#<stream>`.
    */
-  appendEvent(sessionId: string, event: StoredEvent, ttlMs: number, maxEvents: number): Promise<void>;
+  appendEvent(
+    sessionId: string,
+    event: StoredEvent,
+    ttlMs: number,
+    maxEvents: number,
+  ): Promise<void>;
   /** The kept events of `stream` after `seq`, oldest first. */
   eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]>;
   /** Publishes on a channel: a session's id, or `<sessionId>#<stream>` for a stream's events. */
@@ -147,12 +152,16 @@ export function createMemorySessionStore(): SessionStore {
       });
     },
     async subscribe(id, listener) {
-      let set = listeners.get(id);
-      if (!set) listeners.set(id, (set = new Set()));
-      set.add(listener);
+      let channel = listeners.get(id);
+      if (!channel) {
+        channel = new Set();
+        listeners.set(id, channel);
+      }
+      const own = channel;
+      own.add(listener);
       return async () => {
-        set.delete(listener);
-        if (set.size === 0) listeners.delete(id);
+        own.delete(listener);
+        if (own.size === 0) listeners.delete(id);
       };
     },
     async heartbeat(replica, ttlMs) {

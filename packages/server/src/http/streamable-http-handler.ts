@@ -118,6 +118,7 @@ export type StreamableHttpLimits = Pick<
   | 'maxStreamAgeMs'
   | 'sessionIdleTimeoutMs'
   | 'clientKey'
+  | 'responseMode'
   | 'sessionStore'
   | 'replicaId'
   | 'replicaHeartbeatMs'

@@ -235,6 +235,44 @@ describe('gateway replicas behind HAProxy, sessions in Redis', () => {
     expect(replicas[resumer]!.id).not.toBe(owner!.replica);
   });
 
+  it('a bounded load run: 4 SDK v1 clients × 10 calls through HAProxy, no errors, every replica used', async () => {
+    const clients = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => {
+        const client = new ClientV1({ name: `load-${i}`, version: '1.0.0' });
+        await client.connect(new HttpV1(haproxy.url));
+        opened.push(client);
+        return client;
+      }),
+    );
+    const latencies: number[] = [];
+    const seen = new Set<string>();
+    let errors = 0;
+    const started = performance.now();
+    await Promise.all(
+      clients.map(async (client) => {
+        for (let i = 0; i < 10; i++) {
+          const t = performance.now();
+          try {
+            seen.add(text(await client.callTool({ name: 'probe__whoami' })));
+          } catch {
+            errors++;
+          }
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+    console.log(
+      `load: ${latencies.length} calls in ${seconds.toFixed(2)} s (${(latencies.length / seconds).toFixed(0)} calls/s), p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms, ${errors} errors`,
+    );
+    expect(errors).toBe(0);
+    expect(latencies).toHaveLength(40);
+    expect(seen).toEqual(new Set(pidsOfReplicas()));
+  });
+
   it('a replica stops mid-call: the resumed call fails with an error naming it, the session goes on on the others', async () => {
     const client = new ClientV1({ name: 'sdk-v1-survivor', version: '1.0.0' });
     await client.connect(new HttpV1(haproxy.url));

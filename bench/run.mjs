@@ -380,3 +380,9 @@ log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
 (await import('./real-servers/run.mjs')).printRealServerRows({ rounds: quick ? 2 : 5, log }); // finding 17
 (await import('./otel/run.mjs')).printOtelRows({ quick }); // #26
 (await import('./tool-search/run.mjs')).printToolSearchRows(); // #23 tool search
+// #25 scale-out: the Redis store's CPU per call over the in-memory store, in its own process.
+spawnSync(process.execPath, [path.join(here, 'scaleout/run.mjs'), ...(quick ? ['--quick'] : [])], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+  cwd: here,
+  timeout: 600_000,
+});

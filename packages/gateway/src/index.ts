@@ -17,6 +17,14 @@ export {
   UpstreamIdentity,
 } from './access/index.js';
 export {
+  createMemorySessionStore,
+  type SessionBusMessage,
+  type SessionRecord,
+  type SessionStore,
+  type StoredEvent,
+  type StreamOwner,
+} from '@mcpkit/server';
+export {
   type AccessConfig,
   type AccessRule,
   type ArgumentTransform,

@@ -21,6 +21,14 @@ export {
   type StreamableHttpListener,
 } from './http/listen.js';
 export {
+  createMemorySessionStore,
+  type SessionBusMessage,
+  type SessionRecord,
+  type SessionStore,
+  type StoredEvent,
+  type StreamOwner,
+} from './http/session-store.js';
+export {
   createStreamableHttpHandler,
   type ErrorStatus,
   type StreamableHttpHandler,

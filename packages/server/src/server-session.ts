@@ -26,6 +26,7 @@ import {
   SESSION_METHODS,
 } from './era-rules.js';
 import { invalidParams, methodNotFound, unsupportedVersion } from './errors.js';
+import type { SessionRecord } from './http/session-store.js';
 import type { McpServer } from './mcp-server.js';
 import { SessionRequestContext } from './request-context.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
@@ -42,6 +43,11 @@ export interface ServerSessionOptions {
   label?: string;
   /** `network.transport` for the instrumentation (`tcp` for HTTP; stdio is known: `pipe`). */
   networkTransport?: string;
+  /**
+   * Saves the 2025 session's state where other replicas find it; awaited before the answer
+   * to `initialize`, `logging/setLevel` and `resources/(un)subscribe` goes out.
+   */
+  persistState?: (record: SessionRecord) => Promise<void>;
   /** Added to the error answering a request over the transport's size limit (how to raise it). */
   tooLargeAdvice?: string;
 }
@@ -142,6 +148,45 @@ export class ServerSession {
     // A 2025 client is known, and may be asked things, once it says it is initialized (or
     // goes on with a request other than ping without saying so).
     this.peer.setNotificationHandler(Notification.Initialized, () => this.meetLegacy());
+  }
+
+  /**
+   * Takes up a 2025 session that another replica opened, from its stored record: the client
+   * is known at once and its subscriptions are made again here.
+   */
+  async restore(record: SessionRecord): Promise<void> {
+    if (this.legacy) throw new TypeError('restore: this session is already initialized');
+    this.legacy = {
+      version: record.protocolVersion,
+      clientCapabilities: record.clientCapabilities as ClientCapabilities,
+      clientInfo: record.clientInfo as Implementation | undefined,
+      logLevel: record.logLevel as LoggingLevel | undefined,
+      subscriptions: new Set(),
+    };
+    this.onnegotiated?.(record.protocolVersion);
+    this.meetLegacy();
+    for (const uri of record.subscriptions) {
+      try {
+        await this.server.onsubscribe?.(uri, this.subscriptionContext);
+        this.legacy.subscriptions.add(uri);
+      } catch (error) {
+        this.server.reportError(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  private persist<T>(result: T): T | Promise<T> {
+    const legacy = this.legacy;
+    if (!this.options.persistState || !legacy) return result;
+    return this.options
+      .persistState({
+        protocolVersion: legacy.version,
+        clientCapabilities: legacy.clientCapabilities as Record<string, unknown>,
+        clientInfo: legacy.clientInfo,
+        logLevel: legacy.logLevel,
+        subscriptions: [...legacy.subscriptions],
+      })
+      .then(() => result);
   }
 
   /** The 2025-era version negotiated by `initialize`, if any. */
@@ -271,7 +316,7 @@ export class ServerSession {
         if (!LEVELS.includes(level))
           throw invalidParams(`Unknown log level ${JSON.stringify(level)}`);
         legacy.logLevel = level;
-        return {};
+        return this.persist({});
       }
       case 'resources/subscribe':
       case 'resources/unsubscribe':
@@ -308,7 +353,7 @@ export class ServerSession {
     } else if (legacy.subscriptions.delete(uri)) {
       this.server.unsubscribed(uri, this.subscriptionContext);
     }
-    return {};
+    return this.persist({});
   }
 
   private async handleModern(
@@ -472,6 +517,6 @@ export class ServerSession {
       serverInfo: this.server.info,
     };
     if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
-    return result;
+    return this.persist(result);
   }
 }

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
@@ -11,8 +12,22 @@ import {
 } from '@mcpkit/jsonrpc';
 import type { SessionEventBuffer } from './event-buffer.js';
 import { acceptsMediaType } from './media-type.js';
+import type { SessionBusMessage, SessionStore, StoredEvent } from './session-store.js';
 import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
 import type { ErrorStatus } from './streamable-http-handler.js';
+
+/** How a session is shared with other replicas through a `SessionStore`. */
+export interface SharedSessionOptions {
+  store: SessionStore;
+  /** This replica's id (it names the replica in stream owners and server request ids). */
+  replica: string;
+  /** How long the store keeps a session's data without activity, in ms. */
+  ttlMs: number;
+  /** How often a replica that resumed another's stream checks that the other is alive, in ms. */
+  ownerCheckMs: number;
+  /** Told when the store fails (the request it served goes on locally). */
+  onerror: (error: Error) => void;
+}
 
 export interface LegacySessionTransportOptions {
   sessionId: string;
@@ -28,6 +43,8 @@ export interface LegacySessionTransportOptions {
   maxStreamAgeMs: number;
   /** The status of an error answered alone as JSON (`StreamableHttpOptions.errorStatus`). */
   errorStatus?: ErrorStatus;
+  /** Shares the session with other replicas (POST stream events, the bus). */
+  shared?: SharedSessionOptions;
 }
 
 interface Stream {
@@ -65,7 +82,12 @@ export class LegacySessionTransport implements Transport {
   private readonly streams = new Map<number, Stream>();
   private readonly byRequest = new Map<JsonRpcId, Stream>();
   private readonly standalone: Stream;
-  private nextStream = 1;
+  private nextStream: number;
+  /** Shared sessions: server request ids as sent (replica-tagged) → as the session made them. */
+  private readonly outgoing = new Map<string, JsonRpcId>();
+  /** Shared sessions: streams of other replicas this one resumed, by stream id. */
+  private readonly tails = new Set<() => void>();
+  private readonly firstStream: number;
   /** Whether a GET stream was ever opened (else no id of stream 0 was ever given out). */
   private standaloneOpened = false;
   private seq = 0;
@@ -76,6 +98,9 @@ export class LegacySessionTransport implements Transport {
 
   constructor(private readonly options: LegacySessionTransportOptions) {
     this.description = `HTTP session ${options.sessionId}`;
+    // Stream ids of a shared session must not collide between replicas: each starts at random.
+    this.firstStream = options.shared ? randomInt(1, 2 ** 40) : 1;
+    this.nextStream = this.firstStream;
     this.standalone = {
       id: 0,
       res: undefined,
@@ -108,8 +133,18 @@ export class LegacySessionTransport implements Transport {
     const extra = authInfo === undefined ? undefined : { authInfo };
     this.touch();
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
-      if (this.nextStream === 1) this.initializeId = message.id as JsonRpcId;
+      if (this.nextStream === this.firstStream) this.initializeId = message.id as JsonRpcId;
     }
+    const shared = this.options.shared;
+    if (shared && !this.isLocal(message)) {
+      // An answer to another replica's request, or a cancellation of its request: sent there.
+      res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      shared.store
+        .publish(this.sessionId, { kind: 'client', message })
+        .catch((e: unknown) => shared.onerror(asError(e)));
+      return;
+    }
+    if (isResponse(message)) message = this.restoreId(message);
     if (isResponse(message) || !('id' in message)) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       this.onmessage?.(message, extra);
@@ -140,6 +175,16 @@ export class LegacySessionTransport implements Transport {
     if (!acceptsSse) stream.mode = 'json';
     this.streams.set(stream.id, stream);
     this.byRequest.set(requestId, stream);
+    if (shared && stream.mode !== 'json') {
+      shared.store
+        .openStream(
+          this.sessionId,
+          stream.id,
+          { replica: shared.replica, requestId: requestId as string | number },
+          shared.ttlMs,
+        )
+        .catch((e: unknown) => shared.onerror(asError(e)));
+    }
     if (stream.mode === 'sse') this.openSse(stream);
     // A dropped connection is not a cancellation in these revisions: the client may resume.
     res.on('close', () => {
@@ -212,6 +257,13 @@ export class LegacySessionTransport implements Transport {
         return SENT;
       }
     }
+    const shared = this.options.shared;
+    if (shared && 'method' in message && 'id' in message && message.id !== null) {
+      // Tagged with this replica, so that the client's answer finds its way back here.
+      const tagged = `${shared.replica}~${String(message.id)}`;
+      this.outgoing.set(tagged, message.id as JsonRpcId);
+      message = { ...message, id: tagged } as JsonRpcMessage;
+    }
     const related =
       options?.relatedRequestId === undefined
         ? undefined
@@ -235,7 +287,60 @@ export class LegacySessionTransport implements Transport {
     this.standalone.res?.end();
     this.standalone.res = undefined;
     this.options.events.clear();
+    for (const end of [...this.tails]) end();
+    this.outgoing.clear();
     this.onclose?.();
+  }
+
+  /** Shared sessions: whether a client message concerns this replica (else another's). */
+  private isLocal(message: JsonRpcMessage): boolean {
+    if (isResponse(message)) {
+      const id = (message as { id: JsonRpcId }).id;
+      return typeof id !== 'string' || this.outgoing.has(id) || !id.includes('~');
+    }
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const requestId = (message.params as { requestId?: JsonRpcId } | undefined)?.requestId;
+      return requestId === undefined || this.byRequest.has(requestId);
+    }
+    return true;
+  }
+
+  private restoreId(message: JsonRpcMessage): JsonRpcMessage {
+    const id = (message as { id: JsonRpcId }).id;
+    if (typeof id !== 'string') return message;
+    const original = this.outgoing.get(id);
+    if (original === undefined) return message;
+    this.outgoing.delete(id);
+    return { ...message, id: original } as JsonRpcMessage;
+  }
+
+  /** Shared sessions: what another replica said about this session. */
+  onbus(message: SessionBusMessage): void {
+    if (this.closed) return;
+    switch (message.kind) {
+      case 'closed':
+        void this.close();
+        return;
+      case 'standalone':
+        if (this.standalone.res) this.writeData(this.standalone, message.data, false);
+        return;
+      case 'client': {
+        const m = message.message;
+        const mine = isResponse(m)
+          ? this.outgoing.has(String((m as { id: JsonRpcId }).id))
+          : 'method' in m && m.method === 'notifications/cancelled' && !('id' in m)
+            ? this.byRequest.has(
+                (m.params as { requestId?: JsonRpcId } | undefined)?.requestId as JsonRpcId,
+              )
+            : false;
+        if (!mine) return;
+        this.touch();
+        this.onmessage?.(isResponse(m) ? this.restoreId(m) : m);
+        return;
+      }
+      case 'event':
+        return;
+    }
   }
 
   /** Re-arms the idle timer: a POST (or a request still in progress) keeps the session alive. */
@@ -271,7 +376,18 @@ export class LegacySessionTransport implements Transport {
   }
 
   private write(stream: Stream, message: JsonRpcMessage, final: boolean): void {
-    const data = JSON.stringify(message);
+    this.writeData(stream, JSON.stringify(message), final);
+  }
+
+  private writeData(stream: Stream, data: string, final: boolean): void {
+    const shared = this.options.shared;
+    if (shared && stream === this.standalone && !stream.res) {
+      // The GET stream may be held by another replica: it sends this on.
+      shared.store
+        .publish(this.sessionId, { kind: 'standalone', data })
+        .catch((e: unknown) => shared.onerror(asError(e)));
+      return;
+    }
     if (stream.mode === 'pending') {
       if (final && stream.acceptsJson) {
         stream.mode = 'json';
@@ -302,6 +418,17 @@ export class LegacySessionTransport implements Transport {
     // Kept unless no one can ask for it: stream 0 before any GET was opened.
     if (stream !== this.standalone || this.standaloneOpened)
       this.options.events.add(stream.id, seq, data);
+    if (shared && stream !== this.standalone) {
+      // Kept where a replica that resumes this stream finds it (and told to one that did).
+      shared.store
+        .appendEvent(
+          this.sessionId,
+          { stream: stream.id, seq, data, final },
+          shared.ttlMs,
+          this.options.events.maxEvents,
+        )
+        .catch((e: unknown) => shared.onerror(asError(e)));
+    }
     stream.res?.write(sseEvent(data, `${stream.id}_${seq}`));
     if (final) {
       stream.ended = true;
@@ -328,6 +455,10 @@ export class LegacySessionTransport implements Transport {
     const after = m ? Number(m[2]) : Number.NaN;
     const live = streamId === 0 ? this.standalone : this.streams.get(streamId);
     const buffer = this.options.events;
+    if (m && !live && !buffer.knows(streamId) && this.options.shared) {
+      void this.resumeRemote(streamId, after, lastEventId, res, this.options.shared);
+      return;
+    }
     if (!m || (!live && !buffer.knows(streamId))) {
       sendJsonError(
         res,
@@ -363,4 +494,94 @@ export class LegacySessionTransport implements Transport {
     });
     if (live === this.standalone) this.endAtMaxAge(res);
   }
+
+  /**
+   * Resumes a POST stream that another replica answers (or answered): its kept events from
+   * the store, then the ones it keeps while this stream is open, until the final one. When
+   * that replica stops before it, the request is answered here with an error saying so.
+   */
+  private async resumeRemote(
+    streamId: number,
+    after: number,
+    lastEventId: string,
+    res: ServerResponse,
+    shared: SharedSessionOptions,
+  ): Promise<void> {
+    const { store } = shared;
+    let last = after;
+    let done = false;
+    let early: StoredEvent[] | undefined = [];
+    let stop: (() => Promise<void>) | undefined;
+    let check: ReturnType<typeof setInterval> | undefined;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      this.tails.delete(finish);
+      if (check) clearInterval(check);
+      void stop?.().catch((e: unknown) => shared.onerror(asError(e)));
+      res.end();
+    };
+    const emit = (e: StoredEvent): void => {
+      if (done || e.seq <= last) return;
+      last = e.seq;
+      res.write(sseEvent(e.data, `${e.stream}_${e.seq}`));
+      if (e.final) finish();
+    };
+    try {
+      const owner = await store.streamOwner(this.sessionId, streamId);
+      if (!owner) {
+        sendJsonError(
+          res,
+          404,
+          -32000,
+          `Cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}: no such stream in this session`,
+        );
+        return;
+      }
+      this.tails.add(finish);
+      res.on('close', finish);
+      // Listening first, then reading: nothing kept in between is missed (seq sorts out doubles).
+      stop = await store.subscribe(`${this.sessionId}#${streamId}`, (message) => {
+        if (message.kind !== 'event') return;
+        if (early) early.push(message.event);
+        else emit(message.event);
+      });
+      const kept = await store.eventsAfter(this.sessionId, streamId, after);
+      if (done) return;
+      startSse(res, { 'mcp-session-id': this.sessionId });
+      const pending = [...kept, ...early].sort((a, b) => a.seq - b.seq);
+      early = undefined;
+      for (const e of pending) emit(e);
+      if (done) return;
+      const ownerGone = async (): Promise<void> => {
+        if (done || (await store.isAlive(owner.replica)) || done) return;
+        // Whatever it kept before it stopped was sent on; nothing more can come.
+        for (const e of await store.eventsAfter(this.sessionId, streamId, last)) emit(e);
+        if (done) return;
+        const answer = {
+          jsonrpc: '2.0',
+          id: owner.requestId,
+          error: {
+            code: -32603,
+            message: `The gateway replica that was answering this request (${owner.replica}) stopped before it answered; the request may or may not have taken effect`,
+          },
+        };
+        res.write(sseEvent(JSON.stringify(answer), `${streamId}_${last + 1}`));
+        finish();
+      };
+      check = setInterval(() => {
+        ownerGone().catch((e: unknown) => shared.onerror(asError(e)));
+      }, shared.ownerCheckMs);
+      check.unref();
+    } catch (error) {
+      shared.onerror(asError(error));
+      if (!res.headersSent)
+        sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed');
+      finish();
+    }
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -16,10 +16,11 @@ import type { ServerSession } from '../server-session.js';
 import { EventBufferPool, SessionEventBuffer } from './event-buffer.js';
 import { Holdings, type Refusal, refuseAfterDrain, remoteAddress } from './holdings.js';
 import { LOOPBACK_HOSTS, refuseHostOrOrigin } from './host-check.js';
-import { LegacySessionTransport } from './legacy-session-transport.js';
+import { LegacySessionTransport, type SharedSessionOptions } from './legacy-session-transport.js';
 import { acceptsMediaType, mediaTypeOf } from './media-type.js';
 import { ModernExchangeTransport, statusOfError } from './modern-exchange-transport.js';
 import { checkModernHeaders } from './modern-headers.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
 import { sendJsonError } from './sse.js';
 
 export interface StreamableHttpOptions {
@@ -92,6 +93,19 @@ export interface StreamableHttpOptions {
    * `undefined`: the binding's own status (200 in 2025 sessions).
    */
   errorStatus?: ErrorStatus;
+  /**
+   * Shares 2025 sessions with the other replicas of this endpoint (any replica then serves
+   * any session: its record, POST stream events for `Last-Event-ID`, server requests and
+   * notifications for a GET stream held elsewhere). 2026-07-28 requests need nothing shared.
+   */
+  sessionStore?: SessionStore;
+  /** This replica's id in the store (random by default); unique per process. */
+  replicaId?: string;
+  /**
+   * How long a replica's heartbeat lasts in the store, in ms: a stream resumed on another
+   * replica is failed this long (at most about twice) after its replica stops.
+   */
+  replicaHeartbeatMs?: number;
 }
 
 /** See `StreamableHttpOptions.errorStatus`. */
@@ -118,6 +132,10 @@ export type StreamableHttpLimits = Pick<
   | 'maxStreamAgeMs'
   | 'sessionIdleTimeoutMs'
   | 'clientKey'
+  | 'responseMode'
+  | 'sessionStore'
+  | 'replicaId'
+  | 'replicaHeartbeatMs'
 >;
 
 export const streamableHttpDefaults = {
@@ -140,6 +158,7 @@ export const streamableHttpDefaults = {
   retryMs: 1000,
   responseMode: 'auto',
   sessionIdleTimeoutMs: 30 * 60_000,
+  replicaHeartbeatMs: 5000,
 } as const;
 
 /** What a handler holds now: what its bounds are measured against. */
@@ -172,6 +191,9 @@ export interface StreamableHttpHandler {
 const SESSION_NOT_FOUND = -32001;
 
 class BodyTooLarge extends Error {}
+
+/** The session store could not be read: the request is answered 503 (another try may work). */
+class StoreUnavailable extends Error {}
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -241,6 +263,137 @@ export function createStreamableHttpHandler(
     maxListenBytes: options.maxListenBytes ?? d.maxListenBytes,
     maxListenBytesPerClient: options.maxListenBytesPerClient ?? d.maxListenBytesPerClient,
   });
+
+  const store = options.sessionStore;
+  const idleTimeoutMs = options.sessionIdleTimeoutMs ?? d.sessionIdleTimeoutMs;
+  const heartbeatMs = options.replicaHeartbeatMs ?? d.replicaHeartbeatMs;
+  const replica = options.replicaId ?? randomUUID();
+  const reportStoreError = (error: Error) => server.reportError(error);
+  const shared: SharedSessionOptions | undefined = store && {
+    store,
+    replica,
+    ttlMs: idleTimeoutMs,
+    ownerCheckMs: Math.max(50, Math.floor(heartbeatMs / 2)),
+    onerror: reportStoreError,
+  };
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let alive: Promise<void> | undefined;
+  if (store) {
+    const beat = () => store.heartbeat(replica, heartbeatMs);
+    alive = beat().catch(reportStoreError);
+    heartbeat = setInterval(
+      () => void beat().catch(reportStoreError),
+      Math.max(20, Math.floor(heartbeatMs / 3)),
+    );
+    heartbeat.unref();
+  }
+  /** Sessions being taken up from the store (two requests at once take it up once). */
+  const hydrating = new Map<string, Promise<LegacySessionTransport | undefined>>();
+  const unsubscribes = new Map<string, () => Promise<void>>();
+  const lastTouch = new Map<string, number>();
+
+  /** This replica's copy of a session: open here, or taken up from the store. */
+  async function findSession(
+    req: IncomingMessage,
+    sessionId: string,
+  ): Promise<LegacySessionTransport | undefined> {
+    const local = sessions.get(sessionId);
+    if (local && !local.isClosed) {
+      if (store) {
+        // The store keeps a session as long as any replica sees it used.
+        const now = Date.now();
+        if (now - (lastTouch.get(sessionId) ?? 0) > idleTimeoutMs / 4) {
+          lastTouch.set(sessionId, now);
+          store.touchSession(sessionId, idleTimeoutMs).catch(reportStoreError);
+        }
+      }
+      return local;
+    }
+    if (!store) return undefined;
+    let pending = hydrating.get(sessionId);
+    if (!pending) {
+      pending = hydrate(req, sessionId)
+        .catch((error: unknown) => {
+          reportStoreError(error instanceof Error ? error : new Error(String(error)));
+          throw new StoreUnavailable();
+        })
+        .finally(() => hydrating.delete(sessionId));
+      hydrating.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  async function hydrate(
+    req: IncomingMessage,
+    sessionId: string,
+  ): Promise<LegacySessionTransport | undefined> {
+    const record = await store!.loadSession(sessionId);
+    if (!record) return undefined;
+    lastTouch.set(sessionId, Date.now());
+    const { transport, session } = await startSession(clientKey(req), sessionId);
+    await session.restore(record);
+    return transport;
+  }
+
+  async function startSession(key: string, sessionId: string) {
+    const transport = new LegacySessionTransport({
+      sessionId,
+      events: new SessionEventBuffer(
+        pool,
+        options.maxBufferedBytesPerSession ?? d.maxBufferedBytesPerSession,
+        options.maxBufferedEvents ?? d.maxBufferedEvents,
+      ),
+      retryMs: options.retryMs ?? d.retryMs,
+      responseMode: options.responseMode ?? d.responseMode,
+      ...(options.errorStatus ? { errorStatus: options.errorStatus } : {}),
+      idleTimeoutMs,
+      maxStreamAgeMs,
+      ...(shared ? { shared } : {}),
+    });
+    sessions.set(sessionId, transport);
+    const release = holdings.holdSession(key);
+    if (store) {
+      try {
+        unsubscribes.set(
+          sessionId,
+          await store.subscribe(sessionId, (message) => transport.onbus(message)),
+        );
+      } catch (error) {
+        sessions.delete(sessionId);
+        release();
+        throw error;
+      }
+    }
+    const session = await server.connect(transport, {
+      sessionId,
+      era: 'legacy',
+      label: `HTTP session ${sessionId}`,
+      networkTransport: 'tcp',
+      closeSseStream: (requestId) => transport.closeSseStream(requestId),
+      ...(store
+        ? {
+            persistState: (record: SessionRecord) =>
+              store.saveSession(sessionId, record, idleTimeoutMs),
+          }
+        : {}),
+    });
+    session.onnegotiated = (version) => {
+      transport.protocolVersion = version;
+    };
+    const previous = session.onclose;
+    session.onclose = () => {
+      sessions.delete(sessionId);
+      lastTouch.delete(sessionId);
+      const unsubscribe = unsubscribes.get(sessionId);
+      unsubscribes.delete(sessionId);
+      unsubscribe?.().catch(reportStoreError);
+      release();
+      previous?.();
+      options.onsessionclose?.(sessionId);
+    };
+    options.onsessionopen?.(sessionId);
+    return { transport, session };
+  }
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const listenHeader =
@@ -324,7 +477,7 @@ export function createStreamableHttpHandler(
     const version = String(req.headers['mcp-protocol-version'] ?? '').trim();
 
     if (typeof sessionId === 'string') {
-      const session = sessions.get(sessionId);
+      const session = await findSession(req, sessionId);
       if (!session || session.isClosed) {
         sendJsonError(
           res,
@@ -458,39 +611,8 @@ export function createStreamableHttpHandler(
     const sessionId = generateSessionId();
     if (!/^[\x21-\x7e]+$/.test(sessionId))
       throw new TypeError('generateSessionId must return visible ASCII');
-    const transport = new LegacySessionTransport({
-      sessionId,
-      events: new SessionEventBuffer(
-        pool,
-        options.maxBufferedBytesPerSession ?? d.maxBufferedBytesPerSession,
-        options.maxBufferedEvents ?? d.maxBufferedEvents,
-      ),
-      retryMs: options.retryMs ?? d.retryMs,
-      responseMode: options.responseMode ?? d.responseMode,
-      ...(options.errorStatus ? { errorStatus: options.errorStatus } : {}),
-      idleTimeoutMs: options.sessionIdleTimeoutMs ?? d.sessionIdleTimeoutMs,
-      maxStreamAgeMs,
-    });
-    sessions.set(sessionId, transport);
-    const release = holdings.holdSession(key);
-    const session = await server.connect(transport, {
-      sessionId,
-      era: 'legacy',
-      label: `HTTP session ${sessionId}`,
-      networkTransport: 'tcp',
-      closeSseStream: (requestId) => transport.closeSseStream(requestId),
-    });
-    session.onnegotiated = (version) => {
-      transport.protocolVersion = version;
-    };
-    const previous = session.onclose;
-    session.onclose = () => {
-      sessions.delete(sessionId);
-      release();
-      previous?.();
-      options.onsessionclose?.(sessionId);
-    };
-    options.onsessionopen?.(sessionId);
+    if (alive) await alive;
+    const { transport } = await startSession(key, sessionId);
     transport.handlePost(req, res, message, options.authInfo?.(req));
   }
 
@@ -524,12 +646,17 @@ export function createStreamableHttpHandler(
         });
         return;
       }
-      const session = sessions.get(sessionId);
+      const session = await findSession(req, sessionId);
       if (!session || session.isClosed) {
         sendJsonError(res, 404, SESSION_NOT_FOUND, 'Session not found: initialize a new session');
         return;
       }
       if (req.method === 'DELETE') {
+        if (store) {
+          // Gone for every replica: the record, the event logs, and their copies.
+          await store.deleteSession(sessionId);
+          await store.publish(sessionId, { kind: 'closed' });
+        }
         await session.close();
         res.writeHead(200).end();
         return;
@@ -550,6 +677,12 @@ export function createStreamableHttpHandler(
       }
       session.handleGet(req, res);
     } catch (error) {
+      if (error instanceof StoreUnavailable) {
+        sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed', null, {
+          'retry-after': '1',
+        });
+        return;
+      }
       if (McpServerError.isInstance(error) && error.code === ServerErrorCode.Closed) {
         sendJsonError(res, 503, -32000, 'Service Unavailable: the server is shutting down');
         return;
@@ -569,6 +702,7 @@ export function createStreamableHttpHandler(
     bufferedBytes: pool.bytes,
   });
   handler.close = async () => {
+    if (heartbeat) clearInterval(heartbeat);
     // Open subscriptions/listen streams end with their graceful result first.
     await Promise.allSettled([...exchanges].map((s) => s.close()));
     await Promise.allSettled([...sessions.values()].map((s) => s.close()));

@@ -1,0 +1,200 @@
+import type {
+  SessionBusMessage,
+  SessionRecord,
+  SessionStore,
+  StoredEvent,
+  StreamOwner,
+} from '@mcpkit/server';
+import { Redis, type RedisOptions } from 'ioredis';
+
+export interface RedisSessionStoreOptions {
+  /** `redis://host:port/db` (or `rediss://` for TLS); the default is Redis's on 127.0.0.1. */
+  url?: string;
+  /** More ioredis options (password, TLS, timeouts). */
+  redis?: RedisOptions;
+  /** Prefix of every key and channel: one per deployment sharing a Redis. */
+  prefix?: string;
+  /** Time a command waits for Redis before it fails, in ms. */
+  commandTimeoutMs?: number;
+}
+
+export const redisSessionStoreDefaults = {
+  url: 'redis://127.0.0.1:6379',
+  prefix: 'mcpkit:',
+  commandTimeoutMs: 2000,
+} as const;
+
+/** A record read back from Redis is checked before a session is built on it. */
+function parseRecord(text: string | null): SessionRecord | undefined {
+  if (text === null) return undefined;
+  const r = JSON.parse(text) as Partial<SessionRecord>;
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    typeof r.protocolVersion !== 'string' ||
+    typeof r.clientCapabilities !== 'object' ||
+    r.clientCapabilities === null ||
+    !Array.isArray(r.subscriptions) ||
+    !r.subscriptions.every((u) => typeof u === 'string')
+  )
+    throw new TypeError('the session record in Redis is malformed');
+  return r as SessionRecord;
+}
+
+/**
+ * A `SessionStore` in Redis, for replicas of a gateway (or any `@mcpkit/server` HTTP
+ * endpoint) on several processes or machines: session records and stream owners as keys
+ * with a TTL, each POST stream's event log as a list, the per-session bus over pub/sub
+ * (a second connection), replica heartbeats as keys that expire.
+ */
+export class RedisSessionStore implements SessionStore {
+  private readonly redis: Redis;
+  private readonly sub: Redis;
+  private readonly prefix: string;
+  private readonly listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
+
+  constructor(options: RedisSessionStoreOptions = {}) {
+    const d = redisSessionStoreDefaults;
+    this.prefix = options.prefix ?? d.prefix;
+    const redisOptions: RedisOptions = {
+      commandTimeout: options.commandTimeoutMs ?? d.commandTimeoutMs,
+      maxRetriesPerRequest: 1,
+      ...options.redis,
+    };
+    this.redis = new Redis(options.url ?? d.url, redisOptions);
+    this.sub = new Redis(options.url ?? d.url, redisOptions);
+    // Connection trouble is a failed command for the request that needed it, not a crash.
+    this.redis.on('error', () => {});
+    this.sub.on('error', () => {});
+    this.sub.on('message', (channel: string, text: string) => {
+      const listeners = this.listeners.get(channel.slice(this.prefix.length + 2));
+      if (!listeners) return;
+      let message: SessionBusMessage;
+      try {
+        message = JSON.parse(text) as SessionBusMessage;
+      } catch {
+        return;
+      }
+      for (const l of listeners) l(message);
+    });
+  }
+
+  private key(kind: string, ...parts: (string | number)[]): string {
+    return `${this.prefix}${kind}:${parts.join(':')}`;
+  }
+
+  async saveSession(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void> {
+    await this.redis.set(this.key('s', sessionId), JSON.stringify(record), 'PX', ttlMs);
+  }
+
+  async loadSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return parseRecord(await this.redis.get(this.key('s', sessionId)));
+  }
+
+  async touchSession(sessionId: string, ttlMs: number): Promise<void> {
+    const index = this.key('k', sessionId);
+    const keys = await this.redis.smembers(index);
+    const p = this.redis.pipeline().pexpire(this.key('s', sessionId), ttlMs).pexpire(index, ttlMs);
+    for (const k of keys) p.pexpire(k, ttlMs);
+    await p.exec();
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const index = this.key('k', sessionId);
+    const keys = await this.redis.smembers(index);
+    await this.redis.del(this.key('s', sessionId), index, ...keys);
+  }
+
+  async openStream(
+    sessionId: string,
+    stream: number,
+    owner: StreamOwner,
+    ttlMs: number,
+  ): Promise<void> {
+    const ownerKey = this.key('o', sessionId, stream);
+    const index = this.key('k', sessionId);
+    await this.redis
+      .pipeline()
+      .set(ownerKey, JSON.stringify(owner), 'PX', ttlMs)
+      .sadd(index, ownerKey, this.key('e', sessionId, stream))
+      .pexpire(index, ttlMs)
+      .exec();
+  }
+
+  async streamOwner(sessionId: string, stream: number): Promise<StreamOwner | undefined> {
+    const text = await this.redis.get(this.key('o', sessionId, stream));
+    if (text === null) return undefined;
+    const o = JSON.parse(text) as Partial<StreamOwner>;
+    if (
+      typeof o?.replica !== 'string' ||
+      (typeof o.requestId !== 'string' && typeof o.requestId !== 'number')
+    )
+      throw new TypeError('the stream owner in Redis is malformed');
+    return o as StreamOwner;
+  }
+
+  async appendEvent(
+    sessionId: string,
+    event: StoredEvent,
+    ttlMs: number,
+    maxEvents: number,
+  ): Promise<void> {
+    const key = this.key('e', sessionId, event.stream);
+    const text = JSON.stringify(event);
+    // One round trip: kept, bounded, expiring, and told to a replica that resumed the stream.
+    const results = await this.redis
+      .pipeline()
+      .rpush(key, text)
+      .ltrim(key, -maxEvents, -1)
+      .pexpire(key, ttlMs)
+      .publish(
+        this.key('c', `${sessionId}#${event.stream}`),
+        JSON.stringify({ kind: 'event', event }),
+      )
+      .exec();
+    const failed = results?.find(([error]) => error);
+    if (failed?.[0]) throw failed[0];
+  }
+
+  async eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]> {
+    const texts = await this.redis.lrange(this.key('e', sessionId, stream), 0, -1);
+    return texts.map((t) => JSON.parse(t) as StoredEvent).filter((e) => e.seq > seq);
+  }
+
+  async publish(channel: string, message: SessionBusMessage): Promise<void> {
+    await this.redis.publish(this.key('c', channel), JSON.stringify(message));
+  }
+
+  async subscribe(
+    channel: string,
+    listener: (message: SessionBusMessage) => void,
+  ): Promise<() => Promise<void>> {
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.sub.subscribe(this.key('c', channel));
+    }
+    set.add(listener);
+    const own = set;
+    return async () => {
+      own.delete(listener);
+      if (own.size === 0 && this.listeners.get(channel) === own) {
+        this.listeners.delete(channel);
+        await this.sub.unsubscribe(this.key('c', channel));
+      }
+    };
+  }
+
+  async heartbeat(replica: string, ttlMs: number): Promise<void> {
+    await this.redis.set(this.key('r', replica), '1', 'PX', ttlMs);
+  }
+
+  async isAlive(replica: string): Promise<boolean> {
+    return (await this.redis.exists(this.key('r', replica))) === 1;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.redis.quit(), this.sub.quit()]);
+  }
+}

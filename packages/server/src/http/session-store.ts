@@ -1,0 +1,176 @@
+import type { JsonRpcMessage } from '@mcpkit/jsonrpc';
+
+/**
+ * What a 2025 session is, as far as another replica needs to serve it: what `initialize`
+ * settled and what the client changed since. Plain JSON (a store keeps it as text).
+ */
+export interface SessionRecord {
+  protocolVersion: string;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo?: { name: string; version: string; [key: string]: unknown } | undefined;
+  logLevel?: string | undefined;
+  /** Resource URIs the client subscribed to. */
+  subscriptions: string[];
+}
+
+/** One SSE event of a POST stream, as kept for `Last-Event-ID` resumption. */
+export interface StoredEvent {
+  stream: number;
+  seq: number;
+  /** The JSON-RPC message's text, byte-exact as it was sent. */
+  data: string;
+  /** The stream's last event (the answer to its request). */
+  final: boolean;
+}
+
+/** Who answers a POST stream: the replica, and the request (to fail it if the replica dies). */
+export interface StreamOwner {
+  replica: string;
+  requestId: string | number;
+}
+
+/** What replicas tell each other about one session. */
+export type SessionBusMessage =
+  /** An event of a POST stream was kept: a replica that resumed that stream sends it on. */
+  | { kind: 'event'; event: StoredEvent }
+  /** A message for the session's GET stream, from a replica that does not hold it. */
+  | { kind: 'standalone'; data: string }
+  /** A client's answer to a server request (or a cancellation), for the replica it concerns. */
+  | { kind: 'client'; message: JsonRpcMessage }
+  /** The session was ended (DELETE): every replica lets go of it. */
+  | { kind: 'closed' };
+
+/**
+ * Where replicas of one Streamable HTTP endpoint share their 2025 sessions: the session
+ * records, the event logs of POST streams, a message bus per session, and which replicas
+ * are alive. `createMemorySessionStore` shares them within one process; a Redis store
+ * (`@mcpkit/gateway-redis`) across processes and machines. Every method may reject (the
+ * store is down); the handler answers such a request with 503.
+ */
+export interface SessionStore {
+  /** Saves a session's record; it expires after `ttlMs` without `touchSession`. */
+  saveSession(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void>;
+  loadSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Keeps a session (and its event logs) another `ttlMs`. */
+  touchSession(sessionId: string, ttlMs: number): Promise<void>;
+  deleteSession(sessionId: string): Promise<void>;
+  /** Records who answers a POST stream (before its first event). */
+  openStream(sessionId: string, stream: number, owner: StreamOwner, ttlMs: number): Promise<void>;
+  streamOwner(sessionId: string, stream: number): Promise<StreamOwner | undefined>;
+  /**
+   * Keeps an event (at most `maxEvents` per stream, the oldest go) and publishes it on the
+   * stream's channel, `<sessionId>#<stream>`.
+   */
+  appendEvent(
+    sessionId: string,
+    event: StoredEvent,
+    ttlMs: number,
+    maxEvents: number,
+  ): Promise<void>;
+  /** The kept events of `stream` after `seq`, oldest first. */
+  eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]>;
+  /** Publishes on a channel: a session's id, or `<sessionId>#<stream>` for a stream's events. */
+  publish(channel: string, message: SessionBusMessage): Promise<void>;
+  /** Listens to a channel; resolves once listening, with the way to stop. */
+  subscribe(
+    channel: string,
+    listener: (message: SessionBusMessage) => void,
+  ): Promise<() => Promise<void>>;
+  /** Says this replica is alive for another `ttlMs`. */
+  heartbeat(replica: string, ttlMs: number): Promise<void>;
+  isAlive(replica: string): Promise<boolean>;
+  /** Lets go of connections (the store's data stays). */
+  close(): Promise<void>;
+}
+
+interface MemoryEntry {
+  value: unknown;
+  expires: number;
+}
+
+/**
+ * A `SessionStore` in this process's memory: for several handlers (replicas) in one process,
+ * and the baseline that a networked store is measured against. Expiry is checked on read.
+ */
+export function createMemorySessionStore(): SessionStore {
+  const entries = new Map<string, MemoryEntry>();
+  const listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
+  const get = <T>(key: string): T | undefined => {
+    const e = entries.get(key);
+    if (!e) return undefined;
+    if (e.expires <= Date.now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return e.value as T;
+  };
+  const set = (key: string, value: unknown, ttlMs: number) =>
+    entries.set(key, { value, expires: Date.now() + ttlMs });
+  const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+  const store: SessionStore = {
+    async saveSession(id, record, ttlMs) {
+      set(`s:${id}`, clone(record), ttlMs);
+    },
+    async loadSession(id) {
+      const r = get<SessionRecord>(`s:${id}`);
+      return r === undefined ? undefined : clone(r);
+    },
+    async touchSession(id, ttlMs) {
+      for (const [key, e] of entries)
+        if (key === `s:${id}` || key.startsWith(`e:${id}:`) || key.startsWith(`o:${id}:`))
+          e.expires = Date.now() + ttlMs;
+    },
+    async deleteSession(id) {
+      for (const key of [...entries.keys()])
+        if (key === `s:${id}` || key.startsWith(`e:${id}:`) || key.startsWith(`o:${id}:`))
+          entries.delete(key);
+    },
+    async openStream(id, stream, owner, ttlMs) {
+      set(`o:${id}:${stream}`, { ...owner }, ttlMs);
+    },
+    async streamOwner(id, stream) {
+      return get<StreamOwner>(`o:${id}:${stream}`);
+    },
+    async appendEvent(id, event, ttlMs, maxEvents) {
+      const key = `e:${id}:${event.stream}`;
+      const list = get<StoredEvent[]>(key) ?? [];
+      list.push({ ...event });
+      if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
+      set(key, list, ttlMs);
+      await store.publish(`${id}#${event.stream}`, { kind: 'event', event: { ...event } });
+    },
+    async eventsAfter(id, stream, seq) {
+      return (get<StoredEvent[]>(`e:${id}:${stream}`) ?? [])
+        .filter((e) => e.seq > seq)
+        .map((e) => ({ ...e }));
+    },
+    async publish(id, message) {
+      const text = JSON.stringify(message);
+      // Delivered later, as over a network: never within the publisher's own call.
+      setImmediate(() => {
+        for (const l of listeners.get(id) ?? []) l(JSON.parse(text) as SessionBusMessage);
+      });
+    },
+    async subscribe(id, listener) {
+      let channel = listeners.get(id);
+      if (!channel) {
+        channel = new Set();
+        listeners.set(id, channel);
+      }
+      const own = channel;
+      own.add(listener);
+      return async () => {
+        own.delete(listener);
+        if (own.size === 0) listeners.delete(id);
+      };
+    },
+    async heartbeat(replica, ttlMs) {
+      set(`r:${replica}`, true, ttlMs);
+    },
+    async isAlive(replica) {
+      return get(`r:${replica}`) === true;
+    },
+    async close() {},
+  };
+  return store;
+}

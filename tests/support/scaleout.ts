@@ -1,0 +1,142 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+// The project's own installers: Debian's redis-server and haproxy, installed when missing.
+import { ensureHaproxy } from '../../scripts/ensure-haproxy.mjs';
+import { ensureRedis } from '../../scripts/ensure-redis.mjs';
+
+/** A child process that must print `ready` on stdout or stderr before it is used. */
+async function startUntil(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  what: string,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) resolve();
+    };
+    child.stdout?.on('data', look);
+    child.stderr?.on('data', look);
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${output}`)),
+    );
+  });
+  return { child, output: () => output };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export interface RedisServer {
+  /** The unix socket it listens on (no TCP port to race for). */
+  readonly socket: string;
+  close(): Promise<void>;
+}
+
+/** A real redis-server in a temp dir, on a unix socket, saving nothing to disk. */
+export async function startRedis(): Promise<RedisServer> {
+  const binary = ensureRedis();
+  if (!binary) throw new Error('redis-server is missing (see the message of ensure-redis above)');
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-redis-'));
+  const socket = path.join(dir, 'redis.sock');
+  const { child } = await startUntil(
+    binary,
+    ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'no'],
+    /ready to accept connections/i,
+    'redis-server',
+  );
+  return {
+    socket,
+    close: async () => {
+      await stop(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A free TCP port on 127.0.0.1 (for HAProxy, which cannot report a port it picked). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+export interface Haproxy {
+  readonly url: URL;
+  close(): Promise<void>;
+}
+
+/**
+ * A real HAProxy in front of `backends`: HTTP mode, round-robin per request, no stickiness
+ * (no cookies, no hashing of `Mcp-Session-Id`); a connection refused by a dead replica is
+ * retried on another (`option redispatch`).
+ */
+export async function startHaproxy(backends: readonly URL[], urlPath = '/mcp'): Promise<Haproxy> {
+  const binary = ensureHaproxy();
+  if (!binary) throw new Error('haproxy is missing (see the message of ensure-haproxy above)');
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-haproxy-'));
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const config = [
+      'global',
+      '  maxconn 1024',
+      'defaults',
+      '  mode http',
+      '  timeout connect 2s',
+      '  timeout client 120s',
+      '  timeout server 120s',
+      '  retries 3',
+      '  option redispatch 1',
+      'frontend front',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend replicas',
+      'backend replicas',
+      '  balance roundrobin',
+      ...backends.map((u, i) => `  server r${i} ${u.hostname}:${u.port}`),
+      '',
+    ].join('\n');
+    const file = path.join(dir, 'haproxy.cfg');
+    writeFileSync(file, config);
+    const child = spawn(binary, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    // Ready once the port answers (HAProxy says nothing when it starts well).
+    const ok = await new Promise<boolean>((resolve) => {
+      child.once('exit', () => resolve(false));
+      const probe = async () => {
+        while (child.exitCode === null) {
+          const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+            () => true,
+            () => false,
+          );
+          if (up) return resolve(true);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      void probe();
+    });
+    if (ok)
+      return {
+        url: new URL(`http://127.0.0.1:${port}${urlPath}`),
+        close: async () => {
+          await stop(child);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    if (attempt >= 3) throw new Error(`haproxy did not start:\n${output}`);
+  }
+}

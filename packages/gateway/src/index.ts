@@ -1,4 +1,11 @@
-export { type BearerChallenge, bearerChallenge, insufficientScope } from './auth/challenge.js';
+export {
+  createMemorySessionStore,
+  type SessionBusMessage,
+  type SessionRecord,
+  type SessionStore,
+  type StoredEvent,
+  type StreamOwner,
+} from '@mcpkit/server';
 export {
   type AccessCall,
   AccessControl,
@@ -16,14 +23,7 @@ export {
   TokenExchangeError,
   UpstreamIdentity,
 } from './access/index.js';
-export {
-  createMemorySessionStore,
-  type SessionBusMessage,
-  type SessionRecord,
-  type SessionStore,
-  type StoredEvent,
-  type StreamOwner,
-} from '@mcpkit/server';
+export { type BearerChallenge, bearerChallenge, insufficientScope } from './auth/challenge.js';
 export {
   type AccessConfig,
   type AccessRule,

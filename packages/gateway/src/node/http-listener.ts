@@ -12,6 +12,7 @@ import {
   type StreamableHttpStats,
   streamableHttpDefaults,
 } from '@mcpkit/server';
+import { accessErrorStatus } from '../access/access-control.js';
 import { bearerChallenge, insufficientScope } from '../auth/challenge.js';
 import { AuthorizationServerUnavailableError } from '../auth/fetch-json.js';
 import {
@@ -19,7 +20,6 @@ import {
   ResourceServer,
   type ResourceServerOptions,
 } from '../auth/resource-server.js';
-import { accessErrorStatus } from '../access/access-control.js';
 import { EndpointRouter, type EndpointSource } from '../compose/endpoint-router.js';
 import type { Gateway } from '../gateway.js';
 

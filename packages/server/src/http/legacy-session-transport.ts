@@ -376,10 +376,20 @@ export class LegacySessionTransport implements Transport {
   }
 
   private write(stream: Stream, message: JsonRpcMessage, final: boolean): void {
-    this.writeData(stream, JSON.stringify(message), final);
+    this.writeData(
+      stream,
+      JSON.stringify(message),
+      final,
+      'error' in message ? message.error : undefined,
+    );
   }
 
-  private writeData(stream: Stream, data: string, final: boolean): void {
+  private writeData(
+    stream: Stream,
+    data: string,
+    final: boolean,
+    error?: { code: number; message: string; data?: unknown },
+  ): void {
     const shared = this.options.shared;
     if (shared && stream === this.standalone && !stream.res) {
       // The GET stream may be held by another replica: it sends this on.
@@ -402,8 +412,8 @@ export class LegacySessionTransport implements Transport {
       const res = stream.res;
       if (res && !res.headersSent) {
         const special =
-          'error' in message && this.options.errorStatus
-            ? this.options.errorStatus(message.error)
+          error !== undefined && this.options.errorStatus
+            ? this.options.errorStatus(error)
             : undefined;
         res.writeHead(special?.status ?? 200, {
           ...special?.headers,

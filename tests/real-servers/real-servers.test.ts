@@ -232,9 +232,17 @@ describe('real MCP servers from npm, offline', () => {
     });
   });
 
-  it('host names: unique across all servers and ^[A-Za-z0-9_-]{1,64}$', () => {
-    const all = toolsDoc.servers.flatMap((s) => s.tools.map((t) => String(t.hostName)));
-    expect(all.length).toBe(names.reduce((n, name) => n + expected[name]!.tools, 0));
+  it('host names: unique across all servers and ^[A-Za-z0-9_-]{1,64}$; an app-only tool has none', () => {
+    const appOnly = (t: { _meta?: unknown }) => {
+      const ui = (t._meta as { ui?: { visibility?: unknown } } | undefined)?.ui;
+      return Array.isArray(ui?.visibility) && !ui.visibility.includes('model');
+    };
+    const tools = toolsDoc.servers.flatMap((s) => s.tools);
+    expect(tools.length).toBe(names.reduce((n, name) => n + expected[name]!.tools, 0));
+    // A tool only the server's App may call is not offered to a model, so it has no host name.
+    for (const t of tools.filter(appOnly)) expect(t.hostName).toBeUndefined();
+    const all = tools.filter((t) => !appOnly(t)).map((t) => String(t.hostName));
+    expect(all.length).toBeLessThan(tools.length);
     expect(new Set(all).size).toBe(all.length);
     for (const h of all) expect(h).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });

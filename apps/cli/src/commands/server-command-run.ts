@@ -127,13 +127,20 @@ export class ServerCommandRun {
     // live progress is drawn (a pipe: stderr is the log), never a third time in the progress.
     const { manager, states, notStarted } = await this.connect(names, ['tools'], false, true);
     try {
-      const toolCounts = new Map<string, number>();
-      for (const tool of await manager.tools({ signal: this.signal }).catch(() => [])) {
-        if (tool.pseudo) continue;
-        toolCounts.set(tool.server, (toolCounts.get(tool.server) ?? 0) + 1);
-      }
       // The states as they are now: a list fetched since the connect is in them.
       const now = states.map((s) => manager.state(s.name) ?? s);
+      // The server's own tools, app-only ones included (a host's model sees fewer).
+      const toolCounts = new Map<string, number>();
+      await Promise.all(
+        now
+          .filter((s) => s.state === 'connected')
+          .map(async (s) => {
+            const list = await manager
+              .serverTools(s.name, { signal: this.signal })
+              .catch(() => undefined);
+            if (list) toolCounts.set(s.name, list.length);
+          }),
+      );
       const rows: TableRow[] = [
         ...now.map((state) => {
           const entry = this.resolved.servers.find((s) => s.name === state.name)!;

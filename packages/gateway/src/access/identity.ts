@@ -1,5 +1,6 @@
 import type { AuthInfo } from '@mcpkit/jsonrpc';
 import { McpkitError } from '@mcpkit/jsonrpc';
+import { type BodyChunks, readBodyLimited } from '@mcpkit/jsonrpc/internal';
 import type { IdentityConfig } from '../compose/config.js';
 
 /** A header value from an identity: visible ASCII kept, anything else percent-encoded. */
@@ -144,20 +145,12 @@ export class UpstreamIdentity {
   }
 }
 
-async function readBounded(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_TOKEN_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {});
-      break;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The answer's text, or '' when it is over the limit or breaks off (then refused as unreadable). */
+function readBounded(res: Response): Promise<string> {
+  if (!res.body) return Promise.resolve('');
+  return readBodyLimited(
+    res.body as unknown as BodyChunks,
+    MAX_TOKEN_RESPONSE_BYTES,
+    () => new RangeError('token response too large'),
+  ).catch(() => '');
 }

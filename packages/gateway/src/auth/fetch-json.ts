@@ -1,4 +1,5 @@
 import { McpkitError } from '@mcpkit/jsonrpc';
+import { type BodyChunks, readBodyLimited } from '@mcpkit/jsonrpc/internal';
 
 /**
  * An authorization server that could not be asked (unreachable, slow, an answer too big or
@@ -57,23 +58,18 @@ export async function fetchJson(
       `an answer of ${announced} bytes, over the ${options.maxBytes}-byte limit`,
     );
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  let text = '';
   try {
-    const reader = res.body?.getReader();
-    while (reader) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > options.maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw new AuthorizationServerUnavailableError(
-          url,
-          `an answer over the ${options.maxBytes}-byte limit`,
-        );
-      }
-      chunks.push(value);
-    }
+    if (res.body)
+      text = await readBodyLimited(
+        res.body as unknown as BodyChunks,
+        options.maxBytes,
+        () =>
+          new AuthorizationServerUnavailableError(
+            url,
+            `an answer over the ${options.maxBytes}-byte limit`,
+          ),
+      );
   } catch (error) {
     if (AuthorizationServerUnavailableError.isInstance(error)) throw error;
     throw new AuthorizationServerUnavailableError(
@@ -84,7 +80,7 @@ export async function fetchJson(
   }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw new AuthorizationServerUnavailableError(url, 'the answer is not JSON', { cause: error });
   }

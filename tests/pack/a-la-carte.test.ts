@@ -57,23 +57,19 @@ async function install(key: string, names: string[]): Promise<Installed> {
   const all = new Set(names);
   for (const name of names) for (const dep of await ourDependencies(name)) all.add(dep);
   const wanted = [...all].map((n) => tarballs.get(n)!);
-  await run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--no-save',
-      '--ignore-scripts',
-      '--prefer-offline',
-      ...wanted,
-    ],
-    {
-      cwd: dir,
-      timeout: 180_000,
-      env: { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
-    },
-  );
+  const npmInstall = (cache: '--offline' | '--prefer-offline') =>
+    run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--no-save', '--ignore-scripts', cache, ...wanted],
+      {
+        cwd: dir,
+        timeout: 180_000,
+        env: { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
+      },
+    );
+  // From npm's cache alone when it holds everything (a third faster: no metadata revalidation);
+  // on a machine whose cache lacks a package, the same install again with the registry.
+  await npmInstall('--offline').catch(() => npmInstall('--prefer-offline'));
   const { stdout } = await run('npm', ['ls', '--all', '--parseable'], { cwd: dir }).catch(
     (error: { stdout: string }) => ({ stdout: error.stdout }),
   );
@@ -312,10 +308,10 @@ await client.close();`,
 
   it('every published package installs alone; its footprint is printed', async () => {
     const names = [...tarballs.keys()].sort();
-    // Two installs at a time: npm spends most of its time waiting on the cache.
+    // Three installs at a time: npm spends most of its time waiting on the cache.
     const results: Installed[] = [];
-    for (let i = 0; i < names.length; i += 2)
-      results.push(...(await Promise.all(names.slice(i, i + 2).map((n) => installAlone(n)))));
+    for (let i = 0; i < names.length; i += 3)
+      results.push(...(await Promise.all(names.slice(i, i + 3).map((n) => installAlone(n)))));
     const rows = names.map((name, i) => {
       expect(results[i]!.packages).toContain(name);
       return `${name}: ${results[i]!.packages.length} packages, ${(results[i]!.bytes / 1024).toFixed(0)} KiB on disk`;

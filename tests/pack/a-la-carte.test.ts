@@ -68,8 +68,11 @@ async function install(key: string, names: string[]): Promise<Installed> {
       },
     );
   // From npm's cache alone when it holds everything (a third faster: no metadata revalidation);
-  // on a machine whose cache lacks a package, the same install again with the registry.
-  await npmInstall('--offline').catch(() => npmInstall('--prefer-offline'));
+  // only when the cache lacks a package (ENOTCACHED) the same install again with the registry.
+  await npmInstall('--offline').catch((error: { stderr?: string }) => {
+    if (!error.stderr?.includes('ENOTCACHED')) throw error;
+    return npmInstall('--prefer-offline');
+  });
   const { stdout } = await run('npm', ['ls', '--all', '--parseable'], { cwd: dir }).catch(
     (error: { stdout: string }) => ({ stdout: error.stdout }),
   );

@@ -146,26 +146,45 @@ export class Tmux {
     return r.stdout;
   }
 
-  /** Runs `argv` (no shell quoting needed) in a new session, 200x50 unless `size` says. */
+  /**
+   * Runs `argv` (no shell quoting needed) in a new session, 200x50 unless `size` says.
+   *
+   * The session starts with a placeholder, and `argv` replaces it once tmux's own server is
+   * up: under load that server has failed to start ("server exited unexpectedly"), and that
+   * start alone is tried once more (the first error kept as the cause). The command under
+   * test is started exactly once.
+   */
   start(
     argv: readonly string[],
     size: { columns: number; rows: number } = { columns: 200, rows: 50 },
   ): void {
-    const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-    const script = `${quoted}; echo $? > '${this.statusFile}'`;
-    this.tmux(
+    const session = [
       'new-session',
       '-d',
       '-s',
       'cli',
+      '-c',
+      this.box.cwd,
       '-x',
       String(size.columns),
       '-y',
       String(size.rows),
-      'bash',
-      '-c',
-      script,
-    );
+      'sleep 2147483',
+    ];
+    try {
+      this.tmux(...session);
+    } catch (first) {
+      this.close();
+      rmSync(this.socket, { force: true });
+      try {
+        this.tmux(...session);
+      } catch (second) {
+        throw new Error(`tmux did not start twice: ${(second as Error).message}`, { cause: first });
+      }
+    }
+    const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    const script = `${quoted}; echo $? > '${this.statusFile}'`;
+    this.tmux('respawn-pane', '-k', '-t', 'cli', '-c', this.box.cwd, 'bash', '-c', script);
   }
 
   /** Keys as tmux names them, e.g. `C-c`. */

@@ -40,31 +40,171 @@ export interface SseParserOptions {
 
 const LF = 0x0a;
 const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
 /** Room for a field name and separator on top of the data limit (`data: ` is 6 bytes). */
 const LINE_ALLOWANCE_BYTES = 1024;
+/** The data buffer's first block, kept from one event to the next. */
+const FIRST_BLOCK_BYTES = 4096;
+/** Blocks the data buffer adds grow with the event, up to this size. */
+const MAX_BLOCK_BYTES = 1 << 20;
 
 const decoder = new TextDecoder('utf-8');
+const FIELD_DATA = [0x64, 0x61, 0x74, 0x61];
+const FIELD_EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74];
+const FIELD_ID = [0x69, 0x64];
+const FIELD_RETRY = [0x72, 0x65, 0x74, 0x72, 0x79];
 
-function concat(parts: Uint8Array[], bytes: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(bytes);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
+/**
+ * An event's data, as bytes, in blocks that this buffer owns: a data line is copied in when
+ * it ends, so the chunks it arrived in are not kept, and nothing is decoded until the event
+ * is dispatched (once, as the standard decodes the stream). What it holds is what was
+ * counted, plus at most one block's unused tail.
+ */
+class DataBuffer {
+  private blocks: Uint8Array[] = [];
+  private used = 0;
+  /** Bytes held, over all blocks. */
+  size = 0;
+  /**
+   * The event's only data so far, still in the chunk being read (not copied): the common
+   * event, one data line dispatched within its chunk, is decoded straight from the chunk.
+   * `settle()` copies it in before the chunk is let go.
+   */
+  private view: Uint8Array | undefined;
+  private viewFrom = 0;
+  private viewTo = 0;
+
+  /** Adds `bytes[from..to)`; `first` (nothing held yet) may keep it as a view until `settle()`. */
+  appendRange(bytes: Uint8Array, from: number, to: number, first: boolean): void {
+    if (first && this.size === 0 && this.view === undefined) {
+      this.view = bytes;
+      this.viewFrom = from;
+      this.viewTo = to;
+      return;
+    }
+    this.settle();
+    this.append(bytes.subarray(from, to));
   }
-  return out;
+
+  /** Copies a pending view into the buffer's own blocks. */
+  settle(): void {
+    const view = this.view;
+    if (view === undefined) return;
+    this.view = undefined;
+    this.append(view.subarray(this.viewFrom, this.viewTo));
+  }
+
+  append(source: Uint8Array): void {
+    let offset = 0;
+    while (offset < source.length) {
+      let block = this.blocks[this.blocks.length - 1];
+      if (block === undefined || this.used === block.length) {
+        const wanted = Math.min(Math.max(this.size, FIRST_BLOCK_BYTES), MAX_BLOCK_BYTES);
+        block = new Uint8Array(
+          Math.max(wanted, this.blocks.length === 0 ? 0 : source.length - offset),
+        );
+        this.blocks.push(block);
+        this.used = 0;
+      }
+      const n = Math.min(block.length - this.used, source.length - offset);
+      block.set(n === source.length ? source : source.subarray(offset, offset + n), this.used);
+      this.used += n;
+      offset += n;
+      this.size += n;
+    }
+  }
+
+  appendLf(): void {
+    this.settle();
+    const block = this.blocks[this.blocks.length - 1];
+    if (block !== undefined && this.used < block.length) {
+      block[this.used++] = LF;
+      this.size++;
+    } else this.append(LF_BYTES);
+  }
+
+  /** The text of the first `bytes` bytes held; then empties the buffer (keeping one small block). */
+  takeText(): string {
+    const view = this.view;
+    if (view !== undefined) {
+      this.view = undefined;
+      return textOf(view, this.viewFrom, this.viewTo);
+    }
+    const bytes = this.size;
+    let text: string;
+    const first = this.blocks[0];
+    if (first === undefined) text = '';
+    else if (bytes <= first.length) text = decoder.decode(first.subarray(0, bytes));
+    else {
+      const all = new Uint8Array(bytes);
+      let offset = 0;
+      for (const block of this.blocks) {
+        const n = Math.min(block.length, bytes - offset);
+        all.set(n === block.length ? block : block.subarray(0, n), offset);
+        offset += n;
+        if (offset === bytes) break;
+      }
+      this.drop();
+      return decoder.decode(all);
+    }
+    this.drop();
+    return text;
+  }
+
+  /** Empties the buffer; a first block of the usual size is kept for the next event. */
+  drop(): void {
+    this.view = undefined;
+    const first = this.blocks[0];
+    this.blocks = first !== undefined && first.length <= FIRST_BLOCK_BYTES ? [first] : [];
+    this.used = 0;
+    this.size = 0;
+  }
+}
+
+const LF_BYTES = new Uint8Array([LF]);
+
+/** Whether `bytes[start..end)` starts with `name` followed by `:` or the end. */
+function fieldAt(bytes: Uint8Array, start: number, end: number, name: number[]): boolean {
+  if (end - start < name.length) return false;
+  for (let i = 0; i < name.length; i++) if (bytes[start + i] !== name[i]) return false;
+  return start + name.length === end || bytes[start + name.length] === COLON;
+}
+
+/** A field's value in `bytes`, the name ending at `nameEnd`: after `:` and one optional space. */
+function valueIn(bytes: Uint8Array, nameEnd: number, end: number): string {
+  if (nameEnd >= end) return '';
+  let from = nameEnd + 1;
+  if (from < end && bytes[from] === SPACE) from++;
+  return textOf(bytes, from, end);
+}
+
+/** UTF-8 text of `bytes[from..to)`; short ASCII (ids, event types, small data) without a decoder call. */
+function textOf(bytes: Uint8Array, from: number, to: number): string {
+  if (to - from <= 64) {
+    let text = '';
+    for (let i = from; i < to; i++) {
+      const byte = bytes[i]!;
+      if (byte >= 0x80) return decoder.decode(bytes.subarray(from, to));
+      text += String.fromCharCode(byte);
+    }
+    return text;
+  }
+  return decoder.decode(bytes.subarray(from, to));
 }
 
 export class SseParser {
   readonly maxEventBytes: number;
   private readonly options: SseParserOptions;
+  /** The line being read, as views of the chunks it arrived in (released when it ends). */
   private lineParts: Uint8Array[] = [];
   private lineBytes = 0;
   /** The previous chunk ended a line with CR: a leading LF in the next chunk belongs to it. */
   private afterCr = false;
   private firstLine = true;
-  private dataParts: string[] = [];
+  private readonly data = new DataBuffer();
+  /** Data lines in the current event. */
+  private dataLines = 0;
   /** UTF-8 bytes of the data buffer, counting a newline after each data line. */
   private dataBytes = 0;
   private eventType = '';
@@ -84,28 +224,45 @@ export class SseParser {
 
   push(chunk: Uint8Array): void {
     if (this.failed) return;
+    const length = chunk.length;
     let start = 0;
-    if (this.afterCr && chunk.length > 0) {
+    if (this.afterCr && length > 0) {
       this.afterCr = false;
       if (chunk[0] === LF) start = 1;
     }
-    const length = chunk.length;
-    for (let i = start; i < length; i++) {
-      const byte = chunk[i]!;
-      if (byte !== LF && byte !== CR) continue;
-      this.append(chunk, start, i);
-      if (this.failed) return;
-      this.finishLine();
-      if (this.failed) return;
-      if (byte === CR) {
-        if (i + 1 < length) {
-          if (chunk[i + 1] === LF) i++;
-        } else {
-          this.afterCr = true;
-        }
+    // Line ends found with the native search; each position is searched again only once
+    // the scan has passed it.
+    let lf = -1;
+    let cr = -1;
+    while (start < length) {
+      if (lf < start) {
+        lf = chunk.indexOf(LF, start);
+        if (lf === -1) lf = length;
       }
-      start = i + 1;
+      if (cr < start) {
+        cr = chunk.indexOf(CR, start);
+        if (cr === -1) cr = length;
+      }
+      const end = Math.min(lf, cr);
+      if (end === length) break;
+      if (this.lineBytes === 0) {
+        // The whole line is in this chunk: read it in place.
+        this.lineIn(chunk, start, end);
+      } else {
+        this.append(chunk, start, end);
+        if (this.failed) return;
+        this.finishLine();
+      }
+      if (this.failed) return;
+      start = end + 1;
+      if (end === cr) {
+        if (start < length) {
+          if (chunk[start] === LF) start++;
+        } else this.afterCr = true;
+      }
     }
+    // A data line of this chunk not yet dispatched is copied out: the chunk is not kept.
+    this.data.settle();
     this.append(chunk, start, length);
   }
 
@@ -113,13 +270,14 @@ export class SseParser {
   end(): void {
     this.lineParts = [];
     this.lineBytes = 0;
-    this.dataParts = [];
+    this.data.drop();
+    this.dataLines = 0;
     this.dataBytes = 0;
   }
 
   private append(chunk: Uint8Array, start: number, end: number): void {
     if (end <= start) return;
-    this.lineParts.push(chunk.subarray(start, end));
+    this.lineParts.push(start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end));
     this.lineBytes += end - start;
     // Checked while the line is still arriving: a line that never ends is caught here.
     const limit = this.maxEventBytes + LINE_ALLOWANCE_BYTES;
@@ -131,57 +289,160 @@ export class SseParser {
     this.failed = true;
     this.lineParts = [];
     this.lineBytes = 0;
-    this.dataParts = [];
+    this.data.drop();
+    this.dataLines = 0;
     this.dataBytes = 0;
     this.options.onoversize(bytes);
   }
 
-  private finishLine(): void {
-    let bytes = concat(this.lineParts, this.lineBytes);
-    this.lineParts = [];
-    this.lineBytes = 0;
+  /** The line's byte at `index` (the line is in parts), or -1 past its end. */
+  private byteAt(index: number): number {
+    for (const part of this.lineParts) {
+      if (index < part.length) return part[index]!;
+      index -= part.length;
+    }
+    return -1;
+  }
+
+  /** Whether the line, from `offset`, starts with `name` followed by `:` or the line's end. */
+  private isField(offset: number, name: number[]): boolean {
+    for (let i = 0; i < name.length; i++) if (this.byteAt(offset + i) !== name[i]) return false;
+    const next = this.byteAt(offset + name.length);
+    return next === COLON || next === -1;
+  }
+
+  /** The line's bytes from `from` to its end, as one view or copied together. */
+  private bytesFrom(from: number): Uint8Array {
+    const parts = this.lineParts;
+    if (parts.length === 1) return parts[0]!.subarray(from);
+    const out = new Uint8Array(Math.max(0, this.lineBytes - from));
+    let skip = from;
+    let offset = 0;
+    for (const part of parts) {
+      if (skip >= part.length) {
+        skip -= part.length;
+        continue;
+      }
+      const piece = skip === 0 ? part : part.subarray(skip);
+      skip = 0;
+      out.set(piece, offset);
+      offset += piece.length;
+    }
+    return out;
+  }
+
+  /** Copies the line's bytes from `from` into the data buffer, part by part. */
+  private copyDataFrom(from: number): void {
+    let skip = from;
+    for (const part of this.lineParts) {
+      if (skip >= part.length) {
+        skip -= part.length;
+        continue;
+      }
+      this.data.append(skip === 0 ? part : part.subarray(skip));
+      skip = 0;
+    }
+  }
+
+  /** A line that lies whole in `chunk`, from `start` to `end` (the line break excluded). */
+  private lineIn(chunk: Uint8Array, start: number, end: number): void {
     if (this.firstLine) {
       this.firstLine = false;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+      if (
+        end - start >= 3 &&
+        chunk[start] === 0xef &&
+        chunk[start + 1] === 0xbb &&
+        chunk[start + 2] === 0xbf
+      )
+        start += 3;
     }
-    if (bytes.length === 0) {
+    if (start === end) {
       this.dispatch();
       return;
     }
-    if (bytes[0] === 0x3a) return; // ':' starts a comment (keep-alives)
-    const line = decoder.decode(bytes);
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    switch (field) {
-      case 'data': {
-        // The value's bytes: the line's bytes less `data:` and one space (all ASCII).
-        const valueBytes =
-          colon === -1 ? 0 : bytes.length - 5 - (line.charCodeAt(5) === 0x20 ? 1 : 0);
-        this.dataBytes += valueBytes + 1;
-        if (this.dataBytes - 1 > this.maxEventBytes) {
-          this.oversize(this.dataBytes - 1);
-          return;
-        }
-        this.dataParts.push(value);
+    const first = chunk[start];
+    if (first === COLON) return; // a comment (keep-alives)
+    if (first === FIELD_DATA[0] && fieldAt(chunk, start, end, FIELD_DATA)) {
+      let from = start + FIELD_DATA.length + 1;
+      if (from < end && chunk[from] === SPACE) from++;
+      const valueBytes = from < end ? end - from : 0;
+      this.dataBytes += valueBytes + 1;
+      if (this.dataBytes - 1 > this.maxEventBytes) {
+        this.oversize(this.dataBytes - 1);
         return;
       }
-      case 'event':
-        this.eventType = value;
-        return;
-      case 'id':
-        if (!value.includes('\0')) {
-          this.idBuffer = value;
-          this.idSetInBlock = true;
-        }
-        return;
-      case 'retry':
-        if (/^[0-9]+$/.test(value)) this.options.onretry?.(Number(value));
-        return;
-      default:
-        return;
+      if (this.dataLines > 0) this.data.appendLf();
+      if (valueBytes > 0) this.data.appendRange(chunk, from, end, this.dataLines === 0);
+      this.dataLines++;
+      return;
     }
+    if (first === FIELD_EVENT[0] && fieldAt(chunk, start, end, FIELD_EVENT)) {
+      this.eventType = valueIn(chunk, start + FIELD_EVENT.length, end);
+    } else if (first === FIELD_ID[0] && fieldAt(chunk, start, end, FIELD_ID)) {
+      const value = valueIn(chunk, start + FIELD_ID.length, end);
+      if (!value.includes('\0')) {
+        this.idBuffer = value;
+        this.idSetInBlock = true;
+      }
+    } else if (first === FIELD_RETRY[0] && fieldAt(chunk, start, end, FIELD_RETRY)) {
+      const value = valueIn(chunk, start + FIELD_RETRY.length, end);
+      if (/^[0-9]+$/.test(value)) this.options.onretry?.(Number(value));
+    }
+  }
+
+  private finishLine(): void {
+    let offset = 0;
+    if (this.firstLine) {
+      this.firstLine = false;
+      if (this.byteAt(0) === 0xef && this.byteAt(1) === 0xbb && this.byteAt(2) === 0xbf) offset = 3;
+    }
+    const length = this.lineBytes - offset;
+    if (length <= 0) {
+      this.lineParts = [];
+      this.lineBytes = 0;
+      this.dispatch();
+      return;
+    }
+    const first = this.byteAt(offset);
+    if (first === COLON) {
+      // A comment (keep-alives).
+    } else if (first === FIELD_DATA[0] && this.isField(offset, FIELD_DATA)) {
+      // The value: after `data:` and one optional space; `data` alone has an empty value.
+      let from = offset + FIELD_DATA.length + 1;
+      if (this.byteAt(from) === SPACE) from++;
+      const valueBytes = Math.max(0, this.lineBytes - from);
+      this.dataBytes += valueBytes + 1;
+      if (this.dataBytes - 1 > this.maxEventBytes) {
+        this.oversize(this.dataBytes - 1);
+        return;
+      }
+      if (this.dataLines > 0) this.data.appendLf();
+      this.data.settle();
+      if (valueBytes > 0) this.copyDataFrom(from);
+      this.dataLines++;
+    } else if (first === FIELD_EVENT[0] && this.isField(offset, FIELD_EVENT)) {
+      this.eventType = this.valueOf(offset + FIELD_EVENT.length);
+    } else if (first === FIELD_ID[0] && this.isField(offset, FIELD_ID)) {
+      const value = this.valueOf(offset + FIELD_ID.length);
+      if (!value.includes('\0')) {
+        this.idBuffer = value;
+        this.idSetInBlock = true;
+      }
+    } else if (first === FIELD_RETRY[0] && this.isField(offset, FIELD_RETRY)) {
+      const value = this.valueOf(offset + FIELD_RETRY.length);
+      if (/^[0-9]+$/.test(value)) this.options.onretry?.(Number(value));
+    }
+    // Any other field is ignored, as the standard says.
+    this.lineParts = [];
+    this.lineBytes = 0;
+  }
+
+  /** The decoded value of a field whose name ends at `nameEnd`: after `:` and one optional space. */
+  private valueOf(nameEnd: number): string {
+    if (nameEnd >= this.lineBytes) return '';
+    let from = nameEnd + 1;
+    if (this.byteAt(from) === SPACE) from++;
+    return from >= this.lineBytes ? '' : decoder.decode(this.bytesFrom(from));
   }
 
   private dispatch(): void {
@@ -189,13 +450,13 @@ export class SseParser {
       this.idSetInBlock = false;
       this.options.onid?.(this.idBuffer);
     }
-    if (this.dataParts.length === 0) {
+    if (this.dataLines === 0) {
       this.eventType = '';
       return;
     }
-    const data = this.dataParts.length === 1 ? this.dataParts[0]! : this.dataParts.join('\n');
+    const data = this.data.takeText();
     const event = this.eventType || 'message';
-    this.dataParts = [];
+    this.dataLines = 0;
     this.dataBytes = 0;
     this.eventType = '';
     this.options.onevent({ event, data, id: this.idBuffer });

@@ -151,10 +151,11 @@ export function summarize(state: ServerState): StateSummary {
       return { state: 'connected', reason: '', next: '' };
     case 'failed': {
       const stderr = state.failure.kind === 'timeout' ? stderrLines(state.stderrTail) : [];
+      const next = nextForFailure(state.name, state);
       return {
         state: 'failed',
-        reason: failureReason(state.name, state),
-        next: nextForFailure(state.name, state),
+        reason: withoutTrailing(failureReason(state.name, state), next),
+        next,
         ...(stderr.length > 0 ? { stderr } : {}),
       };
     }
@@ -173,6 +174,17 @@ export function summarize(state: ServerState): StateSummary {
     case 'disabled':
       return { state: 'disabled', reason: inCliWords(state.reason, state.name), next: '' };
   }
+}
+
+/**
+ * The reason without a closing sentence equal to the next step (a library message may end
+ * with the same advice, once in the CLI's words), so that the line says it once.
+ */
+function withoutTrailing(reason: string, next: string): string {
+  if (next === '' || !reason.endsWith(next)) return reason;
+  const head = reason.slice(0, reason.length - next.length);
+  const trimmed = head.replace(/[.;,]\s*$/, '');
+  return trimmed === head ? reason : trimmed;
 }
 
 /** A nested cause repeats the server's name: keep the first. */

@@ -35,3 +35,10 @@ export {
 } from './skills/entry.js';
 export { SkillError, SkillErrorCode, SkillVerificationError } from './skills/errors.js';
 export { type Skill, type SkillFile, type SkillOptions, skillDefaults } from './skills/skills.js';
+export {
+  type ExtensionTask,
+  TASKS_EXTENSION,
+  TaskEndedError,
+  type TaskFollowOptions,
+  withTasksExtension,
+} from './tasks-ext.js';

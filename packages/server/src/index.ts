@@ -52,6 +52,18 @@ export {
 } from './request-state.js';
 export { inputRequired } from './run-with-input.js';
 export { serveStdio } from './serve-stdio.js';
+export {
+  TASKS_EXTENSION,
+  TASKS_NOTIFICATION,
+  type TaskControl,
+  type TaskStatus,
+  type TaskStoreOptions,
+  type TaskWork,
+  type ToolTaskOptions,
+  type ToolTaskReturn,
+  taskStoreDefaults,
+  toolTask,
+} from './tasks-ext.js';
 export { ServerSession, type ServerSessionOptions, type SessionClient } from './server-session.js';
 export {
   StdioServerTransport,

@@ -1,3 +1,4 @@
+import { withTasksExtension } from './tasks-ext.js';
 import {
   globalInstrumentation,
   type JsonRpcPeer,
@@ -56,7 +57,9 @@ export class Connection {
       : undefined;
     this.label = options.name ? `server "${options.name}"` : 'server';
     this.checks = new ResultChecks(this.label, options.validateResults ?? true);
-    this.capabilities = capabilitiesFor(options.handlers, options.capabilities);
+    const capabilities = capabilitiesFor(options.handlers, options.capabilities);
+    // The `tasks` option declares the tasks extension on every request (listen streams too).
+    this.capabilities = options.tasks ? withTasksExtension(capabilities) : capabilities;
     this.logLevel = options.logLevel;
   }
 

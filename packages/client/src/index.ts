@@ -37,8 +37,10 @@ export { SkillError, SkillErrorCode, SkillVerificationError } from './skills/err
 export { type Skill, type SkillFile, type SkillOptions, skillDefaults } from './skills/skills.js';
 export {
   type ExtensionTask,
+  isTaskHandle,
   TASKS_EXTENSION,
   TaskEndedError,
   type TaskFollowOptions,
+  type TaskHandle,
   withTasksExtension,
 } from './tasks-ext.js';

@@ -57,6 +57,7 @@ import {
   type ExtensionTask,
   isTaskHandle,
   type TaskFollowOptions,
+  type TaskHandle,
   TasksExtension,
 } from './tasks-ext.js';
 
@@ -231,24 +232,32 @@ export class McpClient {
     params: CallToolParams,
     options: InputRoundOptions,
   ): Promise<CallToolResult | InputRequiredResult>;
+  callTool(
+    params: CallToolParams,
+    options: CallOptions & { tasks: 'return' },
+  ): Promise<CallToolResult | InputRequiredResult | TaskHandle>;
   callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult>;
   callTool(
     params: CallToolParams,
     options?: CallOptions | InputRoundOptions,
-  ): Promise<CallToolResult | InputRequiredResult> {
-    if ((options as InputRoundOptions | undefined)?.inputRequired === 'return')
+  ): Promise<CallToolResult | InputRequiredResult | TaskHandle> {
+    const tasks = this.conn.server?.era === 'modern' ? (options?.tasks ?? this.options.tasks) : false;
+    if ((options as InputRoundOptions | undefined)?.inputRequired === 'return') {
+      if (!tasks)
+        return this.inputRound(
+          ClientMethod.CallTool,
+          params as unknown as Record<string, unknown>,
+          options as InputRoundOptions,
+          (raw) => this.checkedToolResult(params.name, raw),
+        );
       return this.inputRound(
         ClientMethod.CallTool,
         params as unknown as Record<string, unknown>,
-        options as InputRoundOptions,
-        (raw) => this.checkedToolResult(params.name, raw),
+        { ...(options as InputRoundOptions), clientCapabilities: this.tasksExt.capabilities(options) },
+        (raw) => this.taskAnswer(params, raw, options!),
       );
-    if (
-      (options?.tasks ?? this.options.tasks) === true &&
-      this.conn.server?.era === 'modern' &&
-      (options as InputRoundOptions | undefined)?.inputRequired === undefined
-    )
-      return this.callToolWithTasks(params, options ?? {});
+    }
+    if (tasks) return this.callToolWithTasks(params, options ?? {});
     const { taskTools, outputSchemas } = this.lists;
     // A tool that runs only as a task (2025-11-25) is called as one and awaited.
     if (
@@ -523,16 +532,26 @@ export class McpClient {
   private async callToolWithTasks(
     params: CallToolParams,
     options: CallOptions,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | TaskHandle> {
     const raw = await this.pipeline
       .request(ClientMethod.CallTool, params as unknown as Record<string, unknown>, {
         ...options,
         clientCapabilities: this.tasksExt.capabilities(options),
       })
       .catch(mapRpcError);
+    return this.taskAnswer(params, raw, options);
+  }
+
+  /** A `tools/call` answer when the extension was declared: a result, a handle, or a task followed. */
+  private async taskAnswer(
+    params: CallToolParams,
+    raw: unknown,
+    options: CallOptions,
+  ): Promise<CallToolResult | TaskHandle> {
     if (!isTaskHandle(raw)) return this.checkedToolResult(params.name, raw);
     const task = this.tasksExt.check(ClientMethod.CallTool, raw);
     options.ontask?.(task);
+    if (options.tasks === 'return') return raw;
     const result = await this.tasksExt.follow(task, options);
     if (this.options.validateOutputSchemas === false || !this.lists.outputSchemas.has(params.name))
       return result;

@@ -142,9 +142,10 @@ export interface CallOptions {
    * `callTool`, 2026-07-28: declare the tasks extension on this call (overrides the client's
    * `tasks` option). A task handle from the server is followed to the final result: polled at
    * its `pollIntervalMs`, `statusMessage` to `onprogress`, input rounds to the handlers,
-   * `tasks/cancel` when the signal aborts.
+   * `tasks/cancel` when the signal aborts. `'return'`: a task handle is returned as it came
+   * (`TaskHandle`), for a caller that follows it itself (a gateway passing it on).
    */
-  tasks?: boolean;
+  tasks?: boolean | 'return';
   /** `callTool` with the tasks extension: told the task as soon as the server created it (persist `taskId` to resume). */
   ontask?: (task: ExtensionTask) => void;
 }

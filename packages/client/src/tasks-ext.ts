@@ -71,8 +71,11 @@ const STATUSES: ReadonlySet<string> = new Set([
   'cancelled',
 ]);
 
+/** A `tools/call` answered with a task (`CreateTaskResult`), as the server sent it. */
+export type TaskHandle = ExtensionTask & { resultType: 'task' };
+
 /** Whether a `tools/call` answer is a task handle (`CreateTaskResult`). */
-export function isTaskHandle(raw: unknown): raw is ExtensionTask & { resultType: 'task' } {
+export function isTaskHandle(raw: unknown): raw is TaskHandle {
   return isRecord(raw) && raw.resultType === 'task';
 }
 

@@ -56,11 +56,13 @@ export {
   TASKS_EXTENSION,
   TASKS_NOTIFICATION,
   type TaskControl,
+  declaresTasks,
   type TaskStatus,
   type TaskStoreOptions,
   type TaskWork,
   type ToolTaskOptions,
   type ToolTaskReturn,
+  taskOwner,
   taskStoreDefaults,
   toolTask,
 } from './tasks-ext.js';

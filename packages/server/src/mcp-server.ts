@@ -23,6 +23,7 @@ import {
   isToolTaskReturn,
   runTaskInPlace,
   TASKS_EXTENSION,
+  tasksNotDeclared,
   TaskStore,
   type TaskStoreOptions,
   type ToolTaskReturn,
@@ -97,6 +98,16 @@ export interface McpServerOptions {
    * tool's calls are awaited in place.
    */
   tasks?: TaskStoreOptions | boolean;
+  /**
+   * With `tasks`: answers `tasks/get`, `tasks/update` and `tasks/cancel` for a task this
+   * server did not create (a gateway's backend's task), or returns `undefined` to let the
+   * server's own store answer (an unknown id: -32602).
+   */
+  routeTask?: (
+    method: 'tasks/get' | 'tasks/update' | 'tasks/cancel',
+    params: Record<string, unknown>,
+    ctx: HandlerContext,
+  ) => unknown;
 }
 
 /** What `McpServerOptions.visible` is asked about. */
@@ -161,6 +172,7 @@ export class McpServer {
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
   private readonly resolveTool: ((name: string) => ResolvedTool | undefined) | undefined;
+  private readonly routeTask: McpServerOptions['routeTask'];
   private readonly visible:
     | ((kind: VisibleKind, name: string, ctx: HandlerContext) => boolean)
     | undefined;
@@ -206,6 +218,7 @@ export class McpServer {
     this.onunsubscribe = options.onunsubscribe;
     this.resolveTool = options.resolveTool;
     this.visible = options.visible;
+    this.routeTask = options.routeTask;
     const tasks = options.tasks;
     this.taskStore =
       tasks === undefined || tasks === false
@@ -362,14 +375,17 @@ export class McpServer {
         if (!caps.completions) break;
         return this.complete(params);
       case 'tasks/get':
-        if (!this.taskStore || ctx.era !== 'modern') break;
-        return this.taskStore.get(params, ctx);
       case 'tasks/update':
-        if (!this.taskStore || ctx.era !== 'modern') break;
-        return this.taskStore.update(params, ctx);
-      case 'tasks/cancel':
-        if (!this.taskStore || ctx.era !== 'modern') break;
-        return this.taskStore.cancel(params, ctx);
+      case 'tasks/cancel': {
+        const store = this.taskStore;
+        if (!store || ctx.era !== 'modern') break;
+        if (!declaresTasks(ctx)) throw tasksNotDeclared(method);
+        const routed = this.routeTask?.(method, params, ctx);
+        if (routed !== undefined) return routed;
+        if (method === 'tasks/get') return store.get(params, ctx);
+        if (method === 'tasks/update') return store.update(params, ctx);
+        return store.cancel(params, ctx);
+      }
     }
     throw methodNotFound(method);
   }

@@ -151,7 +151,8 @@ interface TaskRecord {
 
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
-function ownerOf(ctx: HandlerContext): string | undefined {
+/** Who a task belongs to: the verified caller (undefined for an unverified one). */
+export function taskOwner(ctx: HandlerContext): string | undefined {
   const auth = ctx.authInfo;
   return auth ? `${auth.kind}\u0000${auth.subject ?? ''}\u0000${auth.clientId ?? ''}` : undefined;
 }
@@ -273,7 +274,7 @@ export class TaskStore {
   visible(taskId: string, ctx: HandlerContext): boolean {
     this.sweep();
     const record = this.tasks.get(taskId);
-    return record !== undefined && record.owner === ownerOf(ctx);
+    return record !== undefined && record.owner === taskOwner(ctx);
   }
 
   /** Aborts every task (the server closes). */
@@ -314,7 +315,7 @@ export class TaskStore {
       usedKeys: new Set(),
       waiting: undefined,
       controller: new AbortController(),
-      owner: ownerOf(ctx),
+      owner: taskOwner(ctx),
     };
     this.tasks.set(record.taskId, record);
     return record;
@@ -327,7 +328,7 @@ export class TaskStore {
     this.sweep();
     const record = this.tasks.get(taskId);
     // Another caller's task is as unknown as one that never was.
-    if (!record || record.owner !== ownerOf(ctx))
+    if (!record || record.owner !== taskOwner(ctx))
       throw invalidParams(`Failed to retrieve task: Task not found`, { taskId });
     return record;
   }

@@ -23,8 +23,13 @@ afterAll(async () => {
   await backend?.stop();
 });
 
-async function caller(tasks: boolean): Promise<{ client: McpClient; checked: SchemaCheckedTransport }> {
-  const checked = new SchemaCheckedTransport(new StreamableHttpTransport({ url: gw.url }), 'received');
+async function caller(
+  tasks: boolean,
+): Promise<{ client: McpClient; checked: SchemaCheckedTransport }> {
+  const checked = new SchemaCheckedTransport(
+    new StreamableHttpTransport({ url: gw.url }),
+    'received',
+  );
   const client = new McpClient({
     era: 'modern',
     eraCache: false,
@@ -60,7 +65,9 @@ describe('the tasks extension through the gateway', () => {
       // The handle is the backend's own: its id and its poll interval, and the gateway
       // answers tasks/get for it from the backend.
       const handle = checked.received.find(
-        (r) => r.request === 'tools/call' && (r.message as { result?: { resultType?: string } }).result?.resultType === 'task',
+        (r) =>
+          r.request === 'tools/call' &&
+          (r.message as { result?: { resultType?: string } }).result?.resultType === 'task',
       );
       expect((handle!.message as { result: unknown }).result).toMatchObject({
         taskId: ids[0],

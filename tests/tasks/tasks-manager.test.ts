@@ -43,8 +43,7 @@ describe('McpManager with the tasks extension', () => {
         onprogress: (p) => {
           messages.push(p.message!);
           const m = /^step (\d) of 2$/.exec(p.message ?? '');
-          if (m)
-            void manager.callTool('tasks', 'release', { gate: `manager-long:${m[1]}` });
+          if (m) void manager.callTool('tasks', 'release', { gate: `manager-long:${m[1]}` });
         },
       },
     );
@@ -65,7 +64,12 @@ describe('McpManager with the tasks extension', () => {
     const first = newManager();
     await first.connectAll();
     const abandoned = first
-      .callTool('tasks', 'gated', { gate: 'manager-resume' }, { ontask: (t) => (taskId = t.taskId) })
+      .callTool(
+        'tasks',
+        'gated',
+        { gate: 'manager-resume' },
+        { ontask: (t) => (taskId = t.taskId) },
+      )
       .catch((e: unknown) => e);
     await until(() => taskId !== undefined, 'the task id');
     await first.close();

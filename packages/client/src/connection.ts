@@ -1,4 +1,3 @@
-import { withTasksExtension } from './tasks-ext.js';
 import {
   globalInstrumentation,
   type JsonRpcPeer,
@@ -18,6 +17,7 @@ import { mcpTransportOf } from './mcp-transport-of.js';
 import { type EraRecord, requestMeta, sharedEraCache } from './modern.js';
 import { clientDefaults, type McpClientOptions } from './options.js';
 import { ResultChecks } from './result-checks.js';
+import { withTasksExtension } from './tasks-ext.js';
 
 /** What the client settled with the server: the era, the version and the server's answer. */
 export type ServerState =

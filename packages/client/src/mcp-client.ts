@@ -241,7 +241,8 @@ export class McpClient {
     params: CallToolParams,
     options?: CallOptions | InputRoundOptions,
   ): Promise<CallToolResult | InputRequiredResult | TaskHandle> {
-    const tasks = this.conn.server?.era === 'modern' ? (options?.tasks ?? this.options.tasks) : false;
+    const tasks =
+      this.conn.server?.era === 'modern' ? (options?.tasks ?? this.options.tasks) : false;
     if ((options as InputRoundOptions | undefined)?.inputRequired === 'return') {
       if (!tasks)
         return this.inputRound(
@@ -253,7 +254,10 @@ export class McpClient {
       return this.inputRound(
         ClientMethod.CallTool,
         params as unknown as Record<string, unknown>,
-        { ...(options as InputRoundOptions), clientCapabilities: this.tasksExt.capabilities(options) },
+        {
+          ...(options as InputRoundOptions),
+          clientCapabilities: this.tasksExt.capabilities(options),
+        },
         (raw) => this.taskAnswer(params, raw, options!),
       );
     }

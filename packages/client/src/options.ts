@@ -1,4 +1,3 @@
-import type { ExtensionTask } from './tasks-ext.js';
 import {
   CancelScope,
   type JsonRpcId,
@@ -17,6 +16,7 @@ import type {
 import type { ClientHandlers } from './client-handlers.js';
 import type { EraRecord } from './modern.js';
 import type { SkillOptions } from './skills/skills.js';
+import type { ExtensionTask } from './tasks-ext.js';
 
 /** Defaults a host may read and override. */
 export const clientDefaults = Object.freeze({

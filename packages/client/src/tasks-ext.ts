@@ -243,7 +243,11 @@ export class TasksExtension {
   /** `tasks/cancel` (acknowledged; the task may still end otherwise). */
   async cancel(taskId: string, options?: CallOptions): Promise<void> {
     await this.pipeline
-      .request('tasks/cancel', { taskId }, { ...options, clientCapabilities: this.capabilities(options) })
+      .request(
+        'tasks/cancel',
+        { taskId },
+        { ...options, clientCapabilities: this.capabilities(options) },
+      )
       .catch(mapRpcError);
   }
 }

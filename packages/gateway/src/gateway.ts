@@ -31,7 +31,6 @@ import { type CompositionView, everything } from './compose/view.js';
 import { assignResources, ResourceOwners } from './resource-owners.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { logTarget, originOf } from './routing.js';
-import { TaskRoutes } from './task-routes.js';
 import {
   type CatalogTool,
   ToolSearch,
@@ -39,6 +38,7 @@ import {
   visibleToModel,
 } from './search/search-tools.js';
 import type { SoleClient } from './sole-client.js';
+import { TaskRoutes } from './task-routes.js';
 
 export interface GatewayOptions {
   manager: McpManager;

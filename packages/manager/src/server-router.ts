@@ -193,7 +193,8 @@ export class ServerRouter {
     };
     const callOptions = this.callOptions(options, timeoutMs);
     const ontask = options?.ontask;
-    if (ontask) callOptions.ontask = (task) => ontask({ server: connection.name, taskId: task.taskId });
+    if (ontask)
+      callOptions.ontask = (task) => ontask({ server: connection.name, taskId: task.taskId });
     return client.callTool(params, callOptions).then(
       (result) => this.finish(connection, tool, result),
       (error: unknown) => this.afterError(connection, client, params, callOptions, error),

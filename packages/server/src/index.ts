@@ -52,11 +52,16 @@ export {
 } from './request-state.js';
 export { inputRequired } from './run-with-input.js';
 export { serveStdio } from './serve-stdio.js';
+export { ServerSession, type ServerSessionOptions, type SessionClient } from './server-session.js';
 export {
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+} from './stdio-server-transport.js';
+export {
+  declaresTasks,
   TASKS_EXTENSION,
   TASKS_NOTIFICATION,
   type TaskControl,
-  declaresTasks,
   type TaskStatus,
   type TaskStoreOptions,
   type TaskWork,
@@ -66,11 +71,6 @@ export {
   taskStoreDefaults,
   toolTask,
 } from './tasks-ext.js';
-export { ServerSession, type ServerSessionOptions, type SessionClient } from './server-session.js';
-export {
-  StdioServerTransport,
-  type StdioServerTransportOptions,
-} from './stdio-server-transport.js';
 export type {
   CacheHints,
   Completer,

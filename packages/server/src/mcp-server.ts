@@ -23,10 +23,10 @@ import {
   isToolTaskReturn,
   runTaskInPlace,
   TASKS_EXTENSION,
-  tasksNotDeclared,
   TaskStore,
   type TaskStoreOptions,
   type ToolTaskReturn,
+  tasksNotDeclared,
 } from './tasks-ext.js';
 import type {
   CacheHints,

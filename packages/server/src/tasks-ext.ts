@@ -240,7 +240,9 @@ export class TaskStore {
     const record = this.find(params, ctx, 'tasks/update');
     const responses = params.inputResponses;
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
-      throw invalidParams('tasks/update needs "inputResponses", an object keyed by inputRequests keys');
+      throw invalidParams(
+        'tasks/update needs "inputResponses", an object keyed by inputRequests keys',
+      );
     const waiting = record.waiting;
     if (waiting && record.status === 'input_required') {
       for (const [key, answer] of Object.entries(responses)) {
@@ -360,7 +362,9 @@ export class TaskStore {
       checkInputRequests(requests, ctx, `tools/call "${name}"`);
       for (const key of keys) {
         if (record.usedKeys.has(key))
-          throw new Error(`tools/call "${name}": input request key "${key}" was used before in this task`);
+          throw new Error(
+            `tools/call "${name}": input request key "${key}" was used before in this task`,
+          );
       }
     } catch (error) {
       return Promise.reject(error);
@@ -379,7 +383,11 @@ export class TaskStore {
   private finish(
     record: TaskRecord,
     status: 'completed' | 'failed' | 'cancelled',
-    fields: { result?: Record<string, unknown>; error?: Record<string, unknown>; statusMessage?: string },
+    fields: {
+      result?: Record<string, unknown>;
+      error?: Record<string, unknown>;
+      statusMessage?: string;
+    },
   ): void {
     if (TERMINAL.has(record.status)) return;
     record.status = status;
@@ -423,7 +431,11 @@ export class TaskStore {
  * A task's work run within the call itself, for a client that cannot follow a task: its
  * result (or failure) is the call's.
  */
-export async function runTaskInPlace(ret: ToolTaskReturn, ctx: HandlerContext, name: string): Promise<unknown> {
+export async function runTaskInPlace(
+  ret: ToolTaskReturn,
+  ctx: HandlerContext,
+  name: string,
+): Promise<unknown> {
   let step = 0;
   const control: TaskControl = {
     taskId: undefined,
@@ -435,7 +447,8 @@ export async function runTaskInPlace(ret: ToolTaskReturn, ctx: HandlerContext, n
       ctx.progress({ progress: step, message }).catch(() => {});
     },
     input: async (requests) => {
-      if (ctx.era === 'modern') throw tasksNotDeclared(`tools/call "${name}" (input during a task)`);
+      if (ctx.era === 'modern')
+        throw tasksNotDeclared(`tools/call "${name}" (input during a task)`);
       checkInputRequests(requests, ctx, `tools/call "${name}"`);
       const answers: Record<string, Record<string, unknown>> = {};
       for (const [key, request] of Object.entries(requests))

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The tasks fixture (tests/fixtures/tasks-server.mjs): a 2026-07-28 server on @mcpkit/server. */
 export const tasksFixture = fileURLToPath(new URL('../fixtures/tasks-server.mjs', import.meta.url));
@@ -44,4 +45,21 @@ export async function until(check: () => boolean, what: string, ms = 20_000): Pr
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** The fixture over HTTP for one test file: started before its tests, stopped after them. */
+export function useTasksServer(): { readonly url: string } {
+  let server: { url: string; stop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    server = await startTasksServer();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get url() {
+      if (!server) throw new Error('the tasks fixture is not running');
+      return server.url;
+    },
+  };
 }

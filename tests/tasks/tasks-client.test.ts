@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SchemaCheckedTransport } from '../support/schema-check.js';
 import { checkExtensionMessages } from './ext-schema.js';
-import { startTasksServer, tasksFixture, until } from './support.js';
+import { tasksFixture, until, useTasksServer } from './support.js';
 
 /**
  * The tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) between McpClient and a
@@ -15,13 +15,7 @@ import { startTasksServer, tasksFixture, until } from './support.js';
  * Streamable HTTP and stdio. Every extension message the server sends is checked against
  * the extension's JSON Schema.
  */
-let http: { url: string; stop: () => Promise<void> };
-beforeAll(async () => {
-  http = await startTasksServer();
-}, 60_000);
-afterAll(async () => {
-  await http?.stop();
-});
+const http = useTasksServer();
 
 const kinds = {
   'streamable-http': () => new StreamableHttpTransport({ url: http.url }),

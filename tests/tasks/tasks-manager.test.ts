@@ -1,10 +1,10 @@
 import { createToolSet } from '@mcpkit/ai-sdk';
 import { McpManager } from '@mcpkit/manager';
 import { generateText, stepCountIs } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../ai-sdk/scripted-model.js';
 import { resolved } from '../manager/helpers.js';
-import { startTasksServer, until } from './support.js';
+import { until, useTasksServer } from './support.js';
 
 /**
  * The tasks extension through McpManager (option `tasks`) and the AI SDK adapter: a tool
@@ -12,13 +12,7 @@ import { startTasksServer, until } from './support.js';
  * HTTP) is one awaited call for the host and the model; its id can be persisted and its
  * result fetched by a new manager after the first one closed.
  */
-let http: { url: string; stop: () => Promise<void> };
-beforeAll(async () => {
-  http = await startTasksServer();
-}, 60_000);
-afterAll(async () => {
-  await http?.stop();
-});
+const http = useTasksServer();
 
 const elicitation = async () => ({ action: 'accept' as const, content: { name: 'Grace' } });
 const newManager = () =>

@@ -232,3 +232,20 @@ describe.each(Object.keys(kinds) as Array<keyof typeof kinds>)(
     });
   },
 );
+
+it('a 2025-11-25 client calls a task tool as a plain call: the input round reaches its handler as elicitation/create', async () => {
+  const client = new McpClient({
+    era: 'legacy',
+    eraCache: false,
+    tasks: true,
+    handlers: { elicitation: async () => ({ action: 'accept', content: { name: 'Old' } }) },
+  });
+  await client.connect(new StreamableHttpTransport({ url: http.url }));
+  try {
+    expect(client.protocolVersion).toBe('2025-11-25');
+    const result = await client.callTool({ name: 'ask_name' });
+    expect(result.content).toEqual([{ type: 'text', text: 'Hello, Old!' }]);
+  } finally {
+    await client.close();
+  }
+});

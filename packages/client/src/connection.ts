@@ -17,6 +17,7 @@ import { mcpTransportOf } from './mcp-transport-of.js';
 import { type EraRecord, requestMeta, sharedEraCache } from './modern.js';
 import { clientDefaults, type McpClientOptions } from './options.js';
 import { ResultChecks } from './result-checks.js';
+import { withTasksExtension } from './tasks-ext.js';
 
 /** What the client settled with the server: the era, the version and the server's answer. */
 export type ServerState =
@@ -56,7 +57,9 @@ export class Connection {
       : undefined;
     this.label = options.name ? `server "${options.name}"` : 'server';
     this.checks = new ResultChecks(this.label, options.validateResults ?? true);
-    this.capabilities = capabilitiesFor(options.handlers, options.capabilities);
+    const capabilities = capabilitiesFor(options.handlers, options.capabilities);
+    // The `tasks` option declares the tasks extension on every request (listen streams too).
+    this.capabilities = options.tasks ? withTasksExtension(capabilities) : capabilities;
     this.logLevel = options.logLevel;
   }
 

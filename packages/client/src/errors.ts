@@ -19,6 +19,8 @@ export const ClientErrorCode = {
   MissingHandler: 'MCPKIT_MISSING_HANDLER',
   /** A tool in the server's list was left out as unusable (`InvalidToolError`). */
   InvalidTool: 'MCPKIT_INVALID_TOOL',
+  /** A task of the tasks extension ended without a result: cancelled or gone (`TaskEndedError`). */
+  TaskEnded: 'MCPKIT_TASK_ENDED',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
 

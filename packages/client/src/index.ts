@@ -35,3 +35,12 @@ export {
 } from './skills/entry.js';
 export { SkillError, SkillErrorCode, SkillVerificationError } from './skills/errors.js';
 export { type Skill, type SkillFile, type SkillOptions, skillDefaults } from './skills/skills.js';
+export {
+  type ExtensionTask,
+  isTaskHandle,
+  TASKS_EXTENSION,
+  TaskEndedError,
+  type TaskFollowOptions,
+  type TaskHandle,
+  withTasksExtension,
+} from './tasks-ext.js';

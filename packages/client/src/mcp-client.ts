@@ -53,6 +53,13 @@ import type { SkillEntry } from './skills/entry.js';
 import { type Skill, type SkillFile, Skills } from './skills/skills.js';
 import { Subscriptions } from './subscriptions.js';
 import { serverRunsToolTasks, Tasks } from './tasks.js';
+import {
+  type ExtensionTask,
+  isTaskHandle,
+  type TaskFollowOptions,
+  type TaskHandle,
+  TasksExtension,
+} from './tasks-ext.js';
 
 /**
  * An MCP client over any transport. It settles the era and version with the server
@@ -75,6 +82,7 @@ export class McpClient {
   private readonly lists: ServerLists;
   private readonly subscriptions: Subscriptions;
   private readonly tasks: Tasks;
+  private readonly tasksExt: TasksExtension;
   private readonly skills: Skills;
 
   constructor(options: McpClientOptions = {}) {
@@ -89,6 +97,7 @@ export class McpClient {
     this.lists = new ServerLists(this.conn, this.pipeline, report);
     this.subscriptions = new Subscriptions(this.conn, report);
     this.tasks = new Tasks(this.conn, this.pipeline);
+    this.tasksExt = new TasksExtension(this.conn, this.pipeline);
     this.skills = new Skills(this.conn, this.pipeline, report);
   }
 
@@ -223,18 +232,36 @@ export class McpClient {
     params: CallToolParams,
     options: InputRoundOptions,
   ): Promise<CallToolResult | InputRequiredResult>;
+  callTool(
+    params: CallToolParams,
+    options: CallOptions & { tasks: 'return' },
+  ): Promise<CallToolResult | InputRequiredResult | TaskHandle>;
   callTool(params: CallToolParams, options?: CallOptions): Promise<CallToolResult>;
   callTool(
     params: CallToolParams,
     options?: CallOptions | InputRoundOptions,
-  ): Promise<CallToolResult | InputRequiredResult> {
-    if ((options as InputRoundOptions | undefined)?.inputRequired === 'return')
+  ): Promise<CallToolResult | InputRequiredResult | TaskHandle> {
+    const tasks =
+      this.conn.server?.era === 'modern' ? (options?.tasks ?? this.options.tasks) : false;
+    if ((options as InputRoundOptions | undefined)?.inputRequired === 'return') {
+      if (!tasks)
+        return this.inputRound(
+          ClientMethod.CallTool,
+          params as unknown as Record<string, unknown>,
+          options as InputRoundOptions,
+          (raw) => this.checkedToolResult(params.name, raw),
+        );
       return this.inputRound(
         ClientMethod.CallTool,
         params as unknown as Record<string, unknown>,
-        options as InputRoundOptions,
-        (raw) => this.checkedToolResult(params.name, raw),
+        {
+          ...(options as InputRoundOptions),
+          clientCapabilities: this.tasksExt.capabilities(options),
+        },
+        (raw) => this.taskAnswer(params, raw, options!),
       );
+    }
+    if (tasks) return this.callToolWithTasks(params, options ?? {});
     const { taskTools, outputSchemas } = this.lists;
     // A tool that runs only as a task (2025-11-25) is called as one and awaited.
     if (
@@ -479,6 +506,60 @@ export class McpClient {
     options: CallOptions & { onstatus?: (task: Task) => void } = {},
   ): Promise<CallToolResult> {
     return this.tasks.wait(taskId, options);
+  }
+
+  // ---- the tasks extension (2026-07-28) ---------------------------------------------------
+
+  /**
+   * Follows a task of the tasks extension by id to its tool result: the call a host
+   * persisted (`CallOptions.ontask`) before a restart, from any client of the same server.
+   * Aborting the signal cancels the task.
+   */
+  resumeTask(taskId: string, options?: TaskFollowOptions): Promise<CallToolResult> {
+    return this.tasksExt.resume(taskId, options);
+  }
+
+  /** `tasks/get` of the tasks extension: the task as the server describes it now. */
+  getExtensionTask(taskId: string, options?: CallOptions): Promise<ExtensionTask> {
+    return this.tasksExt.get(taskId, {
+      ...options,
+      clientCapabilities: this.tasksExt.capabilities(options),
+    });
+  }
+
+  /** `tasks/cancel` of the tasks extension. */
+  cancelExtensionTask(taskId: string, options?: CallOptions): Promise<void> {
+    return this.tasksExt.cancel(taskId, options);
+  }
+
+  /** `tools/call` with the tasks extension declared: a result, or a task followed to one. */
+  private async callToolWithTasks(
+    params: CallToolParams,
+    options: CallOptions,
+  ): Promise<CallToolResult | TaskHandle> {
+    const raw = await this.pipeline
+      .request(ClientMethod.CallTool, params as unknown as Record<string, unknown>, {
+        ...options,
+        clientCapabilities: this.tasksExt.capabilities(options),
+      })
+      .catch(mapRpcError);
+    return this.taskAnswer(params, raw, options);
+  }
+
+  /** A `tools/call` answer when the extension was declared: a result, a handle, or a task followed. */
+  private async taskAnswer(
+    params: CallToolParams,
+    raw: unknown,
+    options: CallOptions,
+  ): Promise<CallToolResult | TaskHandle> {
+    if (!isTaskHandle(raw)) return this.checkedToolResult(params.name, raw);
+    const task = this.tasksExt.check(ClientMethod.CallTool, raw);
+    options.ontask?.(task);
+    if (options.tasks === 'return') return raw;
+    const result = await this.tasksExt.follow(task, options);
+    if (this.options.validateOutputSchemas === false || !this.lists.outputSchemas.has(params.name))
+      return result;
+    return this.lists.outputSchemas.check(this.conn.label, params.name, result);
   }
 
   // ---- the rest --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import type {
 import type { ClientHandlers } from './client-handlers.js';
 import type { EraRecord } from './modern.js';
 import type { SkillOptions } from './skills/skills.js';
+import type { ExtensionTask } from './tasks-ext.js';
 
 /** Defaults a host may read and override. */
 export const clientDefaults = Object.freeze({
@@ -101,6 +102,12 @@ export interface McpClientOptions {
   onelicitationcomplete?: (elicitationId: string) => void;
   /** A task changed status (`notifications/tasks/status`, 2025-11-25). */
   ontaskstatus?: (task: Task) => void;
+  /**
+   * 2026-07-28: declare the tasks extension (`io.modelcontextprotocol/tasks`) on every
+   * `tools/call`, so a server may answer a long call with a task, which `callTool` follows
+   * to its result (see `CallOptions.tasks`). Default false.
+   */
+  tasks?: boolean;
 }
 
 export interface CallOptions {
@@ -131,6 +138,16 @@ export interface CallOptions {
    * backend its caller's identity); ignored by the other transports.
    */
   headers?: RequestOptions['headers'];
+  /**
+   * `callTool`, 2026-07-28: declare the tasks extension on this call (overrides the client's
+   * `tasks` option). A task handle from the server is followed to the final result: polled at
+   * its `pollIntervalMs`, `statusMessage` to `onprogress`, input rounds to the handlers,
+   * `tasks/cancel` when the signal aborts. `'return'`: a task handle is returned as it came
+   * (`TaskHandle`), for a caller that follows it itself (a gateway passing it on).
+   */
+  tasks?: boolean | 'return';
+  /** `callTool` with the tasks extension: told the task as soon as the server created it (persist `taskId` to resume). */
+  ontask?: (task: ExtensionTask) => void;
 }
 
 /**

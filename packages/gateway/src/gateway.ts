@@ -10,6 +10,7 @@ import {
   McpServer,
   type Registration,
   type ResolvedTool,
+  TASKS_EXTENSION,
   type ToolDefinition,
   type ToolHandler,
   type VisibleKind,
@@ -37,6 +38,7 @@ import {
   visibleToModel,
 } from './search/search-tools.js';
 import type { SoleClient } from './sole-client.js';
+import { TaskRoutes } from './task-routes.js';
 
 export interface GatewayOptions {
   manager: McpManager;
@@ -141,6 +143,8 @@ export class Gateway {
   private warnedResources = new Set<string>();
   /** Clients' resource subscriptions, forwarded to the owning backends. */
   private readonly subscriptions: ResourceSubscriptions;
+  /** Backends' tasks passed through to callers that declared the tasks extension. */
+  private readonly taskRoutes = new TaskRoutes((server) => this.connectedClient(server));
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
@@ -185,7 +189,11 @@ export class Gateway {
         resources: { listChanged: true, subscribe: true },
         completions: {},
         logging: {},
+        // The tasks extension: backends' tasks passed on or awaited (see TaskRoutes).
+        extensions: { [TASKS_EXTENSION]: {} },
       },
+      tasks: true,
+      routeTask: (method, params, ctx) => this.taskRoutes.route(method, params, ctx),
       onerror: (error) => this.options.warn(`gateway: ${error.message}`),
       onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
@@ -620,13 +628,15 @@ export class Gateway {
           },
           ctx,
           (client, options) =>
-            client.callTool(
-              // Without request _meta (the usual case) there is nothing to filter or copy.
-              ctx.meta
-                ? { name: original, arguments: args, ...metaOf(ctx) }
-                : { name: original, arguments: args },
-              options,
-            ),
+            client
+              .callTool(
+                // Without request _meta (the usual case) there is nothing to filter or copy.
+                ctx.meta
+                  ? { name: original, arguments: args, ...metaOf(ctx) }
+                  : { name: original, arguments: args },
+                this.taskRoutes.options(ctx, client, options),
+              )
+              .then((answer) => this.taskRoutes.note(server, ctx, answer)),
           retry,
         ) as never;
       },

@@ -140,6 +140,7 @@ export class ConnectionFactory {
       // renders MCP Apps declares the UI extension.
       ...capabilitiesOf(urlElicitation !== undefined, options.apps),
       ...(server.config.timeout ? { requestTimeoutMs: server.config.timeout } : {}),
+      ...(options.tasks ? { tasks: true } : {}),
       onlog: (params, { relatedRequestId }) =>
         events.emit(
           'log',

@@ -10,6 +10,11 @@ export interface HostToolCallOptions {
   timeoutMs?: number;
   /** Sent as the request's `params._meta` (the progress token is added beside it). */
   _meta?: Record<string, unknown>;
+  /**
+   * The server answered with a task (tasks extension, manager option `tasks`): told its id at
+   * once. Persist it to get the result after a restart with `McpManager.resumeTask`.
+   */
+  ontask?: (task: { server: string; taskId: string }) => void;
 }
 
 /** One MCP tool, ready to hand to a model. */

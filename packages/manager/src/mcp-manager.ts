@@ -322,6 +322,18 @@ export class McpManager implements ManagerView {
   }
 
   /**
+   * Gets the result of a task a tool call became (tasks extension, option `tasks`) by the id
+   * `ontask` gave: works from a new manager after the first one closed or the host restarted.
+   */
+  resumeTask(
+    server: string,
+    taskId: string,
+    options?: Pick<HostToolCallOptions, 'signal' | 'onprogress'>,
+  ): Promise<HostToolResult> {
+    return this.router.resumeTask(server, taskId, options);
+  }
+
+  /**
    * MCP Apps: a tool call from a view of `server` (the host proxies the view's `tools/call`).
    * Only `server`'s own tools whose `_meta.ui.visibility` has "app" (the default) are
    * called; anything else rejects with `AppToolRefusedError` and reaches no server.

@@ -33,6 +33,12 @@ export interface McpManagerOptions {
   servers?: readonly ResolvedServer[] | (() => Promise<readonly ResolvedServer[]>);
   clientInfo?: Implementation;
   /**
+   * 2026-07-28 servers: declare the tasks extension (`io.modelcontextprotocol/tasks`) on
+   * tool calls, so a long tool may answer with a task; `callTool` still resolves once, with
+   * the final result (see `HostToolCallOptions.ontask` and `McpManager.resumeTask`).
+   */
+  tasks?: boolean;
+  /**
    * MCP Apps: the host renders views, so every server is told so (client capabilities
    * `extensions["io.modelcontextprotocol/ui"]`, with the MIME types given; default
    * `["text/html;profile=mcp-app"]`). Servers that gate their Apps on it then list them.

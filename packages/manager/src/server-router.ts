@@ -157,7 +157,7 @@ export class ServerRouter {
    * per timeout instead of a new object and closure per call.
    */
   private callOptions(options: HostToolCallOptions | undefined, timeoutMs: number): CallOptions {
-    if (!options?.onprogress && !options?.signal) {
+    if (!options?.onprogress && !options?.signal && !options?.ontask) {
       const shared = this.plainCallOptions;
       if (shared?.timeoutMs === timeoutMs) return shared;
       this.plainCallOptions = Object.freeze({
@@ -192,10 +192,40 @@ export class ServerRouter {
       _meta: options?._meta ? { ...options._meta } : NO_META,
     };
     const callOptions = this.callOptions(options, timeoutMs);
+    const ontask = options?.ontask;
+    if (ontask)
+      callOptions.ontask = (task) => ontask({ server: connection.name, taskId: task.taskId });
     return client.callTool(params, callOptions).then(
       (result) => this.finish(connection, tool, result),
       (error: unknown) => this.afterError(connection, client, params, callOptions, error),
     );
+  }
+
+  /**
+   * Follows a task (tasks extension) by id to its result, from any manager: the call a host
+   * persisted with `ontask` before it closed or restarted.
+   */
+  async resumeTask(
+    server: string,
+    taskId: string,
+    options?: Pick<HostToolCallOptions, 'signal' | 'onprogress'>,
+  ): Promise<HostToolResult> {
+    const connection = this.host.connection(server);
+    const client = await connection.ready({
+      ...(options?.signal ? { signal: options.signal } : {}),
+      timeoutMs: this.host.limits.toolTimeoutMs,
+    });
+    let result: CallToolResult;
+    try {
+      result = await client.resumeTask(taskId, {
+        ...(options?.signal ? { signal: options.signal } : {}),
+        ...(options?.onprogress ? { onprogress: options.onprogress } : {}),
+      });
+    } catch (failure) {
+      connection.noteCallError(failure);
+      throw lostConnection(server, failure);
+    }
+    return this.finish(connection, `task ${taskId}`, result);
   }
 
   /** A URL elicitation (-32042) goes to the host's handler, then the call is made once more. */

@@ -24,13 +24,17 @@ export function decodeHeaderValue(value: string): string {
   return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : value;
 }
 
-const NAME_SOURCE: Record<string, 'name' | 'uri'> = {
+const NAME_SOURCE: Record<string, 'name' | 'uri' | 'taskId'> = {
   'tools/call': 'name',
   'resources/read': 'uri',
   'prompts/get': 'name',
+  // The tasks extension routes a task's requests by its id.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
-/** `Mcp-Method` for every message with a method; `Mcp-Name` for tools/call, resources/read, prompts/get. */
+/** `Mcp-Method` for every message with a method; `Mcp-Name` for tools/call, resources/read, prompts/get and the tasks extension's tasks/get, tasks/update, tasks/cancel. */
 export function standardRequestHeaders(message: JsonRpcMessage): Record<string, string> {
   if (!('method' in message)) return {};
   const headers: Record<string, string> = { 'mcp-method': message.method };

@@ -33,6 +33,10 @@ export const FEATURE_METHODS = [
   'resources/templates/list',
   'resources/read',
   'completion/complete',
+  // The tasks extension (McpServerOptions.tasks); method not found without it.
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ];
 export const SESSION_METHODS = [
   'initialize',

@@ -57,6 +57,20 @@ export {
   StdioServerTransport,
   type StdioServerTransportOptions,
 } from './stdio-server-transport.js';
+export {
+  declaresTasks,
+  TASKS_EXTENSION,
+  TASKS_NOTIFICATION,
+  type TaskControl,
+  type TaskStatus,
+  type TaskStoreOptions,
+  type TaskWork,
+  type ToolTaskOptions,
+  type ToolTaskReturn,
+  taskOwner,
+  taskStoreDefaults,
+  toolTask,
+} from './tasks-ext.js';
 export type {
   CacheHints,
   Completer,

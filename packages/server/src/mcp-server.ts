@@ -18,6 +18,16 @@ import { DEFAULT_PAGE_SIZE, paginate } from './pagination.js';
 import { RequestStateSeal } from './request-state.js';
 import { runWithInput } from './run-with-input.js';
 import { ServerSession, type ServerSessionOptions } from './server-session.js';
+import {
+  declaresTasks,
+  isToolTaskReturn,
+  runTaskInPlace,
+  TASKS_EXTENSION,
+  TaskStore,
+  type TaskStoreOptions,
+  type ToolTaskReturn,
+  tasksNotDeclared,
+} from './tasks-ext.js';
 import type {
   CacheHints,
   Completer,
@@ -81,6 +91,23 @@ export interface McpServerOptions {
    * when absent. It only filters lists; a call to a hidden name is the handler's to refuse.
    */
   visible?: (kind: VisibleKind, name: string, ctx: HandlerContext) => boolean;
+  /**
+   * The tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): declared, and a tool
+   * that returns `toolTask(...)` answers a declaring client with a task handle, served by
+   * `tasks/get`, `tasks/update`, `tasks/cancel` and `subscriptions/listen`. Without it such a
+   * tool's calls are awaited in place.
+   */
+  tasks?: TaskStoreOptions | boolean;
+  /**
+   * With `tasks`: answers `tasks/get`, `tasks/update` and `tasks/cancel` for a task this
+   * server did not create (a gateway's backend's task), or returns `undefined` to let the
+   * server's own store answer (an unknown id: -32602).
+   */
+  routeTask?: (
+    method: 'tasks/get' | 'tasks/update' | 'tasks/cancel',
+    params: Record<string, unknown>,
+    ctx: HandlerContext,
+  ) => unknown;
 }
 
 /** What `McpServerOptions.visible` is asked about. */
@@ -145,6 +172,7 @@ export class McpServer {
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
   private readonly resolveTool: ((name: string) => ResolvedTool | undefined) | undefined;
+  private readonly routeTask: McpServerOptions['routeTask'];
   private readonly visible:
     | ((kind: VisibleKind, name: string, ctx: HandlerContext) => boolean)
     | undefined;
@@ -157,6 +185,8 @@ export class McpServer {
   private readonly sessions = new Set<ServerSession>();
   private readonly changed = new Set<ListKind>();
   private closed = false;
+  /** @internal The tasks extension's store, when `tasks` is enabled. */
+  readonly taskStore: TaskStore | undefined;
   private derivedCapabilities: ServerCapabilities | undefined;
 
   constructor(options: McpServerOptions) {
@@ -188,6 +218,18 @@ export class McpServer {
     this.onunsubscribe = options.onunsubscribe;
     this.resolveTool = options.resolveTool;
     this.visible = options.visible;
+    this.routeTask = options.routeTask;
+    const tasks = options.tasks;
+    this.taskStore =
+      tasks === undefined || tasks === false
+        ? undefined
+        : new TaskStore(
+            tasks === true ? {} : tasks,
+            (taskId, detailed) => {
+              for (const session of this.sessions) session.taskChanged(taskId, detailed);
+            },
+            (error) => this.reportError(error),
+          );
   }
 
   /** Connected sessions (a stdio connection, an HTTP session, an open 2026-07-28 exchange). */
@@ -252,6 +294,7 @@ export class McpServer {
   /** Ends every open `subscriptions/listen` gracefully and closes every session. */
   async close(): Promise<void> {
     this.closed = true;
+    this.taskStore?.close();
     await Promise.allSettled([...this.sessions].map((s) => s.close()));
     this.sessions.clear();
   }
@@ -272,6 +315,7 @@ export class McpServer {
       caps.resources = { listChanged: true, subscribe: true };
     }
     if (this.hasCompleters()) caps.completions = {};
+    if (this.taskStore) (caps as Record<string, unknown>).extensions = { [TASKS_EXTENSION]: {} };
     return caps;
   }
 
@@ -330,6 +374,18 @@ export class McpServer {
       case 'completion/complete':
         if (!caps.completions) break;
         return this.complete(params);
+      case 'tasks/get':
+      case 'tasks/update':
+      case 'tasks/cancel': {
+        const store = this.taskStore;
+        if (!store || ctx.era !== 'modern') break;
+        if (!declaresTasks(ctx)) throw tasksNotDeclared(method);
+        const routed = this.routeTask?.(method, params, ctx);
+        if (routed !== undefined) return routed;
+        if (method === 'tasks/get') return store.get(params, ctx);
+        if (method === 'tasks/update') return store.update(params, ctx);
+        return store.cancel(params, ctx);
+      }
     }
     throw methodNotFound(method);
   }
@@ -434,10 +490,18 @@ export class McpServer {
         tool.name,
         (c) => tool.handler(args as Record<string, unknown>, c),
         (error) => toolFailure(error, ctx),
+        (result) => (isToolTaskReturn(result) ? this.serveTask(result, ctx, tool.name) : result),
       );
     } catch (error) {
       return toolFailure(error, ctx);
     }
+  }
+
+  /** A handler's `toolTask(...)`: a task handle for a declaring client, else awaited in place. */
+  private serveTask(ret: ToolTaskReturn, ctx: HandlerContext, name: string): unknown {
+    if (this.taskStore && ctx.era === 'modern' && declaresTasks(ctx))
+      return this.taskStore.serve(ret, ctx, name);
+    return runTaskInPlace(ret, ctx, name).catch((error) => toolFailure(error, ctx));
   }
 
   private async getPrompt(params: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {

@@ -66,24 +66,28 @@ export function runWithInput(
   invoke: (ctx: HandlerContext) => unknown,
   /** Turns a failure (a rejection, not a synchronous throw) into the answer: one promise layer for both. */
   onError?: (error: unknown) => unknown,
+  /** Turns the final result into the answer (a tool's task), in the same promise layer. */
+  settle?: (result: unknown) => unknown,
 ): unknown {
   const more = (
     result: unknown,
     answers?: Record<string, Record<string, unknown>>,
     state?: unknown,
   ) => {
-    const rest = rounds(server, ctx, name, invoke, answers, state, result);
+    const done = rounds(server, ctx, name, invoke, answers, state, result);
+    const rest = settle ? done.then(settle) : done;
     return onError ? rest.then(undefined, onError) : rest;
   };
   if (params.inputResponses === undefined && params.requestState === undefined) {
     const first = invoke(ctx);
     if (isThenable(first)) {
       return Promise.resolve(first).then(
-        (result) => (isInputRequired(result) ? more(result) : result),
+        (result) => (isInputRequired(result) ? more(result) : settle ? settle(result) : result),
         onError,
       );
     }
-    return isInputRequired(first) ? more(first) : first;
+    if (isInputRequired(first)) return more(first);
+    return settle ? settle(first) : first;
   }
   const inputResponses = readInputResponses(params.inputResponses);
   const requestState =

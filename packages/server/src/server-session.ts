@@ -30,6 +30,7 @@ import type { SessionRecord } from './http/session-store.js';
 import type { McpServer } from './mcp-server.js';
 import { SessionRequestContext } from './request-context.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
+import { declaresTasks, TASKS_NOTIFICATION, tasksNotDeclared } from './tasks-ext.js';
 import type { HandlerContext } from './types.js';
 
 export interface ServerSessionOptions {
@@ -79,6 +80,8 @@ interface Listen {
     promptsListChanged?: boolean;
     resourcesListChanged?: boolean;
     resourceSubscriptions?: string[];
+    /** The tasks extension: `notifications/tasks` for these tasks. */
+    taskIds?: string[];
   };
   end: () => void;
 }
@@ -258,6 +261,14 @@ export class ServerSession {
     }
   }
 
+  /** @internal A task changed: `notifications/tasks` to the listen streams that follow it. */
+  taskChanged(taskId: string, detailed: Record<string, unknown>): void {
+    for (const listen of this.listens.values()) {
+      if (listen.filter.taskIds?.includes(taskId))
+        this.notifyListen(listen, TASKS_NOTIFICATION, detailed);
+    }
+  }
+
   private notifyListen(listen: Listen, method: string, params: Record<string, unknown>): void {
     this.peer
       .notify(
@@ -400,7 +411,7 @@ export class ServerSession {
       if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
       return result;
     }
-    if (method === 'subscriptions/listen') return this.listen(params, rctx);
+    if (method === 'subscriptions/listen') return this.listen(params, rctx, ctx);
     return Promise.resolve(this.server.dispatch(method, params, ctx)).then((result) => {
       if (CACHEABLE.has(method) && (result as { resultType?: unknown }).resultType === undefined) {
         return { ...this.server.cacheHints, ...(result as object) };
@@ -409,7 +420,11 @@ export class ServerSession {
     });
   }
 
-  private listen(params: Record<string, unknown>, rctx: RequestContext): Promise<unknown> {
+  private listen(
+    params: Record<string, unknown>,
+    rctx: RequestContext,
+    ctx: HandlerContext,
+  ): Promise<unknown> {
     const caps = this.server.capabilities();
     const asked = (params.notifications ?? {}) as Record<string, unknown>;
     if (typeof asked !== 'object' || asked === null || Array.isArray(asked)) {
@@ -427,6 +442,17 @@ export class ServerSession {
       filter.resourceSubscriptions = asked.resourceSubscriptions
         .filter((u): u is string => typeof u === 'string')
         .slice(0, 1000);
+    }
+    if (asked.taskIds !== undefined) {
+      const store = this.server.taskStore;
+      if (store) {
+        if (!declaresTasks(ctx)) throw tasksNotDeclared('subscriptions/listen with taskIds');
+        // Only live tasks of this caller are followed; the acknowledgment names them.
+        if (Array.isArray(asked.taskIds))
+          filter.taskIds = asked.taskIds
+            .filter((t): t is string => typeof t === 'string' && store.visible(t, ctx))
+            .slice(0, 1000);
+      }
     }
     const id = rctx.id;
     // Each listen stream is a subscriber of its own for the hooks, from ack to end.

@@ -12,6 +12,7 @@ import type {
   ServerCapabilities,
   ToolAnnotations,
 } from '@mcpkit/protocol';
+import type { ToolTaskReturn } from './tasks-ext.js';
 
 /** A request the server needs the client to fulfil (2026-07-28 `InputRequest`). */
 export interface InputRequest {
@@ -75,7 +76,11 @@ export interface HandlerContext {
 export type ToolHandler = (
   args: Record<string, unknown>,
   context: HandlerContext,
-) => CallToolResult | InputRequiredReturn | Promise<CallToolResult | InputRequiredReturn>;
+) =>
+  | CallToolResult
+  | InputRequiredReturn
+  | ToolTaskReturn
+  | Promise<CallToolResult | InputRequiredReturn | ToolTaskReturn>;
 
 export interface ToolDefinition {
   title?: string;

@@ -3,10 +3,14 @@ import type { JsonRpcRequest, RpcError } from '@mcpkit/jsonrpc';
 import { MetaKey } from '@mcpkit/protocol';
 import { headerMismatch } from '../errors.js';
 
-const NAME_SOURCE: Record<string, 'name' | 'uri'> = {
+const NAME_SOURCE: Record<string, 'name' | 'uri' | 'taskId'> = {
   'tools/call': 'name',
   'resources/read': 'uri',
   'prompts/get': 'name',
+  // The tasks extension routes a task's requests by its id.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 const FIELD_VALUE = /^[\x20-\x7e\t]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -251,6 +251,11 @@ export function runGatewayBench({
     base: 'static token',
   });
   const lines = [
+    ...(figures.signedIn.perRoundCpuRatios
+      ? [
+          `Signed in / static token, CPU per call with 64 in flight, per round: ${figures.signedIn.perRoundCpuRatios.map(times).join(', ')}.`,
+        ]
+      : []),
     `Gateway rows, per setup: ${blocks.join('; ')}; load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))

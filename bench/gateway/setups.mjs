@@ -48,11 +48,19 @@ const cli = path.join(here, '../../apps/cli/dist/bin.js');
 
 /**
  * `MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir>`: each intermediary process writes a V8 CPU profile
- * to `<dir>/<setup>/` when it exits.
+ * to `<dir>/<setup>/` when it exits (sampled every `MCPKIT_BENCH_GATEWAY_CPU_PROF_INTERVAL_US`
+ * µs when set; V8's 1000 by default).
  */
 function profileFlags(setup) {
   const dir = process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, setup)}`] : [];
+  const interval = process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF_INTERVAL_US;
+  return dir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${path.resolve(dir, setup)}`,
+        ...(interval ? [`--cpu-prof-interval=${interval}`] : []),
+      ]
+    : [];
 }
 
 function serveArgs(extra, setup = 'mcpkit-serve') {

@@ -59,6 +59,17 @@ const callers: Record<string, AuthInfo> = Object.fromEntries(
     },
   ]),
 );
+// The static token's holder, given the subject "ada" (the listener's `tokenSubject`): the
+// same name as a token's `sub`, and still a caller of its own for the rate limit.
+callers['static-ada'] = {
+  kind: 'static-token',
+  subject: 'ada',
+  clientId: undefined,
+  scopes: [],
+  expiresAt: undefined,
+  claims: {},
+  token: 'the-static-token-0123456789',
+};
 
 /** A backend on 127.0.0.1: `read_notes`, `write_notes`, `whoami` (its request's identity headers). */
 async function backend(name: string): Promise<URL> {
@@ -310,6 +321,28 @@ describe('rate limits per subject', () => {
       expect(textOf(await bob.callTool({ name: 'notes__read_notes' }))).toBe('notes');
     },
   );
+
+  it('the static token’s subject is a bucket of its own, apart from a token whose sub has the same name', async () => {
+    const gw = await front(
+      { notes: await backend('notes') },
+      {
+        rules: [...policy.rules!, { subject: ['ada'], tools: ['read_*'] }],
+        rateLimit: { rate: 0.001, burst: 2 },
+      },
+    );
+    const ada = await clientOf(gw.url, 'ada');
+    const staticAda = await clientOf(gw.url, 'static-ada');
+    for (let i = 0; i < 2; i++) await ada.callTool({ name: 'notes__read_notes' });
+    expect((await refusal(ada.callTool({ name: 'notes__read_notes' })))?.code).toBe(
+      AccessErrorCode.RateLimited,
+    );
+    // The policy matches the static holder by its subject; its bucket is still full.
+    for (let i = 0; i < 2; i++)
+      expect(textOf(await staticAda.callTool({ name: 'notes__read_notes' }))).toBe('notes');
+    expect((await refusal(staticAda.callTool({ name: 'notes__read_notes' })))?.code).toBe(
+      AccessErrorCode.RateLimited,
+    );
+  });
 });
 
 describe('audit log', () => {

@@ -301,8 +301,11 @@ export class Gateway {
   health(): {
     status: 'ok' | 'degraded' | 'down';
     servers: Array<{ server: string; state: string; degraded?: string[] }>;
-    /** With an access policy: `refusing` (every call) while it cannot be read. */
-    access?: { state: 'ok' | 'refusing'; reason?: string };
+    /**
+     * With an access policy: `refusing` (every call) while it cannot be read, or while a
+     * required audit log cannot be written; `audit` while the audit log is failing.
+     */
+    access?: ReturnType<AccessControl['health']>;
   } {
     const servers = this.options.servers.map((server) => {
       const state = this.options.manager.state(server);

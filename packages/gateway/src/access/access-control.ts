@@ -177,7 +177,7 @@ export class AccessControl {
           throw new RpcError(
             AccessErrorCode.RateLimited,
             `mcpkit gateway: too many calls; try again in ${retryAfterSeconds} s`,
-            { reason, retryAfterSeconds },
+            { reason, retryAfterSeconds, rate: this.rate.rate, burst: this.rate.burst },
           );
         }
       }

@@ -116,7 +116,7 @@ async function front(
   backends: Record<string, URL>,
   access: AccessConfig,
   audit?: AuditFile,
-  http: { errorStatus: boolean } = { errorStatus: true },
+  http: { errorStatus: boolean; toolSearch?: boolean } = { errorStatus: true },
 ): Promise<Front> {
   const config = parseGatewayConfig(JSON.stringify({ access }), {
     file: 'access.jsonc',
@@ -150,6 +150,7 @@ async function front(
     callTimeoutMs: 30_000,
     config,
     access: control,
+    ...(http.toolSearch ? { toolSearch: true } : {}),
   });
   await manager.connectAll();
   await endpoints.start();
@@ -239,6 +240,31 @@ describe.each(['2025-11-25', '2026-07-28'])('per-client policy (%s)', (version) 
       code: AccessErrorCode.Forbidden,
       data: expect.objectContaining({ reason: 'policy', scopes: [] }),
     });
+  });
+});
+
+describe('search mode under a policy', () => {
+  it('two callers with different scopes search the same query and find only the tools each may call', async () => {
+    const gw = await front({ notes: await backend('notes') }, policy, undefined, {
+      errorStatus: true,
+      toolSearch: true,
+    });
+    const search = async (who: string) => {
+      const client = await clientOf(gw.url, who);
+      const result = await client.callTool({ name: 'search_tools', arguments: { query: 'notes', limit: 10 } });
+      return (result.structuredContent as { tools: Array<{ name: string }> }).tools
+        .map((t) => t.name)
+        .sort();
+    };
+    expect(await search('bob')).toEqual([
+      'notes__read_notes',
+      'notes__whoami',
+      'notes__write_notes',
+    ]);
+    expect(await search('ada')).toEqual(['notes__read_notes', 'notes__whoami']);
+    // A deny rule hides a tool the scope alone would show.
+    expect(await search('eve')).toEqual(['notes__read_notes']);
+    expect(await search('nobody')).toEqual([]);
   });
 });
 

@@ -174,6 +174,7 @@ export class Gateway {
           toolSearch === true ? {} : toolSearch,
           () =>
             `tools of ${options.servers.length === 1 ? 'the server' : 'the servers'} ${options.servers.map((s) => `"${s}"`).join(', ')}`,
+          options.access ? (name, ctx) => this.searchable(name, ctx) : undefined,
         )
       : undefined;
     this.server = new McpServer({
@@ -849,6 +850,20 @@ export class Gateway {
               run(client, { ...options, headers })) as never,
         repeatable,
       ),
+    );
+  }
+
+  /** In search mode: whether the access policy lets this caller find a served tool. */
+  private searchable(name: string, ctx: HandlerContext): boolean {
+    const tool = this.served.get(name);
+    return (
+      tool !== undefined &&
+      this.options.access!.visible(ctx.authInfo, {
+        endpoint: this.endpointName,
+        server: tool.server,
+        kind: 'tool',
+        name: tool.original ?? 'authenticate',
+      })
     );
   }
 

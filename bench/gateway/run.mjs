@@ -241,7 +241,8 @@ export function runGatewayBench({
   const signedInTable = signedInRows(figures.signedIn);
   const si = figures.signedIn;
   targets.push({
-    label: 'gateway Streamable HTTP, signed in (JWT + policy + rate limit + audit file): CPU per forwarded call, 64 in flight',
+    label:
+      'gateway Streamable HTTP, signed in (JWT + policy + rate limit + audit file): CPU per forwarded call, 64 in flight',
     value: si.failed ? 'fails' : times(si.cpuUsPerCallInFlight.ratio),
     floor: si.failed
       ? si.failed

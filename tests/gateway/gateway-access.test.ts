@@ -251,7 +251,10 @@ describe('search mode under a policy', () => {
     });
     const search = async (who: string) => {
       const client = await clientOf(gw.url, who);
-      const result = await client.callTool({ name: 'search_tools', arguments: { query: 'notes', limit: 10 } });
+      const result = await client.callTool({
+        name: 'search_tools',
+        arguments: { query: 'notes', limit: 10 },
+      });
       return (result.structuredContent as { tools: Array<{ name: string }> }).tools
         .map((t) => t.name)
         .sort();
@@ -416,47 +419,50 @@ describe('audit log', () => {
   });
 });
 
-describe.runIf(process.platform === 'linux')('audit writes that fail (/dev/full: every write is ENOSPC)', () => {
-  it('calls go on by default; the failure is reported once per episode and shown in the health output', async () => {
-    const reported: string[] = [];
-    const audit = new AuditFile('/dev/full', {
-      onerror: (error, during) => reported.push(`${during} ${error.code}`),
-    });
-    const gw = await front({ notes: await backend('notes') }, policy, audit);
-    const ada = await clientOf(gw.url, 'ada');
-    for (let i = 0; i < 3; i++)
-      expect(textOf(await ada.callTool({ name: 'notes__read_notes' }))).toBe('notes');
-    expect(reported).toEqual(['write ENOSPC']);
-    expect(gw.endpoints.health().access).toEqual({
-      state: 'ok',
-      audit: { state: 'failing', code: 'ENOSPC', during: 'write', since: expect.any(String) },
-    });
-  });
-
-  it('audit.required: from the failed write on, every call is refused (fail closed), and the health output says why', async () => {
-    const reported: string[] = [];
-    const audit = new AuditFile('/dev/full', { onerror: (error) => reported.push(error.code!) });
-    const gw = await front(
-      { notes: await backend('notes') },
-      { ...policy, audit: { required: true } },
-      audit,
-    );
-    const ada = await clientOf(gw.url, 'ada');
-    // Its line is written (and fails) before its answer is sent; the call itself was made.
-    expect(textOf(await ada.callTool({ name: 'notes__read_notes' }))).toBe('notes');
-    for (let i = 0; i < 2; i++)
-      expect(await refusal(ada.callTool({ name: 'notes__read_notes' }))).toEqual({
-        code: AccessErrorCode.Forbidden,
-        data: { reason: 'audit-failing' },
+describe.runIf(process.platform === 'linux')(
+  'audit writes that fail (/dev/full: every write is ENOSPC)',
+  () => {
+    it('calls go on by default; the failure is reported once per episode and shown in the health output', async () => {
+      const reported: string[] = [];
+      const audit = new AuditFile('/dev/full', {
+        onerror: (error, during) => reported.push(`${during} ${error.code}`),
       });
-    expect(reported).toEqual(['ENOSPC']);
-    expect(gw.endpoints.health().access).toMatchObject({
-      state: 'refusing',
-      reason: 'the audit log cannot be written (ENOSPC)',
-      audit: { state: 'failing', code: 'ENOSPC' },
+      const gw = await front({ notes: await backend('notes') }, policy, audit);
+      const ada = await clientOf(gw.url, 'ada');
+      for (let i = 0; i < 3; i++)
+        expect(textOf(await ada.callTool({ name: 'notes__read_notes' }))).toBe('notes');
+      expect(reported).toEqual(['write ENOSPC']);
+      expect(gw.endpoints.health().access).toEqual({
+        state: 'ok',
+        audit: { state: 'failing', code: 'ENOSPC', during: 'write', since: expect.any(String) },
+      });
     });
-  });
-});
+
+    it('audit.required: from the failed write on, every call is refused (fail closed), and the health output says why', async () => {
+      const reported: string[] = [];
+      const audit = new AuditFile('/dev/full', { onerror: (error) => reported.push(error.code!) });
+      const gw = await front(
+        { notes: await backend('notes') },
+        { ...policy, audit: { required: true } },
+        audit,
+      );
+      const ada = await clientOf(gw.url, 'ada');
+      // Its line is written (and fails) before its answer is sent; the call itself was made.
+      expect(textOf(await ada.callTool({ name: 'notes__read_notes' }))).toBe('notes');
+      for (let i = 0; i < 2; i++)
+        expect(await refusal(ada.callTool({ name: 'notes__read_notes' }))).toEqual({
+          code: AccessErrorCode.Forbidden,
+          data: { reason: 'audit-failing' },
+        });
+      expect(reported).toEqual(['ENOSPC']);
+      expect(gw.endpoints.health().access).toMatchObject({
+        state: 'refusing',
+        reason: 'the audit log cannot be written (ENOSPC)',
+        audit: { state: 'failing', code: 'ENOSPC' },
+      });
+    });
+  },
+);
 
 /** A real RFC 8693 token endpoint on 127.0.0.1 (this test's own), counting its exchanges. */
 async function tokenEndpoint(): Promise<{ url: string; exchanges: string[] }> {

@@ -338,7 +338,11 @@ function whoamiServer() {
 async function whoami(url: URL, token: string): Promise<Record<string, unknown>> {
   const client = new McpClient({ name: 'who', eraCache: false });
   await client.connect(
-    new StreamableHttpTransport({ url, name: 'who', headers: { authorization: `Bearer ${token}` } }),
+    new StreamableHttpTransport({
+      url,
+      name: 'who',
+      headers: { authorization: `Bearer ${token}` },
+    }),
   );
   try {
     const result = await client.callTool({ name: 'whoami' });

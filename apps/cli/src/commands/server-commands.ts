@@ -1,10 +1,10 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { McpManager, ServerState } from '@mcpkit/manager';
+import { gatewayRefusal } from '../core/advice.js';
 import { isPairs, noArguments, readStdinJson, typedPairs } from '../core/call-arguments.js';
 import { checkArguments } from '../core/check-arguments.js';
 import { UsageError } from '../core/io.js';
-import { gatewayRefusal } from '../core/advice.js';
 import {
   type CliContext,
   problems,

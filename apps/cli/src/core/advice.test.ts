@@ -84,9 +84,14 @@ describe('gatewayRefusal: a call an mcpkit gateway refused, worded from the erro
         rpcCode: -32040,
         data: { reason: 'policy', scopes: ['notes:write'] },
       }),
-    ).toMatch(/access policy does not let you call it; signing in with the scope "notes:write" would/);
+    ).toMatch(
+      /access policy does not let you call it; signing in with the scope "notes:write" would/,
+    );
     expect(
-      gatewayRefusal('gw', 'notes__write', { rpcCode: -32040, data: { reason: 'policy', scopes: [] } }),
+      gatewayRefusal('gw', 'notes__write', {
+        rpcCode: -32040,
+        data: { reason: 'policy', scopes: [] },
+      }),
     ).toMatch(/ask whoever runs the gateway for access$/);
     expect(
       gatewayRefusal('gw', 't', { rpcCode: -32040, data: { reason: 'audit-failing' } }),

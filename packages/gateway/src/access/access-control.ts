@@ -100,12 +100,18 @@ export class AccessControl {
     const failing = audit?.state === 'failing' ? { audit } : {};
     if (this.failed !== undefined) return { state: 'refusing', reason: this.failed, ...failing };
     if (this.auditUnwritable(audit))
-      return { state: 'refusing', reason: `the audit log cannot be written (${audit.code})`, ...failing };
+      return {
+        state: 'refusing',
+        reason: `the audit log cannot be written (${audit.code})`,
+        ...failing,
+      };
     return { state: 'ok', ...failing };
   }
 
   /** Whether calls are refused for the audit log: required, and its writes failing. */
-  private auditUnwritable(audit = this.audit?.health?.()): audit is Extract<AuditHealth, { state: 'failing' }> {
+  private auditUnwritable(
+    audit = this.audit?.health?.(),
+  ): audit is Extract<AuditHealth, { state: 'failing' }> {
     return this.auditRequired && audit?.state === 'failing' && audit.during === 'write';
   }
 

@@ -118,7 +118,12 @@ export class AuditFile implements AuditSink {
 
   private fail(error: unknown, during: 'write' | 'reopen'): void {
     if (this.failure !== undefined) return;
-    this.failure = { state: 'failing', code: codeOf(error), during, since: new Date().toISOString() };
+    this.failure = {
+      state: 'failing',
+      code: codeOf(error),
+      during,
+      since: new Date().toISOString(),
+    };
     this.options.onerror?.(error as NodeJS.ErrnoException, during);
   }
 

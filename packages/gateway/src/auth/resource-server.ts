@@ -237,7 +237,8 @@ export class ResourceServer {
       hit !== undefined &&
       hit.resource === resource &&
       hit.keys === hit.cache.keys &&
-      now - hit.cache.fetchedAt < (this.options.jwksMaxAgeMs ?? resourceServerDefaults.jwksMaxAgeMs) &&
+      now - hit.cache.fetchedAt <
+        (this.options.jwksMaxAgeMs ?? resourceServerDefaults.jwksMaxAgeMs) &&
       now >= hit.from &&
       now < hit.until
     )

@@ -141,7 +141,9 @@ const authSchema = z
           ),
       })
       .optional()
-      .describe('The static bearer token of `mcpkit serve --http` (--token, --token-file, MCPKIT_SERVE_TOKEN).'),
+      .describe(
+        'The static bearer token of `mcpkit serve --http` (--token, --token-file, MCPKIT_SERVE_TOKEN).',
+      ),
     audience: z
       .array(z.string().min(1))
       .optional()

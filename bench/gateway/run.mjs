@@ -5,7 +5,11 @@
 // Node intermediary costs on the machine. One fresh worker process per transport; inside it
 // the setups run interleaved (direct, floor-proxy, sdk-proxy, mcpkit-serve, direct, …) and
 // each ratio is the median of the rounds' own ratios, so the machine's load hits all alike.
-// Standalone: node bench/gateway/run.mjs [--quick]   (after `pnpm build`)
+// Standalone: node bench/gateway/run.mjs [--quick] [--signed-in-only]   (after `pnpm build`)
+// The signed-in row (issue #24): over Streamable HTTP, the same mcpkit serve with the static
+// token only beside it with JWT access tokens, a policy, a rate limit and the audit file on
+// (setups.mjs, `signedInSetupNames`), interleaved the same way in a worker of its own: the
+// gateway process's CPU per forwarded call with 64 in flight, as a ratio.
 // Profiles: MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir> makes each intermediary write a V8 CPU profile
 // to <dir>/<setup>/ (node --cpu-prof) when it exits.
 import { spawnSync } from 'node:child_process';
@@ -27,7 +31,7 @@ const fmt = (v) => (v === undefined ? 'n/a' : v >= 100 ? v.toFixed(0) : v.toFixe
 const pct = (r) => (r === undefined ? 'n/a' : `${(r * 100).toFixed(0)} %`);
 const times = (r) => (r === undefined ? 'n/a' : `${r.toFixed(2)}×`);
 
-function worker(transport, rounds, sequential, inFlight, warmup) {
+function worker(transport, rounds, sequential, inFlight, warmup, which = 'proxies') {
   const r = spawnSync(
     process.execPath,
     [
@@ -37,6 +41,7 @@ function worker(transport, rounds, sequential, inFlight, warmup) {
       String(sequential),
       String(inFlight),
       String(warmup),
+      which,
     ],
     { encoding: 'utf8', timeout: 600_000, cwd: here, maxBuffer: 64 * 1024 * 1024 },
   );
@@ -86,11 +91,35 @@ function summarize(rounds) {
   }
 }
 
+/** The signed-in row's medians: per setup, and the per-round ratios signed-in / static. */
+function summarizeSignedIn(rounds) {
+  const [plain, signed] = ['mcpkit-serve', 'mcpkit-serve-signed-in'];
+  const of = (key) => ({
+    [plain]: median(rounds.map((r) => r[plain][key])),
+    [signed]: median(rounds.map((r) => r[signed][key])),
+    ratio: median(rounds.map((r) => r[signed][key] / r[plain][key])),
+  });
+  return {
+    cpuUsPerCallInFlight: of('cpuUsPerCallInFlight'),
+    perSecond: of('perSecond'),
+    cpuUsPerCall: of('cpuUsPerCall'),
+    p50Us: of('p50Us'),
+    perRoundCpuRatios: rounds.map(
+      (r) => r[signed].cpuUsPerCallInFlight / r[plain].cpuUsPerCallInFlight,
+    ),
+  };
+}
+
+/** Signed-in over static token: CPU per call with 64 in flight at most this many times. */
+const SIGNED_IN_CPU_LIMIT = 1.15;
+
 /** Runs the gateway rows; returns the figures, a markdown table, notes and target verdicts. */
 export function runGatewayBench({
   quick = false,
   log = (s) => process.stderr.write(`${s}\n`),
+  signedInOnly = false,
 } = {}) {
+  const measured = signedInOnly ? [] : transports;
   // Many short rounds pair the setups closely: the load of a shared machine changes by the
   // second, and each round's ratio compares blocks run within about a second of each other.
   const rounds = { stdio: quick ? 5 : 15, http: quick ? 4 : 11 };
@@ -103,7 +132,7 @@ export function runGatewayBench({
   };
   const figures = {};
   const blocks = [];
-  for (const transport of transports) {
+  for (const transport of measured) {
     const { sequential, inFlight, warmup } = size[transport];
     blocks.push(
       `${transport}: ${warmup} warm-up calls sequential and ${2 * warmup} in flight per setup, then ${rounds[transport]} rounds of ${sequential} sequential calls, then ${inFlight} with 64 in flight`,
@@ -115,6 +144,25 @@ export function runGatewayBench({
     figures[transport] = run.failed ? { failed: run.failed } : summarize(run.rounds);
     if (run.failed) log(`[gateway] ${transport} failed: ${run.failed}`);
   }
+  // Longer in-flight blocks than the proxy rows': this row's figure is CPU with 64 in flight.
+  const signedInRounds = quick ? 5 : 15;
+  const signedInSize = { sequential: 150, inFlight: 2000, warmup: 3000 };
+  blocks.push(
+    `signed-in: ${signedInSize.warmup} warm-up calls sequential and ${2 * signedInSize.warmup} in flight per setup, then ${signedInRounds} rounds of ${signedInSize.sequential} sequential calls, then ${signedInSize.inFlight} with 64 in flight`,
+  );
+  log(`[gateway] signed-in: ${signedInRounds} interleaved rounds (static token, signed in)`);
+  const signedRun = worker(
+    'http',
+    signedInRounds,
+    signedInSize.sequential,
+    signedInSize.inFlight,
+    signedInSize.warmup,
+    'signed-in',
+  );
+  if (signedRun.failed) log(`[gateway] signed-in failed: ${signedRun.failed}`);
+  figures.signedIn = signedRun.failed
+    ? { failed: signedRun.failed }
+    : summarizeSignedIn(signedRun.rounds);
   const header = [
     'forwarded tools/call (median of rounds)',
     'direct',
@@ -126,7 +174,7 @@ export function runGatewayBench({
   ];
   const rows = [];
   const targets = [];
-  for (const transport of transports) {
+  for (const transport of measured) {
     const f = figures[transport];
     const name = transport === 'http' ? 'Streamable HTTP' : 'stdio';
     if (f.failed) {
@@ -190,24 +238,71 @@ export function runGatewayBench({
   const table = [header, header.map(() => '---'), ...rows]
     .map((r) => `| ${r.join(' | ')} |`)
     .join('\n');
+  const signedInTable = signedInRows(figures.signedIn);
+  const si = figures.signedIn;
+  targets.push({
+    label:
+      'gateway Streamable HTTP, signed in (JWT + policy + rate limit + audit file): CPU per forwarded call, 64 in flight',
+    value: si.failed ? 'fails' : times(si.cpuUsPerCallInFlight.ratio),
+    floor: si.failed
+      ? si.failed
+      : `${fmt(si.cpuUsPerCallInFlight['mcpkit-serve'])} µs with the static token, ${fmt(si.cpuUsPerCallInFlight['mcpkit-serve-signed-in'])} µs signed in`,
+    target: `≤ ${SIGNED_IN_CPU_LIMIT}× the same gateway with the static token only`,
+    met: !si.failed && si.cpuUsPerCallInFlight.ratio <= SIGNED_IN_CPU_LIMIT,
+    base: 'static token',
+  });
   const lines = [
+    ...(figures.signedIn.perRoundCpuRatios
+      ? [
+          `Signed in / static token, CPU per call with 64 in flight, per round: ${figures.signedIn.perRoundCpuRatios.map(times).join(', ')}.`,
+        ]
+      : []),
     `Gateway rows, per setup: ${blocks.join('; ')}; load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}.`,
   ];
-  return { figures, table, lines, targets };
+  return {
+    figures,
+    table: measured.length > 0 ? `${table}\n\n${signedInTable}` : signedInTable,
+    lines,
+    targets,
+  };
+}
+
+/** The signed-in row's table: medians per setup and of the per-round ratios. */
+function signedInRows(f) {
+  const header = [
+    'Streamable HTTP through mcpkit serve (median of rounds)',
+    'static token only',
+    'signed in: JWT, policy, rate limit, audit file',
+    'signed in / static token (median of per-round ratios)',
+  ];
+  const rows = f.failed
+    ? [[`fails (${f.failed})`, '', '', '']]
+    : [
+        ['gateway CPU per call, 64 in flight (µs)', f.cpuUsPerCallInFlight],
+        ['throughput, 64 in flight (calls/s)', f.perSecond],
+        ['gateway CPU per call, sequential (µs)', f.cpuUsPerCall],
+        ['p50, sequential (µs)', f.p50Us],
+      ].map(([label, v]) => [
+        label,
+        fmt(v['mcpkit-serve']),
+        fmt(v['mcpkit-serve-signed-in']),
+        times(v.ratio),
+      ]);
+  return [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
 
 export const gatewayTargetLine = (t) =>
-  `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value} (target ${t.target}; the hand-written floor-proxy: ${t.floor})`;
+  `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value} (target ${t.target}; ${t.base === undefined ? 'the hand-written floor-proxy' : 'measured'}: ${t.floor})`;
 
 /**
  * `pnpm bench`'s one-line hook: runs the rows, prints them, and adds them to the results
  * file `bench/run.mjs` wrote (when given).
  */
-export function writeGatewayRows({ quick = false, log, outFile } = {}) {
-  const bench = runGatewayBench({ quick, log });
+export function writeGatewayRows({ quick = false, log, outFile, signedInOnly = false } = {}) {
+  const bench = runGatewayBench({ quick, log, signedInOnly });
   process.stdout.write(
     `\n${bench.table}\n\n${bench.lines.join('\n')}\n\nGateway targets:\n${bench.targets.map(gatewayTargetLine).join('\n')}\n`,
   );
@@ -222,5 +317,8 @@ export function writeGatewayRows({ quick = false, log, outFile } = {}) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  writeGatewayRows({ quick: process.argv.includes('--quick') });
+  writeGatewayRows({
+    quick: process.argv.includes('--quick'),
+    signedInOnly: process.argv.includes('--signed-in-only'),
+  });
 }

@@ -5,35 +5,70 @@
 // pinned to the 2025 era so that all three speak the same revision.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpClient } from '@mcpkit/client';
 import { StdioTransport } from '@mcpkit/transport-stdio';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
+import { startAuthorizationServer } from './authorization-server.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const servers = path.join(here, '../servers');
 export const setupNames = ['direct', 'floor-proxy', 'sdk-proxy', 'mcpkit-serve'];
+/**
+ * The signed-in row (issue #24, HTTP only): `mcpkit-serve` as above (the static token only)
+ * beside `mcpkit-serve-signed-in`: the same gateway with a gateway config that turns on JWT
+ * access tokens from the bench's own authorization server, a policy of a few rules, a rate
+ * limit too high to refuse anything, and the audit log to a file.
+ */
+export const signedInSetupNames = ['mcpkit-serve', 'mcpkit-serve-signed-in'];
+
+/** The access section of the signed-in setup: rules of each kind, the echo tool allowed. */
+export const signedInAccess = {
+  rules: [
+    { scope: ['echo:call'], servers: ['echo'], tools: ['echo', 'echo_*'] },
+    { group: ['admins'], servers: ['*'] },
+    { subject: ['blocked-*'], effect: 'deny' },
+    { clientId: ['untrusted-*'], effect: 'deny', tools: ['*'] },
+  ],
+  rateLimit: { rate: 1_000_000, burst: 1_000_000 },
+  audit: { file: 'audit.log' },
+};
+
+let authorizationServer;
+/** The bench's authorization server, started on first use (it lives in the worker process). */
+function authorization() {
+  authorizationServer ??= startAuthorizationServer();
+  return authorizationServer;
+}
 /** The hand-written NDJSON echo server: the backend costs as little as it can. */
 const backend = [process.execPath, path.join(servers, 'echo-server.mjs')];
 const cli = path.join(here, '../../apps/cli/dist/bin.js');
 
 /**
  * `MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir>`: each intermediary process writes a V8 CPU profile
- * to `<dir>/<setup>/` when it exits.
+ * to `<dir>/<setup>/` when it exits (sampled every `MCPKIT_BENCH_GATEWAY_CPU_PROF_INTERVAL_US`
+ * µs when set; V8's 1000 by default).
  */
 function profileFlags(setup) {
   const dir = process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, setup)}`] : [];
+  const interval = process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF_INTERVAL_US;
+  return dir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${path.resolve(dir, setup)}`,
+        ...(interval ? [`--cpu-prof-interval=${interval}`] : []),
+      ]
+    : [];
 }
 
-function serveArgs(extra) {
+function serveArgs(extra, setup = 'mcpkit-serve') {
   const config = JSON.stringify({
     mcpServers: { echo: { command: backend[0], args: [backend[1]] } },
   });
   return [
-    ...profileFlags('mcpkit-serve'),
+    ...profileFlags(setup),
     cli,
     'serve',
     '-c',
@@ -152,6 +187,22 @@ async function openHttp(name, home) {
       /PORT (\d+)/,
       'stdout',
     );
+  } else if (name === 'mcpkit-serve-signed-in') {
+    const as = await authorization();
+    const file = path.join(home, 'gateway-signed-in.jsonc');
+    writeFileSync(file, JSON.stringify({ auth: { issuers: [as.issuer] }, access: signedInAccess }));
+    // OAuth alone (no static token): a loopback bind may leave the static token out.
+    started = startListening(
+      serveArgs(
+        ['--http', '127.0.0.1:0', '--no-auth', '--gateway-config', file],
+        'mcpkit-serve-signed-in',
+      ),
+      home,
+      /listening on (http:\S+)/,
+      'stderr',
+    );
+    // The token's audience is the endpoint's canonical URI, known once it listens.
+    headers = async (url) => ({ Authorization: `Bearer ${await as.mint(url)}` });
   } else {
     const token = randomBytes(32).toString('base64url');
     headers = { Authorization: `Bearer ${token}` };
@@ -171,6 +222,7 @@ async function openHttp(name, home) {
     await started.stop();
     throw error;
   }
+  if (typeof headers === 'function') headers = await headers(url);
   const c = client();
   await c.connect(new StreamableHttpTransport({ url, name, headers }));
   return {
@@ -182,6 +234,11 @@ async function openHttp(name, home) {
       await started.stop();
     },
   };
+}
+
+/** Stops what the setups share (the authorization server, when one was started). */
+export async function closeShared() {
+  if (authorizationServer) await (await authorizationServer).close();
 }
 
 /** Opens one setup over `transport` ('stdio' | 'http'). */

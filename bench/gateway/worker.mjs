@@ -1,14 +1,22 @@
 // One transport's gateway rounds in a fresh process: opens direct, floor-proxy, sdk-proxy and
 // mcpkit-serve side by side, then each round runs a block of sequential calls through each (in
 // that order), then a block with 64 in flight through each. Prints one JSON line: the per-round figures.
-// Usage: node worker.mjs <stdio|http> <rounds> <sequential calls> <calls in flight block> [warm-up calls]
+// Usage: node worker.mjs <stdio|http> <rounds> <sequential calls> <calls in flight block> [warm-up calls] [signed-in]
+// `signed-in` (HTTP): mcpkit-serve with the static token beside mcpkit-serve-signed-in instead.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cpuNs, openSetup, setupNames } from './setups.mjs';
+import { closeShared, cpuNs, openSetup, setupNames, signedInSetupNames } from './setups.mjs';
 
-const [transport = 'stdio', roundsArg = '5', seqArg = '500', flightArg = '4000', warmArg = '1000'] =
-  process.argv.slice(2);
+const [
+  transport = 'stdio',
+  roundsArg = '5',
+  seqArg = '500',
+  flightArg = '4000',
+  warmArg = '1000',
+  which = 'proxies',
+] = process.argv.slice(2);
+const names = which === 'signed-in' ? signedInSetupNames : setupNames;
 const rounds = Number(roundsArg);
 const sequential = Number(seqArg);
 const flightCalls = Number(flightArg);
@@ -25,7 +33,7 @@ const WARMUP = Number(warmArg);
 const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-bench-gateway-'));
 const open = [];
 try {
-  for (const name of setupNames) open.push(await openSetup(transport, name, home));
+  for (const name of names) open.push(await openSetup(transport, name, home));
   const call = (s) => s.client.callTool({ name: 'echo', arguments: { text: 'hello' } });
   // Warm-up, sequential then in flight, so that every process runs optimized code.
   for (const s of open) {
@@ -74,5 +82,6 @@ try {
   process.stdout.write(`${JSON.stringify({ transport, rounds: perRound })}\n`);
 } finally {
   for (const s of open) await s.close().catch(() => {});
+  await closeShared();
   rmSync(home, { recursive: true, force: true });
 }

@@ -16,10 +16,12 @@ import { type HttpGateway, startHttpGateway } from './gateway-process.js';
  */
 const TOKEN = 'access-cli-token-0123456789abcdef';
 const access = {
-  rules: [{ servers: ['notes'], tools: ['read_*'] }],
+  rules: [{ subject: ['ci-bot'], servers: ['notes'], tools: ['read_*'] }],
   audit: { file: 'audit.log' },
 };
-const config = configFile({ access });
+// The static token's holder is "ci-bot": the rule above names it, audit lines say so.
+const auth = { static: { subject: 'ci-bot' } };
+const config = configFile({ auth, access });
 const auditFile = path.join(path.dirname(config.file), 'audit.log');
 let gateway: HttpGateway;
 let client: McpClient;
@@ -62,8 +64,9 @@ describe('mcpkit serve with an access section', () => {
       ['notes', 'read_note', 'ok'],
       ['notes', 'write', 'refused'],
     ]);
-    // The static token is one identity without a subject; the token itself is never written.
-    expect(first[0]!.subject).toBeUndefined();
+    // The static token is one identity, with the subject the config gives it; the token
+    // itself is never written.
+    expect(first.map((r) => r.subject)).toEqual(['ci-bot', 'ci-bot']);
     expect(readFileSync(auditFile, 'utf8')).not.toContain(TOKEN);
 
     renameSync(auditFile, `${auditFile}.1`);
@@ -90,7 +93,7 @@ describe('mcpkit serve with an access section', () => {
     expect((refused as RpcError).data).toEqual({ reason: 'policy-unreadable' });
 
     // The last good text again: applied again, and the policy is back in force.
-    config.write({ access });
+    config.write({ auth, access });
     await waitFor(() => gateway.stderr().includes('reloaded'), 'the reload');
     expect((await health()).access).toEqual({ state: 'ok' });
     expect(

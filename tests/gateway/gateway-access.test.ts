@@ -59,6 +59,17 @@ const callers: Record<string, AuthInfo> = Object.fromEntries(
     },
   ]),
 );
+// The static token's holder, given the subject "ada" (the listener's `tokenSubject`): the
+// same name as a token's `sub`, and still a caller of its own for the rate limit.
+callers['static-ada'] = {
+  kind: 'static-token',
+  subject: 'ada',
+  clientId: undefined,
+  scopes: [],
+  expiresAt: undefined,
+  claims: {},
+  token: 'the-static-token-0123456789',
+};
 
 /** A backend on 127.0.0.1: `read_notes`, `write_notes`, `whoami` (its request's identity headers). */
 async function backend(name: string): Promise<URL> {
@@ -105,7 +116,7 @@ async function front(
   backends: Record<string, URL>,
   access: AccessConfig,
   audit?: AuditFile,
-  http: { errorStatus: boolean } = { errorStatus: true },
+  http: { errorStatus: boolean; toolSearch?: boolean } = { errorStatus: true },
 ): Promise<Front> {
   const config = parseGatewayConfig(JSON.stringify({ access }), {
     file: 'access.jsonc',
@@ -139,6 +150,7 @@ async function front(
     callTimeoutMs: 30_000,
     config,
     access: control,
+    ...(http.toolSearch ? { toolSearch: true } : {}),
   });
   await manager.connectAll();
   await endpoints.start();
@@ -231,6 +243,34 @@ describe.each(['2025-11-25', '2026-07-28'])('per-client policy (%s)', (version) 
   });
 });
 
+describe('search mode under a policy', () => {
+  it('two callers with different scopes search the same query and find only the tools each may call', async () => {
+    const gw = await front({ notes: await backend('notes') }, policy, undefined, {
+      errorStatus: true,
+      toolSearch: true,
+    });
+    const search = async (who: string) => {
+      const client = await clientOf(gw.url, who);
+      const result = await client.callTool({
+        name: 'search_tools',
+        arguments: { query: 'notes', limit: 10 },
+      });
+      return (result.structuredContent as { tools: Array<{ name: string }> }).tools
+        .map((t) => t.name)
+        .sort();
+    };
+    expect(await search('bob')).toEqual([
+      'notes__read_notes',
+      'notes__whoami',
+      'notes__write_notes',
+    ]);
+    expect(await search('ada')).toEqual(['notes__read_notes', 'notes__whoami']);
+    // A deny rule hides a tool the scope alone would show.
+    expect(await search('eve')).toEqual(['notes__read_notes']);
+    expect(await search('nobody')).toEqual([]);
+  });
+});
+
 describe('HTTP answers of a refusal alone on its POST', () => {
   it.each(['2025-11-25', '2026-07-28'])(
     '403 with WWW-Authenticate insufficient_scope and the scope to step up to; 429 with Retry-After (%s)',
@@ -310,6 +350,28 @@ describe('rate limits per subject', () => {
       expect(textOf(await bob.callTool({ name: 'notes__read_notes' }))).toBe('notes');
     },
   );
+
+  it('the static token’s subject is a bucket of its own, apart from a token whose sub has the same name', async () => {
+    const gw = await front(
+      { notes: await backend('notes') },
+      {
+        rules: [...policy.rules!, { subject: ['ada'], tools: ['read_*'] }],
+        rateLimit: { rate: 0.001, burst: 2 },
+      },
+    );
+    const ada = await clientOf(gw.url, 'ada');
+    const staticAda = await clientOf(gw.url, 'static-ada');
+    for (let i = 0; i < 2; i++) await ada.callTool({ name: 'notes__read_notes' });
+    expect((await refusal(ada.callTool({ name: 'notes__read_notes' })))?.code).toBe(
+      AccessErrorCode.RateLimited,
+    );
+    // The policy matches the static holder by its subject; its bucket is still full.
+    for (let i = 0; i < 2; i++)
+      expect(textOf(await staticAda.callTool({ name: 'notes__read_notes' }))).toBe('notes');
+    expect((await refusal(staticAda.callTool({ name: 'notes__read_notes' })))?.code).toBe(
+      AccessErrorCode.RateLimited,
+    );
+  });
 });
 
 describe('audit log', () => {
@@ -356,6 +418,51 @@ describe('audit log', () => {
     for (const who of ['ada', 'bob']) expect(text).not.toContain(CALLER_TOKEN(who));
   });
 });
+
+describe.runIf(process.platform === 'linux')(
+  'audit writes that fail (/dev/full: every write is ENOSPC)',
+  () => {
+    it('calls go on by default; the failure is reported once per episode and shown in the health output', async () => {
+      const reported: string[] = [];
+      const audit = new AuditFile('/dev/full', {
+        onerror: (error, during) => reported.push(`${during} ${error.code}`),
+      });
+      const gw = await front({ notes: await backend('notes') }, policy, audit);
+      const ada = await clientOf(gw.url, 'ada');
+      for (let i = 0; i < 3; i++)
+        expect(textOf(await ada.callTool({ name: 'notes__read_notes' }))).toBe('notes');
+      expect(reported).toEqual(['write ENOSPC']);
+      expect(gw.endpoints.health().access).toEqual({
+        state: 'ok',
+        audit: { state: 'failing', code: 'ENOSPC', during: 'write', since: expect.any(String) },
+      });
+    });
+
+    it('audit.required: from the failed write on, every call is refused (fail closed), and the health output says why', async () => {
+      const reported: string[] = [];
+      const audit = new AuditFile('/dev/full', { onerror: (error) => reported.push(error.code!) });
+      const gw = await front(
+        { notes: await backend('notes') },
+        { ...policy, audit: { required: true } },
+        audit,
+      );
+      const ada = await clientOf(gw.url, 'ada');
+      // Its line is written (and fails) before its answer is sent; the call itself was made.
+      expect(textOf(await ada.callTool({ name: 'notes__read_notes' }))).toBe('notes');
+      for (let i = 0; i < 2; i++)
+        expect(await refusal(ada.callTool({ name: 'notes__read_notes' }))).toEqual({
+          code: AccessErrorCode.Forbidden,
+          data: { reason: 'audit-failing' },
+        });
+      expect(reported).toEqual(['ENOSPC']);
+      expect(gw.endpoints.health().access).toMatchObject({
+        state: 'refusing',
+        reason: 'the audit log cannot be written (ENOSPC)',
+        audit: { state: 'failing', code: 'ENOSPC' },
+      });
+    });
+  },
+);
 
 /** A real RFC 8693 token endpoint on 127.0.0.1 (this test's own), counting its exchanges. */
 async function tokenEndpoint(): Promise<{ url: string; exchanges: string[] }> {

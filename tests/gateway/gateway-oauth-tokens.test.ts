@@ -321,16 +321,96 @@ describe('the keys, fetched with bounds', () => {
   });
 });
 
+/** A server whose `whoami` answers with the `ctx.authInfo` the listener verified. */
+function whoamiServer() {
+  const server = new McpServer({ info: { name: 'who', version: '1.0.0' } });
+  server.registerTool(
+    'whoami',
+    { description: 'Says who the listener verified', inputSchema: { type: 'object' } },
+    async (_args, ctx) => ({
+      content: [{ type: 'text', text: JSON.stringify(ctx.authInfo ?? null) }],
+    }),
+  );
+  return server;
+}
+
+/** `whoami` through `url` with `token`: what the handler's `ctx.authInfo` was. */
+async function whoami(url: URL, token: string): Promise<Record<string, unknown>> {
+  const client = new McpClient({ name: 'who', eraCache: false });
+  await client.connect(
+    new StreamableHttpTransport({
+      url,
+      name: 'who',
+      headers: { authorization: `Bearer ${token}` },
+    }),
+  );
+  try {
+    const result = await client.callTool({ name: 'whoami' });
+    return JSON.parse((result.content[0] as { text: string }).text);
+  } finally {
+    await client.close();
+  }
+}
+
 describe('what a verified JWT tells the handlers', () => {
-  it('ctx.authInfo: kind jwt, sub, client_id, scopes, exp and the claims, per request', async () => {
-    const server = new McpServer({ info: { name: 'who', version: '1.0.0' } });
-    server.registerTool(
-      'whoami',
-      { description: 'Says who the listener verified', inputSchema: { type: 'object' } },
-      async (_args, ctx) => ({
-        content: [{ type: 'text', text: JSON.stringify(ctx.authInfo ?? null) }],
-      }),
+  it('the static token’s holder: kind static-token with its configured subject (static-token by default)', async () => {
+    const server = whoamiServer();
+    const face = { server, health: () => ({ status: 'ok', servers: [] }) } as never;
+    const plain = await listenHttp(face, { port: 0, token: STATIC });
+    const named = await listenHttp(face, { port: 0, token: STATIC, tokenSubject: 'ci-bot' });
+    try {
+      expect(await whoami(plain.url, STATIC)).toMatchObject({
+        kind: 'static-token',
+        subject: 'static-token',
+        scopes: [],
+      });
+      expect(await whoami(named.url, STATIC)).toMatchObject({
+        kind: 'static-token',
+        subject: 'ci-bot',
+      });
+    } finally {
+      await plain.close();
+      await named.close();
+      await server.close();
+    }
+  });
+
+  it('a verified JWT is kept for its next requests, and refused once it expires', async () => {
+    const server = whoamiServer();
+    const listener = await listenHttp(
+      { server, health: () => ({ status: 'ok', servers: [] }) } as never,
+      { port: 0, oauth: { issuers: [issuer.issuer], clockToleranceSec: 0 } },
     );
+    try {
+      const exp = Math.floor(Date.now() / 1000) + 3;
+      const token = await issuer.sign({ aud: listener.url.href, sub: 'brief', exp });
+      expect(await whoami(listener.url, token)).toMatchObject({ subject: 'brief', expiresAt: exp });
+      // Kept (verified once), yet never past its exp: polled until the gateway refuses it.
+      let status = 200;
+      while (status !== 401) {
+        const res = await fetch(listener.url, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+        await res.body?.cancel();
+        status = res.status;
+        if (status !== 401) await new Promise((r) => setTimeout(r, 100));
+      }
+      const refusedAt = Date.now();
+      expect(refusedAt).toBeGreaterThanOrEqual(exp * 1000);
+    } finally {
+      await listener.close();
+      await server.close();
+    }
+  });
+
+  it('ctx.authInfo: kind jwt, sub, client_id, scopes, exp and the claims, per request', async () => {
+    const server = whoamiServer();
     const listener = await listenHttp(
       { server, health: () => ({ status: 'ok', servers: [] }) } as never,
       { port: 0, oauth: { issuers: [issuer.issuer] } },

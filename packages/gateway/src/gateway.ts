@@ -178,6 +178,7 @@ export class Gateway {
           toolSearch === true ? {} : toolSearch,
           () =>
             `tools of ${options.servers.length === 1 ? 'the server' : 'the servers'} ${options.servers.map((s) => `"${s}"`).join(', ')}`,
+          options.access ? (name, ctx) => this.searchable(name, ctx) : undefined,
         )
       : undefined;
     this.server = new McpServer({
@@ -309,8 +310,11 @@ export class Gateway {
   health(): {
     status: 'ok' | 'degraded' | 'down';
     servers: Array<{ server: string; state: string; degraded?: string[] }>;
-    /** With an access policy: `refusing` (every call) while it cannot be read. */
-    access?: { state: 'ok' | 'refusing'; reason?: string };
+    /**
+     * With an access policy: `refusing` (every call) while it cannot be read, or while a
+     * required audit log cannot be written; `audit` while the audit log is failing.
+     */
+    access?: ReturnType<AccessControl['health']>;
   } {
     const servers = this.options.servers.map((server) => {
       const state = this.options.manager.state(server);
@@ -856,6 +860,20 @@ export class Gateway {
               run(client, { ...options, headers })) as never,
         repeatable,
       ),
+    );
+  }
+
+  /** In search mode: whether the access policy lets this caller find a served tool. */
+  private searchable(name: string, ctx: HandlerContext): boolean {
+    const tool = this.served.get(name);
+    return (
+      tool !== undefined &&
+      this.options.access!.visible(ctx.authInfo, {
+        endpoint: this.endpointName,
+        server: tool.server,
+        kind: 'tool',
+        name: tool.original ?? 'authenticate',
+      })
     );
   }
 

@@ -13,6 +13,8 @@ export {
   AccessErrorCode,
   type AccessTarget,
   AuditFile,
+  type AuditFileOptions,
+  type AuditHealth,
   type AuditRecord,
   type AuditSink,
   AuditStream,

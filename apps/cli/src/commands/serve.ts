@@ -22,6 +22,7 @@ import {
   isLoopbackBind,
   listenHttp,
   loadGatewayConfig,
+  oauthConfigured,
   ResourceServer,
   resourceServerOptionsFromConfig,
   StdioListener,
@@ -216,7 +217,7 @@ export async function serveCommand(
   // The config's `auth` section: OAuth access tokens besides (or, with --no-auth, instead
   // of) the static token. Settled before any backend starts.
   let oauth: { server: ResourceServer; publicUrl: string | undefined } | undefined;
-  if (gatewayConfig?.auth !== undefined && bind !== undefined) {
+  if (oauthConfigured(gatewayConfig?.auth) && bind !== undefined) {
     try {
       const { options, publicUrl } = await resourceServerOptionsFromConfig(
         gatewayConfig.auth,
@@ -246,7 +247,17 @@ export async function serveCommand(
     } else if (auditConfig?.file !== undefined) {
       const file = path.resolve(path.dirname(configFile), auditConfig.file);
       try {
-        audit = new AuditFile(file);
+        // Reported once per episode (the next failure after a write that succeeded); a
+        // failed reopen is reported by the SIGHUP handler below.
+        audit = new AuditFile(file, {
+          onerror: (error, during) => {
+            if (during === 'write')
+              io.stderr(
+                `mcpkit serve: the audit file ${file} cannot be written (${error.code ?? error.message}): ${auditConfig.required ? 'every call is refused until it can (access.audit.required)' : 'calls go on, and their audit lines are lost until it can'}\n`,
+              );
+          },
+          onrecover: () => io.stderr(`mcpkit serve: the audit file ${file} is written again\n`),
+        });
       } catch (error) {
         io.stderr(
           `mcpkit serve: the audit file ${file} could not be opened: ${(error as Error).message}\n`,
@@ -445,7 +456,12 @@ export async function serveCommand(
         host: bind.host,
         port: bind.port,
         ...(auth?.kind === 'token'
-          ? { token: auth.token }
+          ? {
+              token: auth.token,
+              ...(gatewayConfig?.auth?.static
+                ? { tokenSubject: gatewayConfig.auth.static.subject }
+                : {}),
+            }
           : oauth === undefined
             ? { auth: 'none' as const }
             : {}),

@@ -1,6 +1,7 @@
 import { UrlElicitationRequiredError } from '@mcpkit/client';
 import { RpcError } from '@mcpkit/jsonrpc';
 import type { McpManager, ServerState } from '@mcpkit/manager';
+import { gatewayRefusal } from '../core/advice.js';
 import { isPairs, noArguments, readStdinJson, typedPairs } from '../core/call-arguments.js';
 import { checkArguments } from '../core/check-arguments.js';
 import { UsageError } from '../core/io.js';
@@ -311,6 +312,8 @@ function leftOut(state: ServerState | undefined, tool: string): boolean {
 /** A call the server answered with a JSON-RPC error: the server's own error, named as such. */
 function toolFailed(server: string, tool: string, error: unknown): unknown {
   if (!RpcError.isInstance(error)) return error;
+  const refused = gatewayRefusal(server, tool, error);
+  if (refused !== undefined) return new Error(refused, { cause: error });
   return new Error(
     `server "${server}": its tool "${tool}" failed with the server's own error ${error.rpcCode}: ${error.rpcMessage}`,
     { cause: error },

@@ -2,7 +2,7 @@ import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import { McpManager, ServerConnectError, type ServerState } from '@mcpkit/manager';
 import { describe, expect, it } from 'vitest';
 import { refusedUrl } from '../../../../tests/support/refused-url.js';
-import { summarize } from './advice.js';
+import { gatewayRefusal, summarize } from './advice.js';
 
 const entry = (name: string, config: ServerConfig): ResolvedServer =>
   ({
@@ -63,5 +63,43 @@ describe("the CLI's advice comes from failure and nextStep, not from the library
     expect(advice.quits).toBe(
       'check the command of "quits" and its stderr (run "mcpkit -v servers -s quits")',
     );
+  });
+});
+
+describe('gatewayRefusal: a call an mcpkit gateway refused, worded from the error data', () => {
+  it('-32041: the limit and the wait', () => {
+    expect(
+      gatewayRefusal('gw', 'notes__read', {
+        rpcCode: -32041,
+        data: { reason: 'rate-limit', retryAfterSeconds: 7, rate: 2, burst: 10 },
+      }),
+    ).toBe(
+      'server "gw" (a gateway) refused the call of its tool "notes__read": your rate limit is spent (2 calls a second, bursts of 10); try again in 7 s',
+    );
+  });
+
+  it('-32040: the scope that would allow it, or who to ask', () => {
+    expect(
+      gatewayRefusal('gw', 'notes__write', {
+        rpcCode: -32040,
+        data: { reason: 'policy', scopes: ['notes:write'] },
+      }),
+    ).toMatch(
+      /access policy does not let you call it; signing in with the scope "notes:write" would/,
+    );
+    expect(
+      gatewayRefusal('gw', 'notes__write', {
+        rpcCode: -32040,
+        data: { reason: 'policy', scopes: [] },
+      }),
+    ).toMatch(/ask whoever runs the gateway for access$/);
+    expect(
+      gatewayRefusal('gw', 't', { rpcCode: -32040, data: { reason: 'audit-failing' } }),
+    ).toMatch(/audit log cannot be written/);
+  });
+
+  it('another server’s -32040 or -32041 (data that is not a gateway refusal) keeps its own wording', () => {
+    expect(gatewayRefusal('s', 't', { rpcCode: -32041, data: 'busy' })).toBeUndefined();
+    expect(gatewayRefusal('s', 't', { rpcCode: -32040 })).toBeUndefined();
   });
 });

@@ -267,3 +267,47 @@ export function toolIssueLines(state: Connected): string[] {
     return `server "${state.name}": ${tools.length} tools ${verb} (${named.join(', ')}): ${reason}`;
   });
 }
+
+/** The JSON-RPC codes of `@mcpkit/gateway`'s refusals (its `AccessErrorCode`). */
+const GATEWAY_FORBIDDEN = -32040;
+const GATEWAY_RATE_LIMITED = -32041;
+
+/**
+ * A call that an mcpkit gateway refused (`-32040` by its access policy, `-32041` by its rate
+ * limit), worded from the error's data; `undefined` for any other error (or a server that
+ * uses these codes for something else: the data must say which refusal it is).
+ */
+export function gatewayRefusal(
+  server: string,
+  tool: string,
+  error: { rpcCode: number; data?: unknown },
+): string | undefined {
+  const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as Record<
+    string,
+    unknown
+  >;
+  const call = `server "${server}" (a gateway) refused the call of its tool "${tool}"`;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  if (error.rpcCode === GATEWAY_RATE_LIMITED && data.reason === 'rate-limit') {
+    const wait = num(data.retryAfterSeconds);
+    const rate = num(data.rate);
+    const burst = num(data.burst);
+    const limit =
+      rate !== undefined && burst !== undefined
+        ? ` (${rate} call${rate === 1 ? '' : 's'} a second, bursts of ${burst})`
+        : '';
+    return `${call}: your rate limit is spent${limit}; try again${wait !== undefined ? ` in ${wait} s` : ' later'}`;
+  }
+  if (error.rpcCode !== GATEWAY_FORBIDDEN) return undefined;
+  if (data.reason === 'policy') {
+    const scopes = Array.isArray(data.scopes)
+      ? data.scopes.filter((s): s is string => typeof s === 'string')
+      : [];
+    return `${call}: its access policy does not let you call it${scopes.length > 0 ? `; signing in with the scope ${scopes.map((s) => `"${s}"`).join(' or ')} would ("mcpkit logout ${server}", then "mcpkit login ${server}")` : '; ask whoever runs the gateway for access'}`;
+  }
+  if (data.reason === 'policy-unreadable')
+    return `${call}: its access policy cannot be read, so it refuses every call until whoever runs it fixes its config`;
+  if (data.reason === 'audit-failing')
+    return `${call}: its audit log cannot be written, so it refuses every call until whoever runs it fixes that`;
+  return undefined;
+}

@@ -1,7 +1,7 @@
 import { type AuthInfo, RpcError } from '@mcpkit/jsonrpc';
 import type { HandlerContext } from '@mcpkit/server';
 import type { AccessConfig } from '../compose/config.js';
-import type { AuditRecord, AuditSink } from './audit.js';
+import type { AuditHealth, AuditRecord, AuditSink } from './audit.js';
 import { UpstreamIdentity } from './identity.js';
 import { type AccessTarget, Policy } from './policy.js';
 import { type BucketStore, MemoryBucketStore } from './rate-limit.js';
@@ -38,9 +38,13 @@ const json = (value: unknown) => {
   }
 };
 
-/** Who the rate limit counts a caller as: its subject, else its client, else its kind. */
+/**
+ * Who the rate limit counts a caller as: its subject, else its client, else its kind. The
+ * static token's subject has a bucket of its own, apart from a token's `sub` of the same name.
+ */
 function bucketKey(auth: AuthInfo | undefined): string {
-  if (auth?.subject !== undefined) return `s:${auth.subject}`;
+  if (auth?.subject !== undefined)
+    return `${auth.kind === 'static-token' ? 't' : 's'}:${auth.subject}`;
   if (auth?.clientId !== undefined) return `c:${auth.clientId}`;
   return `k:${auth?.kind ?? 'anonymous'}`;
 }
@@ -57,6 +61,7 @@ export class AccessControl {
   private rate: { rate: number; burst: number } | undefined;
   private identity: UpstreamIdentity;
   private auditArguments: boolean;
+  private auditRequired: boolean;
   private failed: string | undefined;
   private readonly audit: AuditSink | undefined;
   private readonly buckets: BucketStore;
@@ -68,6 +73,7 @@ export class AccessControl {
     this.rate = options.config?.rateLimit;
     this.identity = new UpstreamIdentity(options.config?.identity ?? {});
     this.auditArguments = options.config?.audit?.arguments === true;
+    this.auditRequired = options.config?.audit?.required === true;
   }
 
   /** A new `access` section (a reloaded config): in force for the next list and call. */
@@ -76,6 +82,7 @@ export class AccessControl {
     this.rate = config?.rateLimit;
     this.identity = new UpstreamIdentity(config?.identity ?? {});
     this.auditArguments = config?.audit?.arguments === true;
+    this.auditRequired = config?.audit?.required === true;
     this.failed = undefined;
   }
 
@@ -84,9 +91,28 @@ export class AccessControl {
     this.failed = reason;
   }
 
-  /** For `/healthz`: whether calls are served, or refused because the policy is unreadable. */
-  health(): { state: 'ok' | 'refusing'; reason?: string } {
-    return this.failed === undefined ? { state: 'ok' } : { state: 'refusing', reason: this.failed };
+  /**
+   * For `/healthz`: whether calls are served, or refused (the policy is unreadable, or the
+   * audit log required and failing); and the audit log's own state when it is failing.
+   */
+  health(): { state: 'ok' | 'refusing'; reason?: string; audit?: AuditHealth } {
+    const audit = this.audit?.health?.();
+    const failing = audit?.state === 'failing' ? { audit } : {};
+    if (this.failed !== undefined) return { state: 'refusing', reason: this.failed, ...failing };
+    if (this.auditUnwritable(audit))
+      return {
+        state: 'refusing',
+        reason: `the audit log cannot be written (${audit.code})`,
+        ...failing,
+      };
+    return { state: 'ok', ...failing };
+  }
+
+  /** Whether calls are refused for the audit log: required, and its writes failing. */
+  private auditUnwritable(
+    audit = this.audit?.health?.(),
+  ): audit is Extract<AuditHealth, { state: 'failing' }> {
+    return this.auditRequired && audit?.state === 'failing' && audit.during === 'write';
   }
 
   /** Whether the caller sees the target in its lists. */
@@ -127,6 +153,14 @@ export class AccessControl {
           { reason },
         );
       }
+      if (this.auditUnwritable()) {
+        reason = 'audit-failing';
+        throw new RpcError(
+          AccessErrorCode.Forbidden,
+          'mcpkit gateway: the audit log cannot be written, and this gateway refuses calls it cannot audit',
+          { reason },
+        );
+      }
       if (!this.policy.allows(auth, call)) {
         reason = 'policy';
         const scopes = this.policy.scopesAllowing(auth, call);
@@ -149,7 +183,7 @@ export class AccessControl {
           throw new RpcError(
             AccessErrorCode.RateLimited,
             `mcpkit gateway: too many calls; try again in ${retryAfterSeconds} s`,
-            { reason, retryAfterSeconds },
+            { reason, retryAfterSeconds, rate: this.rate.rate, burst: this.rate.burst },
           );
         }
       }

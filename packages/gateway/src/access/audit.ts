@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, writeSync } from 'node:fs';
 
 /** One line of the audit log (`access.audit`). */
 export interface AuditRecord {
@@ -22,30 +22,68 @@ export interface AuditRecord {
   arguments?: unknown;
 }
 
+/** Whether audit lines are being written: `failing` from a failed write (or reopen) until one succeeds. */
+export type AuditHealth =
+  | { state: 'ok' }
+  | {
+      state: 'failing';
+      /** The error's code (`ENOSPC`, `EACCES`, `ENOENT` …), else its name. */
+      code: string;
+      /** What failed: a write of lines (they are lost), or the reopen (the old file is kept). */
+      during: 'write' | 'reopen';
+      /** When the episode began (ISO time). */
+      since: string;
+    };
+
 /** Where audit lines go. */
 export interface AuditSink {
   write(record: AuditRecord): void;
   /** Opens the file again (after log rotation moved it); a no-op for other sinks. */
   reopen(): void;
   close(): void;
+  /** Whether lines are being written; `ok` when absent. */
+  health?(): AuditHealth;
 }
 
+export interface AuditFileOptions {
+  /**
+   * Called once per episode of failure (the first failed write or reopen after lines were
+   * written), with the error; not again until a write has succeeded.
+   */
+  onerror?: (error: NodeJS.ErrnoException, during: 'write' | 'reopen') => void;
+  /** Called when a write succeeds again after an episode of failed writes. */
+  onrecover?: () => void;
+}
+
+const codeOf = (error: unknown) =>
+  String((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.name ?? 'Error');
+
 /**
- * Appends each record as one JSON line to a file, created mode 0600 (and set to 0600 when
- * it exists). `reopen` (SIGHUP) opens the path afresh, so that a rotated file is let go.
- * Writes are synchronous: a line is in the file when the call is answered.
+ * Appends each record as one JSON line to a file, created mode 0600 (a regular file that
+ * exists is set to 0600; a device or pipe is left as it is). `reopen` (SIGHUP) opens the
+ * path afresh, so that a rotated file is let go. The lines of calls that finish together are
+ * written with one `write(2)`, before any of their answers is sent (a microtask after the
+ * first): a line is in the file when its call is answered. A failed write loses its lines,
+ * is reported once per episode (`onerror`) and shows in `health()`; the calls go on unless
+ * the access config says `audit.required`.
  */
 export class AuditFile implements AuditSink {
   private fd: number;
+  private pending: string[] = [];
+  private scheduled = false;
+  private failure: Extract<AuditHealth, { state: 'failing' }> | undefined;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly options: AuditFileOptions = {},
+  ) {
     this.fd = AuditFile.open(path);
   }
 
   private static open(path: string): number {
     const fd = openSync(path, 'a', 0o600);
     try {
-      fchmodSync(fd, 0o600);
+      if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -54,19 +92,67 @@ export class AuditFile implements AuditSink {
   }
 
   write(record: AuditRecord): void {
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    this.pending.push(`${JSON.stringify(record)}\n`);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(this.flush);
+  }
+
+  /** Writes the pending lines now (in one write). */
+  readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.pending.length === 0 || this.fd < 0) return;
+    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    this.pending = [];
+    try {
+      writeSync(this.fd, text);
+    } catch (error) {
+      this.fail(error, 'write');
+      return;
+    }
+    if (this.failure?.during === 'write') {
+      this.failure = undefined;
+      this.options.onrecover?.();
+    }
+  };
+
+  private fail(error: unknown, during: 'write' | 'reopen'): void {
+    if (this.failure !== undefined) return;
+    this.failure = {
+      state: 'failing',
+      code: codeOf(error),
+      during,
+      since: new Date().toISOString(),
+    };
+    this.options.onerror?.(error as NodeJS.ErrnoException, during);
+  }
+
+  health(): AuditHealth {
+    return this.failure ?? { state: 'ok' };
   }
 
   reopen(): void {
+    this.flush();
     // The new file first: a path that cannot be opened now keeps the old one writing.
-    const next = AuditFile.open(this.path);
+    let next: number;
+    try {
+      next = AuditFile.open(this.path);
+    } catch (error) {
+      this.fail(error, 'reopen');
+      throw error;
+    }
     const old = this.fd;
     this.fd = next;
     closeSync(old);
+    if (this.failure !== undefined) {
+      this.failure = undefined;
+      this.options.onrecover?.();
+    }
   }
 
   close(): void {
     if (this.fd < 0) return;
+    this.flush();
     closeSync(this.fd);
     this.fd = -1;
   }

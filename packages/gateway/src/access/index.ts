@@ -5,7 +5,14 @@ export {
   AccessErrorCode,
   accessErrorStatus,
 } from './access-control.js';
-export { AuditFile, type AuditRecord, type AuditSink, AuditStream } from './audit.js';
+export {
+  AuditFile,
+  type AuditFileOptions,
+  type AuditHealth,
+  type AuditRecord,
+  type AuditSink,
+  AuditStream,
+} from './audit.js';
 export { TokenExchangeError, UpstreamIdentity } from './identity.js';
 export { type AccessTarget, Policy } from './policy.js';
 export { type BucketStore, MemoryBucketStore } from './rate-limit.js';

@@ -45,6 +45,11 @@ async function readSecretFile(file: string): Promise<string> {
   }
 }
 
+/** Whether the config's `auth` section makes the gateway an OAuth resource server (not only `static`). */
+export function oauthConfigured(auth: GatewayAuthConfig | undefined): auth is GatewayAuthConfig {
+  return auth !== undefined && (auth.issuers !== undefined || auth.introspection !== undefined);
+}
+
 /**
  * The resource server's options from the gateway config's `auth` section, the introspection
  * secret read from its variable or file, and the public origin (`publicUrl`) if set.
@@ -67,7 +72,7 @@ export async function resourceServerOptionsFromConfig(
   }
   return {
     options: {
-      issuers: auth.issuers,
+      issuers: auth.issuers ?? [],
       ...(auth.audience ? { audience: auth.audience } : {}),
       ...(auth.scopes ? { scopes: auth.scopes } : {}),
       ...(auth.endpoints ? { endpointScopes: endpointScopesOf(auth) } : {}),

@@ -3,6 +3,7 @@ export { AuthorizationServerUnavailableError } from './fetch-json.js';
 export {
   AuthSecretError,
   endpointScopesOf,
+  oauthConfigured,
   resourceServerOptionsFromConfig,
 } from './from-config.js';
 export {

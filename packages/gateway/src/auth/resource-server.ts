@@ -42,6 +42,11 @@ export interface ResourceServerOptions {
   introspectionCacheMs?: number;
   /** Introspection answers kept at most. */
   introspectionCacheEntries?: number;
+  /**
+   * Verified JWTs kept at most (by a SHA-256 of the token), each until it expires or its
+   * issuer's keys are fetched again; 0 verifies every request's token afresh.
+   */
+  verifiedTokenCacheEntries?: number;
 }
 
 export const resourceServerDefaults = Object.freeze({
@@ -65,6 +70,7 @@ export const resourceServerDefaults = Object.freeze({
   jwksRefetchCooldownMs: 30_000,
   introspectionCacheMs: 60_000,
   introspectionCacheEntries: 10_000,
+  verifiedTokenCacheEntries: 10_000,
 });
 
 /** Why a token was refused: the listener answers 401 `invalid_token`. */
@@ -120,6 +126,18 @@ interface KeyCache {
   pending?: Promise<void>;
 }
 
+/** A JWT that passed verification, kept for its next requests. */
+interface VerifiedJwt {
+  resource: string;
+  info: AuthInfo;
+  /** The key set it was verified with: once its issuer's keys are fetched again, it is verified again. */
+  keys: KeyCache['keys'];
+  cache: KeyCache;
+  /** Usable from, until (ms, the clock tolerance included). */
+  from: number;
+  until: number;
+}
+
 /**
  * The gateway as an OAuth 2.1 resource server: verifies a bearer token for one endpoint (a
  * JWT against its issuer's published keys, anything else by introspection) and says what
@@ -137,6 +155,7 @@ export class ResourceServer {
     { until: number; claims?: Record<string, unknown>; refused?: string }
   >();
   private readonly introspecting = new Map<string, Promise<Record<string, unknown>>>();
+  private readonly verifiedJwts = new Map<string, VerifiedJwt>();
   /** Requests to authorization servers, for tests and stats. */
   readonly fetches = { metadata: 0, jwks: 0, introspection: 0 };
 
@@ -202,7 +221,54 @@ export class ResourceServer {
     return this.options.audience ? [...this.options.audience] : [resource];
   }
 
+  /**
+   * A JWT verified before for the same resource, with the same keys of its issuer, not
+   * expired (a client sends one token with each of its requests: its signature is checked
+   * once). Keys older than `jwksMaxAgeMs` are fetched again first, as for a new token.
+   */
   private async verifyJwt(token: string, resource: string): Promise<AuthInfo> {
+    const max =
+      this.options.verifiedTokenCacheEntries ?? resourceServerDefaults.verifiedTokenCacheEntries;
+    if (max <= 0) return (await this.verifyJwtNow(token, resource)).info;
+    const key = createHash('sha256').update(token).digest('base64url');
+    const hit = this.verifiedJwts.get(key);
+    const now = Date.now();
+    if (
+      hit !== undefined &&
+      hit.resource === resource &&
+      hit.keys === hit.cache.keys &&
+      now - hit.cache.fetchedAt <
+        (this.options.jwksMaxAgeMs ?? resourceServerDefaults.jwksMaxAgeMs) &&
+      now >= hit.from &&
+      now < hit.until
+    )
+      return hit.info;
+    if (hit !== undefined) this.verifiedJwts.delete(key);
+    const { info, cache } = await this.verifyJwtNow(token, resource);
+    const tolerance =
+      (this.options.clockToleranceSec ?? resourceServerDefaults.clockToleranceSec) * 1000;
+    const nbf = info.claims.nbf;
+    while (this.verifiedJwts.size >= max) {
+      const oldest = this.verifiedJwts.keys().next().value;
+      if (oldest === undefined) break;
+      this.verifiedJwts.delete(oldest);
+    }
+    this.verifiedJwts.set(key, {
+      resource,
+      info,
+      keys: cache.keys,
+      cache,
+      from: typeof nbf === 'number' ? nbf * 1000 - tolerance : 0,
+      // `exp` is required: verification refuses a token without it.
+      until: (info.expiresAt ?? 0) * 1000 + tolerance,
+    });
+    return info;
+  }
+
+  private async verifyJwtNow(
+    token: string,
+    resource: string,
+  ): Promise<{ info: AuthInfo; cache: KeyCache }> {
     let header: ReturnType<typeof decodeProtectedHeader>;
     let unverified: JWTPayload;
     try {
@@ -252,7 +318,7 @@ export class ResourceServer {
     // A sender-constrained token (DPoP, mTLS) presented as a plain bearer token.
     if (payload.cnf !== undefined)
       throw new InvalidTokenError('the token is sender-constrained (cnf), not a bearer token');
-    return authInfoOf('jwt', payload as Record<string, unknown>, token);
+    return { info: authInfoOf('jwt', payload as Record<string, unknown>, token), cache };
   }
 
   /** The keys of `issuer`, fetched (metadata, then JWKS) when missing or old. */

@@ -127,8 +127,22 @@ const authSchema = z
     issuers: z
       .array(z.url({ protocol: /^https?$/ }))
       .min(1)
+      .optional()
       .describe(
-        'The authorization servers whose access tokens are accepted (issuer identifiers; their keys are found through RFC 8414 / OpenID discovery).',
+        'The authorization servers whose access tokens are accepted (issuer identifiers; their keys are found through RFC 8414 / OpenID discovery). With `introspection`, the gateway is an OAuth resource server; without either, only `static` applies.',
+      ),
+    static: z
+      .strictObject({
+        subject: z
+          .string()
+          .regex(/^[\x21-\x7e]{1,128}$/)
+          .describe(
+            'The subject the static bearer token’s holder has: named in audit lines, matched by `access.rules[].subject`, its own rate-limit bucket (`static-token` by default). Choose one your authorization server never issues as a `sub`.',
+          ),
+      })
+      .optional()
+      .describe(
+        'The static bearer token of `mcpkit serve --http` (--token, --token-file, MCPKIT_SERVE_TOKEN).',
       ),
     audience: z
       .array(z.string().min(1))
@@ -257,6 +271,12 @@ const accessSchema = z
         file: z.string().min(1).optional().describe('Append one JSON line per call (mode 0600).'),
         stdout: z.boolean().optional().describe('Write the lines to stdout (HTTP only).'),
         arguments: z.boolean().optional().describe('Include each call’s arguments.'),
+        required: z
+          .boolean()
+          .optional()
+          .describe(
+            'Fail closed: while the audit file cannot be written (disk full, folder gone), every call is refused (-32040, reason `audit-failing`). By default calls go on, and the failure is reported on stderr once and shown in /healthz.',
+          ),
       })
       .optional()
       .describe('The audit log: one JSON line per forwarded call.'),
@@ -513,6 +533,10 @@ function checkRules(
   for (const name of Object.keys(auth?.endpoints ?? {}))
     if (!Object.hasOwn(endpoints, name))
       report(['auth', 'endpoints', name], `no endpoint named "${name}"`);
+  if (auth !== undefined && auth.issuers === undefined && auth.introspection === undefined)
+    for (const key of ['audience', 'publicUrl', 'scopes', 'endpoints'] as const)
+      if (auth[key] !== undefined)
+        report(['auth', key], `"${key}" needs "issuers" or "introspection" (OAuth access tokens)`);
   const introspection = auth?.introspection;
   if (
     introspection &&

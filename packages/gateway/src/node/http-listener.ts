@@ -34,6 +34,11 @@ export interface HttpListenerOptions {
    */
   token?: string | undefined;
   /**
+   * Who the static token's holder is (`ctx.authInfo.subject`: audit lines, policy rules, its
+   * own rate-limit bucket); `httpListenerDefaults.tokenSubject` by default.
+   */
+  tokenSubject?: string;
+  /**
    * OAuth 2.1 resource server (the MCP authorization spec): access tokens from these
    * authorization servers, each endpoint its own resource, with Protected Resource Metadata
    * at `/.well-known/oauth-protected-resource/mcp[/<name>]`. With `token` too, either is let in.
@@ -85,6 +90,7 @@ export const httpListenerDefaults = {
   requestTimeoutMs: listenDefaults.requestTimeoutMs,
   maxConnections: listenDefaults.maxConnections,
   maxConnectionsPerAddress: listenDefaults.maxConnectionsPerAddress,
+  tokenSubject: 'static-token',
 } as const;
 
 export interface HttpListener {
@@ -221,13 +227,13 @@ export async function listenHttp(
       throw new TypeError(
         `listenHttp: allowedOrigins: ${JSON.stringify(origin)} is not an http(s) origin`,
       );
-  // One identity for every holder of the static token.
+  // One identity for every holder of the static token, with the subject it was given.
   const staticTokenInfo: AuthInfo | undefined =
     token === undefined
       ? undefined
       : Object.freeze({
           kind: 'static-token',
-          subject: undefined,
+          subject: options.tokenSubject ?? httpListenerDefaults.tokenSubject,
           clientId: undefined,
           scopes: Object.freeze([]),
           expiresAt: undefined,

@@ -3,6 +3,7 @@ export {
   AuthSecretError,
   endpointScopesOf,
   InvalidTokenError,
+  oauthConfigured,
   ResourceServer,
   type ResourceServerOptions,
   resourceServerDefaults,

@@ -1,5 +1,5 @@
 import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
-import type { ResolvedTool, ToolDefinition, ToolHandler } from '@mcpkit/server';
+import type { HandlerContext, ResolvedTool, ToolDefinition, ToolHandler } from '@mcpkit/server';
 import { ToolIndex } from './tool-index.js';
 
 /**
@@ -50,6 +50,8 @@ export class ToolSearch {
   constructor(
     options: ToolSearchOptions,
     private readonly describe: () => string,
+    /** Whether this caller may see a served tool (the access policy); every tool when absent. */
+    private readonly allowed?: (name: string, ctx: HandlerContext) => boolean,
   ) {
     this.searchName = options.searchToolName ?? 'search_tools';
     this.callName = options.callToolName ?? 'call_tool';
@@ -131,7 +133,7 @@ export class ToolSearch {
     };
   }
 
-  private readonly runSearch: ToolHandler = (args) => {
+  private readonly runSearch: ToolHandler = (args, ctx) => {
     const { query, limit } = args;
     if (typeof query !== 'string')
       throw new RpcError(
@@ -144,7 +146,16 @@ export class ToolSearch {
         `${this.searchName}: "limit" must be a whole number from 1`,
       );
     const count = Math.min(limit ?? this.defaultLimit, this.maxLimit);
-    const found = this.index.search(query.slice(0, MAX_QUERY_CHARS), count).map(({ name }) => {
+    const text = query.slice(0, MAX_QUERY_CHARS);
+    const allowed = this.allowed;
+    // A tool this caller may not list is not found either: the best `count` of those it may.
+    const hits = allowed
+      ? this.index
+          .search(text, this.catalog.size)
+          .filter(({ name }) => allowed(name, ctx))
+          .slice(0, count)
+      : this.index.search(text, count);
+    const found = hits.map(({ name }) => {
       const { definition } = this.catalog.get(name)!;
       return {
         name,

@@ -66,11 +66,6 @@ async function runOnce(mcp, call, { toolsets, signal } = {}) {
     offered,
     sent: toolResultsIn(model.doGenerateCalls.at(-1)).map((r) => r.output),
     results: result.toolResults.map((r) => r.payload.result),
-    errors: result.steps.flatMap((s) =>
-      (s.content ?? []).filter((p) => p.type === 'tool-error').map((p) => p.error),
-    ),
-    raw: result.steps.map((s) => (s.content ?? []).map((p) => [p.type, p.error?.constructor?.name, Object.keys(p)])),
-    t: performance.now(),
     text: result.text,
   };
 }
@@ -126,11 +121,17 @@ try {
   out.view = { sent: view.sent, result: view.results[0] };
 
   const fail = await runOnce(mcp, { name: 'fixture_fail', args: {} });
+  // Mastra turns what a tool throws into the model's error-text; the thrown error itself:
+  const thrown = await tools.fixture_fail.execute({}, {}).catch((e) => e);
   out.fail = {
     sent: fail.sent,
-    isMcpToolError: fail.errors.some((e) => e instanceof McpToolError),
-    code: fail.errors[0]?.code,
-    raw: fail.raw,
+    thrown: {
+      isMcpToolError: thrown instanceof McpToolError,
+      code: thrown?.code,
+      server: thrown?.server,
+      tool: thrown?.tool,
+      isError: thrown?.result?.isError,
+    },
   };
   const returned = await runOnce(new MastraMcpClient(manager, { onToolError: 'return' }), {
     name: 'fixture_fail',
@@ -163,7 +164,7 @@ try {
   await started;
   controller.abort(new Error('stop'));
   out.abort = await waiting.then(
-    (r) => ({ settled: 'resolved', sent: r.sent, errors: r.errors.map(String) }),
+    (r) => ({ settled: 'resolved', results: r.results }),
     (e) => ({ settled: 'rejected', error: String(e) }),
   );
   await cancelled;

@@ -94,7 +94,10 @@ const { servers } = resolveConfig({
     },
   ],
 });
-const manager = new McpManager({ servers, clientInfo: { name: 'mcpkit-mastra-test', version: '0' } });
+const manager = new McpManager({
+  servers,
+  clientInfo: { name: 'mcpkit-mastra-test', version: '0' },
+});
 const mcp = new MastraMcpClient(manager);
 const out = { node: process.version };
 try {
@@ -109,7 +112,12 @@ try {
   out.viewTool = { mcp: tools.fixture_view.mcp, mcpMetadata: tools.fixture_view.mcpMetadata };
 
   const echo = await runOnce(mcp, { name: 'everything_echo', args: { message: 'hi' } });
-  out.echo = { offered: echo.offered[0], sent: echo.sent, result: echo.results[0], text: echo.text };
+  out.echo = {
+    offered: echo.offered[0],
+    sent: echo.sent,
+    result: echo.results[0],
+    text: echo.text,
+  };
 
   const structured = await runOnce(mcp, {
     name: 'everything_get-structured-content',
@@ -175,7 +183,11 @@ try {
   const before = Object.keys((await mcp.listToolsets()).fixture).sort();
   await runOnce(mcp, { name: 'add_tool', args: {} }, { toolsets: await mcp.listToolsets() });
   await changed;
-  const late = await runOnce(mcp, { name: 'late', args: {} }, { toolsets: await mcp.listToolsets() });
+  const late = await runOnce(
+    mcp,
+    { name: 'late', args: {} },
+    { toolsets: await mcp.listToolsets() },
+  );
   out.listChanged = { before, offered: late.offered[0], sent: late.sent };
 } finally {
   await mcp.disconnect();

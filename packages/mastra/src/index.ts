@@ -86,8 +86,8 @@ export class MastraMcpClient {
   ): Promise<Record<string, Record<string, McpMastraTool>>> {
     const out: Record<string, Record<string, McpMastraTool>> = {};
     for (const hostTool of await this.#hostTools(options)) {
-      const set = (out[hostTool.server] ??= {});
-      set[hostTool.tool] = this.#toMastraTool(hostTool, hostTool.tool);
+      out[hostTool.server] ??= {};
+      out[hostTool.server]![hostTool.tool] = this.#toMastraTool(hostTool, hostTool.tool);
     }
     return out;
   }

@@ -8,16 +8,9 @@ import { resolveConfig } from '@mcpkit/config';
 import { McpManager } from '@mcpkit/manager';
 import { MastraMcpClient, McpToolError } from '@mcpkit/mastra';
 import { MockLanguageModelV3 } from 'ai/test';
+import { toolResultsIn, usage } from '../support/language-model-prompt.mjs';
 
 const [everythingEntry, fixtureEntry] = process.argv.slice(2);
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-const toolResultsIn = (options) =>
-  options.prompt.flatMap((m) =>
-    m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : [],
-  );
 
 /**
  * Step 1 calls the tool (when one is given); the next step answers with the outputs of the

@@ -35,6 +35,7 @@ const allowed = {
   // Framework adapters: the manager (and its types) below them, nothing upward.
   'openai-agents': ['manager', 'jsonrpc'],
   langchain: ['manager', 'jsonrpc'],
+  mastra: ['manager', 'jsonrpc'],
 };
 
 const packageRules = Object.entries(allowed).map(([pkg, deps]) => ({

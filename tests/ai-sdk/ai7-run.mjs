@@ -8,16 +8,9 @@ import { resolveConfig } from '@mcpkit/config';
 import { McpManager } from '@mcpkit/manager';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { toolResultsIn, usage } from '../support/language-model-prompt.mjs';
 
 const everythingEntry = process.argv[2];
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-const toolResultsIn = (options) =>
-  options.prompt.flatMap((m) =>
-    m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : [],
-  );
 
 /** Step 1 calls the tool; step 2 answers with the tool results it was sent. */
 function scriptedModel(toolName, input) {

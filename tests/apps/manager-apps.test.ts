@@ -123,6 +123,33 @@ describe('MCP Apps: the App-facing call path', () => {
   });
 });
 
+describe('MCP Apps: through a scope() view', () => {
+  it('callToolFromApp and readUiResource work for its servers, with the same gate and cache', async () => {
+    const scope = manager.scope({ servers: ['basic', 'monitor'] });
+    const result = await scope.callToolFromApp('monitor', 'poll-system-stats', {});
+    expect(result.isError).toBe(false);
+    // Another server of the view: refused, naming it.
+    expect(await refusal(scope.callToolFromApp('basic', 'poll-system-stats', {}))).toMatchObject({
+      reason: 'other-server',
+      targetServer: 'monitor',
+    });
+    // A server outside the view is never named: its tool is unknown here.
+    const outside = await refusal(scope.callToolFromApp('basic', 'mcp__pdf__list_pdfs', {}));
+    expect(outside).toBeInstanceOf(AppToolRefusedError);
+    expect(outside).toMatchObject({ reason: 'unknown-tool', targetServer: undefined });
+    expect(String(outside)).not.toContain('pdf"');
+    expect(await refusal(scope.callToolFromApp('pdf', 'list_pdfs', {}))).toMatchObject({
+      name: 'UnknownServerError',
+    });
+    const view = await scope.readUiResource('basic', 'ui://get-time/mcp-app.html');
+    expect(view).toBe(await manager.readUiResource('basic', 'ui://get-time/mcp-app.html'));
+    expect(await refusal(scope.readUiResource('pdf', 'ui://pdf/mcp-app.html'))).toMatchObject({
+      name: 'UnknownServerError',
+    });
+    await scope.close();
+  });
+});
+
 describe('MCP Apps: views and results', () => {
   it('readUiResource gives the HTML and caches it per connection; fresh reads again', async () => {
     const view = await manager.readUiResource('basic', 'ui://get-time/mcp-app.html');

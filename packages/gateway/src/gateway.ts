@@ -40,6 +40,15 @@ import {
 import type { SoleClient } from './sole-client.js';
 import { TaskRoutes } from './task-routes.js';
 
+/**
+ * MCP Apps: a tool an App view may call (`_meta.ui.visibility` absent, the extension's
+ * default `["model", "app"]`, or naming `"app"`). A model-only tool keeps its served name only.
+ */
+function visibleToApp(meta: Record<string, unknown> | undefined): boolean {
+  const visibility = (meta?.ui as { visibility?: unknown } | undefined)?.visibility;
+  return !Array.isArray(visibility) || visibility.includes('app');
+}
+
 export interface GatewayOptions {
   manager: McpManager;
   /** The backends served, in order. */
@@ -519,7 +528,12 @@ export class Gateway {
       );
       wantTools.set(name, tool);
       served.set(name, tool);
-      if (tool.original !== undefined && tool.original !== name)
+      // By a backend's own name only what an App view may call (visibility has "app").
+      if (
+        tool.original !== undefined &&
+        tool.original !== name &&
+        visibleToApp(tool.definition._meta)
+      )
         byOriginal.set(tool.original, [...(byOriginal.get(tool.original) ?? []), tool]);
     }
     this.served = served;
@@ -650,8 +664,9 @@ export class Gateway {
   /**
    * A `tools/call` for a name not listed. In search mode, a served tool's name (an App view
    * or a client that knows it calls it directly). Then a backend's own name, as an MCP Apps
-   * view calls the tools of its server: the served tool when exactly one backend offers that
-   * name; refused, naming every candidate, when several do.
+   * view calls the tools of its server (only tools whose visibility has "app"): the served
+   * tool when exactly one backend offers that name; refused, naming every candidate, when
+   * several do.
    */
   private resolveTool(name: string): ResolvedTool | undefined {
     const served = this.search ? this.served.get(name) : undefined;

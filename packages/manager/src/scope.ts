@@ -1,9 +1,11 @@
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
 import type { ReadResourceResult } from '@mcpkit/protocol';
+import type { UiResource } from './apps.js';
 import type { HostCommand } from './commands.js';
-import { UnknownServerError } from './errors.js';
-import type { HostTool } from './host-tool.js';
+import { AppToolRefusedError, UnknownServerError } from './errors.js';
+import type { HostTool, HostToolCallOptions } from './host-tool.js';
 import type { McpManager } from './mcp-manager.js';
+import type { HostToolResult } from './normalize-result.js';
 import type { ManagerView } from './options.js';
 import type { HostResource, HostResourceTemplate } from './resources.js';
 import type { ManagerSnapshot } from './state.js';
@@ -132,6 +134,39 @@ export class ManagerScope implements ManagerView {
     options?: { signal?: AbortSignal; timeoutMs?: number },
   ): Promise<ReadResourceResult> {
     return this.owner(server).readResource(server, uri, options);
+  }
+
+  /**
+   * MCP Apps: a tool call from a view of `server`, with the manager's gate (only `server`'s
+   * own tools whose visibility has "app"). A server outside this view is unknown here, and a
+   * refusal never names a server outside it.
+   */
+  async callToolFromApp(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: HostToolCallOptions,
+  ): Promise<HostToolResult> {
+    try {
+      return await this.owner(server).callToolFromApp(server, tool, args, options);
+    } catch (error) {
+      if (
+        error instanceof AppToolRefusedError &&
+        error.targetServer !== undefined &&
+        !this.inView(error.targetServer)
+      )
+        throw new AppToolRefusedError(server, tool, 'unknown-tool');
+      throw error;
+    }
+  }
+
+  /** MCP Apps: a view of a server in this scope (`McpManager.readUiResource`, same cache). */
+  async readUiResource(
+    server: string,
+    uri: string,
+    options?: { signal?: AbortSignal; timeoutMs?: number; fresh?: boolean },
+  ): Promise<UiResource> {
+    return this.owner(server).readUiResource(server, uri, options);
   }
 
   /** Closes the view's own servers; the parent's stay connected. */

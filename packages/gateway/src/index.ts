@@ -39,6 +39,7 @@ export {
   type ParseGatewayConfigOptions,
   parseGatewayConfig,
   type ServerComposition,
+  type StoreConfig,
   type ToolComposition,
   type ToolPattern,
 } from './compose/config.js';

@@ -272,8 +272,9 @@ const storeSchema = z
     redis: z
       .string()
       .regex(/^(?:rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:/// URL')
+      .optional()
       .describe(
-        'The Redis every replica shares: `redis://[:password@]host:port/db`, `rediss://…` (TLS) or `unix:///path/to/redis.sock`. Needs the @mcpkit/gateway-redis package.',
+        'The Redis every replica shares: `redis://[:password@]host:port/db`, `rediss://…` (TLS) or `unix:///path/to/redis.sock` (`--redis` and MCPKIT_REDIS_URL come first). Needs the @mcpkit/gateway-redis package.',
       ),
     prefix: z
       .string()

@@ -17,9 +17,10 @@ import {
 } from '../support/scaleout.js';
 
 /**
- * Three `mcpkit serve --http … --redis unix:///…` child processes (the built CLI) behind a
- * real HAProxy (round-robin, no stickiness) and a real redis-server; one of them is killed
- * with SIGKILL while a call runs on it.
+ * Four `mcpkit serve --http … --redis unix:///…` child processes (the built CLI) behind a
+ * real HAProxy (round-robin, no stickiness) and a real redis-server; bounded load runs
+ * through 1 and 3 of them; then replicas are killed with SIGKILL, one per test, while calls
+ * run on them.
  */
 const probe = fileURLToPath(new URL('./replica-probe-server.mjs', import.meta.url));
 const TOKEN = 'replicas-shared-token-0123456789abcdef';
@@ -27,6 +28,9 @@ const HEARTBEAT_MS = 600;
 
 let redis: RedisServer;
 let haproxy: Haproxy;
+/** HAProxy over the first replica alone, and over the first three (the load runs). */
+let haproxy1: Haproxy;
+let haproxy3: Haproxy;
 let admin: Redis;
 let dir: string;
 const replicas: CliReplica[] = [];
@@ -38,10 +42,10 @@ const auth = { Authorization: `Bearer ${TOKEN}` };
 const text = (result: unknown) =>
   ((result as { content: Array<{ text?: string }> }).content[0]?.text ?? '') as string;
 
-async function sdkClient(name: string): Promise<ClientV1> {
+async function sdkClient(name: string, front: Haproxy = haproxy): Promise<ClientV1> {
   const client = new ClientV1({ name, version: '1.0.0' });
   await client.connect(
-    new HttpV1(haproxy.url, {
+    new HttpV1(front.url, {
       requestInit: { headers: auth },
       reconnectionOptions: {
         initialReconnectionDelay: 100,
@@ -77,7 +81,7 @@ beforeAll(async () => {
   writeFileSync(gatewayConfig, JSON.stringify({ store: { heartbeatMs: HEARTBEAT_MS } }));
   // The gateway config's store.redis is overridden by --redis (the test gives both).
   const started = await Promise.all(
-    [0, 1, 2].map((i) => {
+    [0, 1, 2, 3].map((i) => {
       const home = path.join(dir, `home-${i}`);
       return startCliReplica({
         id: `cli-replica-${i}`,
@@ -97,11 +101,15 @@ beforeAll(async () => {
     await direct.close();
   }
   haproxy = await startHaproxy(replicas.map((r) => r.url));
+  haproxy1 = await startHaproxy([replicas[0]!.url]);
+  haproxy3 = await startHaproxy(replicas.slice(0, 3).map((r) => r.url));
 }, 60_000);
 
 afterAll(async () => {
   for (const c of opened.splice(0)) await c.close().catch(() => {});
   await haproxy?.close();
+  await haproxy1?.close();
+  await haproxy3?.close();
   // Every replica's group, then every backend's (a backend has a process group of its own).
   for (const r of replicas) await r.killGroup();
   for (const pid of backendPid.values()) {
@@ -116,7 +124,73 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+interface LoadRun {
+  calls: number;
+  errors: string[];
+  callsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** `clients` SDK v1 clients × `calls` calls each through `front`; `halfway` runs once half are done. */
+async function loadRun(
+  front: Haproxy,
+  clients: number,
+  calls: number,
+  halfway?: () => Promise<void>,
+): Promise<LoadRun> {
+  const opened = await Promise.all(
+    Array.from({ length: clients }, (_, i) => sdkClient(`load-${i}`, front)),
+  );
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  let done = 0;
+  let half: Promise<void> | undefined;
+  const started = performance.now();
+  await Promise.all(
+    opened.map(async (client) => {
+      for (let i = 0; i < calls; i++) {
+        const t = performance.now();
+        try {
+          await client.callTool({ name: 'probe__whoami' });
+        } catch (error) {
+          const cause = (error as { cause?: { message?: string } }).cause?.message;
+          errors.push(`${(error as Error).message}${cause ? ` (${cause})` : ''}`);
+        }
+        latencies.push(performance.now() - t);
+        if (++done === Math.floor((clients * calls) / 2) && halfway) half = halfway();
+      }
+    }),
+  );
+  await half;
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return {
+    calls: latencies.length,
+    errors,
+    callsPerSecond: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+  };
+}
+
+const shownRun = (what: string, r: LoadRun) =>
+  `${what}: ${r.calls} calls, ${r.callsPerSecond.toFixed(0)} calls/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.errors.length} errors`;
+
 describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL', () => {
+  it('bounded load runs, 4 SDK v1 clients × 10 calls: through 1 replica and through 3, no errors', async () => {
+    const one = await loadRun(haproxy1, 4, 10);
+    const three = await loadRun(haproxy3, 4, 10);
+    console.log(shownRun('load, 1 replica', one));
+    console.log(shownRun('load, 3 replicas', three));
+    expect(one.errors).toEqual([]);
+    expect(three.errors).toEqual([]);
+    expect(one.calls).toBe(40);
+    expect(three.calls).toBe(40);
+  });
+
   it('says where it shares sessions, and /readyz reports the store', async () => {
     for (const r of replicas) {
       expect(r.stderr()).toContain(`replica ${r.id}, sessions shared in unix://${redis.socket}`);
@@ -208,6 +282,24 @@ describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL'
     const alive = replicas.filter((r) => r !== owner).map((r) => String(backendPid.get(r.id)));
     for (let i = 0; i < 4; i++)
       expect(alive).toContain(text(await client.callTool({ name: 'probe__whoami' })));
+  });
+
+  it('a load run with a replica SIGKILLed halfway: only its calls in flight fail, each naming it or losing its connection', async () => {
+    const victim = replicas.find((r) => r.child.exitCode === null && !r.child.signalCode)!;
+    const run = await loadRun(haproxy, 4, 10, () => victim.kill());
+    console.log(shownRun(`load, 4 replicas, ${victim.id} SIGKILLed halfway`, run));
+    expect(run.calls).toBe(40);
+    expect(victim.child.signalCode).toBe('SIGKILL');
+    console.log(run.errors);
+    // Only calls in flight on the dead replica fail: at most one per client. One whose
+    // stream had begun is failed by another replica, naming the dead one; one whose POST
+    // the dead replica held before any event loses its connection (the client's fetch
+    // fails): no replica can tell which call that was, and it is not retried (not idempotent).
+    expect(run.errors.length).toBeLessThanOrEqual(4);
+    for (const message of run.errors)
+      expect(message).toMatch(
+        new RegExp(`\\(${victim.id}\\) stopped before it answered|^fetch failed`),
+      );
   });
 
   it('SIGKILL mid-call: the SDK v1 call fails with an error naming the dead replica, the session continues, nothing is left running', async () => {

@@ -5,7 +5,7 @@ import { RedisSessionStore } from '@mcpkit/gateway-redis';
 import { listenStreamableHttp, McpServer } from '@mcpkit/server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedis } from '../support/scaleout.js';
+import { dropAfterFirstEventId, type RedisServer, startRedis } from '../support/scaleout.js';
 
 /**
  * Two replicas of one Streamable HTTP endpoint (`@mcpkit/server` handlers in this process,
@@ -124,18 +124,8 @@ describe('a Redis event log trimmed under a resumption', () => {
         params: { name: 'burst', arguments: { go, end } },
       }),
     });
-    const reader = res.body!.getReader();
-    let seen = '';
-    let priming: string | undefined;
-    while (priming === undefined) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`no priming event: ${seen}`);
-      seen += Buffer.from(value).toString();
-      priming = /^id: (\S+)$/m.exec(seen)?.[1];
-    }
     // The client has the priming event only; the stream drops before any message.
-    abort.abort();
-    await reader.cancel().catch(() => {});
+    const priming = await dropAfterFirstEventId(res, abort);
     writeFileSync(go, '');
     const [streamId] = priming.split('_');
     const log = `mcpkit:e:${headers['mcp-session-id']}:${streamId}`;

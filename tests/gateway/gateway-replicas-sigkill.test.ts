@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CliReplica,
+  dropAfterFirstEventId,
   type Haproxy,
   processAlive,
   type RedisServer,
@@ -249,17 +250,7 @@ describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL'
         params: { name: 'probe__wait_for_file', arguments: { path: file } },
       }),
     });
-    const reader = res.body!.getReader();
-    let seenText = '';
-    let eventId: string | undefined;
-    while (eventId === undefined) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the stream ended before its priming event: ${seenText}`);
-      seenText += Buffer.from(value).toString();
-      eventId = /^id: (\S+)$/m.exec(seenText)?.[1];
-    }
-    abort.abort();
-    await reader.cancel().catch(() => {});
+    const eventId = await dropAfterFirstEventId(res, abort);
     const owner = await ownerOf(sessionId, 9);
     expect(owner).toBeDefined();
     writeFileSync(file, '');

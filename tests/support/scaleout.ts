@@ -240,3 +240,25 @@ export function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Reads an SSE answer up to its first event id (the priming event), then drops the
+ * connection with `abort`: a stream broken as a network would break it.
+ */
+export async function dropAfterFirstEventId(
+  res: Response,
+  abort: AbortController,
+): Promise<string> {
+  const reader = res.body!.getReader();
+  let seen = '';
+  let eventId: string | undefined;
+  while (eventId === undefined) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended before its priming event: ${seen}`);
+    seen += Buffer.from(value).toString();
+    eventId = /^id: (\S+)$/m.exec(seen)?.[1];
+  }
+  abort.abort();
+  await reader.cancel().catch(() => {});
+  return eventId;
+}

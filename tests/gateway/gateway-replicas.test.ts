@@ -12,7 +12,13 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Haproxy, type RedisServer, startHaproxy, startRedis } from '../support/scaleout.js';
+import {
+  dropAfterFirstEventId,
+  type Haproxy,
+  type RedisServer,
+  startHaproxy,
+  startRedis,
+} from '../support/scaleout.js';
 import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
@@ -156,18 +162,7 @@ async function startCallAndDrop(url: URL, sessionId: string, file: string): Prom
   });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('text/event-stream');
-  const reader = res.body!.getReader();
-  let seen = '';
-  let eventId: string | undefined;
-  while (eventId === undefined) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the stream ended before its priming event: ${seen}`);
-    seen += Buffer.from(value).toString();
-    eventId = /^id: (\S+)$/m.exec(seen)?.[1];
-  }
-  abort.abort();
-  await reader.cancel().catch(() => {});
-  return eventId;
+  return dropAfterFirstEventId(res, abort);
 }
 
 async function resume(url: URL, sessionId: string, lastEventId: string): Promise<string> {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 // The project's own installers: Debian's redis-server and haproxy, installed when missing.
 import { ensureHaproxy } from '../../scripts/ensure-haproxy.mjs';
 import { ensureRedis } from '../../scripts/ensure-redis.mjs';
@@ -139,4 +140,125 @@ export async function startHaproxy(backends: readonly URL[], urlPath = '/mcp'): 
       };
     if (attempt >= 3) throw new Error(`haproxy did not start:\n${output}`);
   }
+}
+
+/** The built CLI (`pnpm turbo run build` first). */
+const cliBin = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
+
+export interface CliReplica {
+  readonly id: string;
+  readonly url: URL;
+  readonly child: ChildProcess;
+  stderr(): string;
+  /** SIGKILL to this replica's process (not its backends: a crash leaves them to end). */
+  kill(): Promise<void>;
+  /** SIGKILL to its whole process group (afterAll: nothing of it is left behind). */
+  killGroup(): Promise<void>;
+}
+
+export interface CliReplicaOptions {
+  id: string;
+  /** `mcpServers` of the CLI's config. */
+  servers: Record<string, unknown>;
+  redisUrl: string;
+  tokenFile: string;
+  /** A gateway config (`store.heartbeatMs`, …), when given. */
+  gatewayConfig?: string;
+  home: string;
+}
+
+/**
+ * `mcpkit serve --http 127.0.0.1:0 --redis <url> --replica-id <id>` as a child process in
+ * a process group of its own; resolves once it says where it listens.
+ */
+export async function startCliReplica(options: CliReplicaOptions): Promise<CliReplica> {
+  const args = [
+    cliBin,
+    'serve',
+    '-c',
+    JSON.stringify({ mcpServers: options.servers }),
+    '--strict-config',
+    '--http',
+    '127.0.0.1:0',
+    '--token-file',
+    options.tokenFile,
+    '--redis',
+    options.redisUrl,
+    '--replica-id',
+    options.id,
+    ...(options.gatewayConfig ? ['--gateway-config', options.gatewayConfig] : []),
+  ];
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: options.home,
+      XDG_DATA_HOME: path.join(options.home, 'data'),
+      XDG_STATE_HOME: path.join(options.home, 'state'),
+    },
+  });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (\S+)/.exec(stderr);
+      if (match) resolve(new URL(match[1]!));
+    });
+    child.once('exit', (code, signal) =>
+      reject(new Error(`mcpkit serve exited (${code ?? signal}) before listening:\n${stderr}`)),
+    );
+  });
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  return {
+    id: options.id,
+    url,
+    child,
+    stderr: () => stderr,
+    kill: async () => {
+      if (!gone()) child.kill('SIGKILL');
+      await exited;
+    },
+    killGroup: async () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+      await exited;
+    },
+  };
+}
+
+/** Whether a process is still there (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads an SSE answer up to its first event id (the priming event), then drops the
+ * connection with `abort`: a stream broken as a network would break it.
+ */
+export async function dropAfterFirstEventId(
+  res: Response,
+  abort: AbortController,
+): Promise<string> {
+  const reader = res.body!.getReader();
+  let seen = '';
+  let eventId: string | undefined;
+  while (eventId === undefined) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended before its priming event: ${seen}`);
+    seen += Buffer.from(value).toString();
+    eventId = /^id: (\S+)$/m.exec(seen)?.[1];
+  }
+  abort.abort();
+  await reader.cancel().catch(() => {});
+  return eventId;
 }

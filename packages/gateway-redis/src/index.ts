@@ -1,3 +1,4 @@
+import { McpkitError } from '@mcpkit/jsonrpc';
 import type {
   SessionBusMessage,
   SessionRecord,
@@ -8,7 +9,10 @@ import type {
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisSessionStoreOptions {
-  /** `redis://host:port/db` (or `rediss://` for TLS); the default is Redis's on 127.0.0.1. */
+  /**
+   * `redis://[:password@]host:port/db` (or `rediss://` for TLS), or `unix:///path/to/redis.sock`;
+   * the default is Redis's on 127.0.0.1.
+   */
   url?: string;
   /** More ioredis options (password, TLS, timeouts). */
   redis?: RedisOptions;
@@ -23,6 +27,50 @@ export const redisSessionStoreDefaults = {
   prefix: 'mcpkit:',
   commandTimeoutMs: 2000,
 } as const;
+
+/**
+ * A store URL that ioredis would misread, refused before any connection: ioredis takes
+ * `redis:` and `rediss:` URLs; `unix:` ones (a socket path, `?db=` optional) become `path`.
+ */
+export class RedisUrlError extends McpkitError {
+  static readonly brand: string = '@mcpkit/gateway-redis.RedisUrlError';
+  override readonly name: string = 'RedisUrlError';
+  /** The URL given, its password replaced by `***`. */
+  readonly url: string;
+  constructor(url: string) {
+    const shown = redactUrl(url);
+    super(
+      'MCPKIT_REDIS_URL_INVALID',
+      `not a Redis URL: ${JSON.stringify(shown)} (redis://host:port/db, rediss://…, or unix:///path/to/redis.sock)`,
+    );
+    this.url = shown;
+  }
+}
+
+/** A URL as it may be shown: its password replaced by `***`. */
+export function redactUrl(url: string): string {
+  if (!URL.canParse(url)) return url.replace(/:[^:@/]*@/, ':***@');
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.href;
+}
+
+/** What ioredis connects with for `url`: a URL it reads, or a unix socket's options. */
+export function redisConnection(url: string): { url?: string; options: RedisOptions } {
+  const u = URL.canParse(url) ? new URL(url) : undefined;
+  if (u?.protocol === 'redis:' || u?.protocol === 'rediss:') return { url, options: {} };
+  if (u?.protocol === 'unix:' && u.pathname.length > 1 && !u.host) {
+    const db = u.searchParams.get('db');
+    const options: RedisOptions = { path: decodeURIComponent(u.pathname) };
+    if (db !== null) {
+      if (!/^\d{1,2}$/.test(db)) throw new RedisUrlError(url);
+      options.db = Number(db);
+    }
+    if (u.password) options.password = decodeURIComponent(u.password);
+    return { options };
+  }
+  throw new RedisUrlError(url);
+}
 
 /** A record read back from Redis is checked before a session is built on it. */
 function parseRecord(text: string | null): SessionRecord | undefined {
@@ -56,13 +104,19 @@ export class RedisSessionStore implements SessionStore {
   constructor(options: RedisSessionStoreOptions = {}) {
     const d = redisSessionStoreDefaults;
     this.prefix = options.prefix ?? d.prefix;
+    const connection = redisConnection(options.url ?? d.url);
     const redisOptions: RedisOptions = {
       commandTimeout: options.commandTimeoutMs ?? d.commandTimeoutMs,
       maxRetriesPerRequest: 1,
+      ...connection.options,
       ...options.redis,
     };
-    this.redis = new Redis(options.url ?? d.url, redisOptions);
-    this.sub = new Redis(options.url ?? d.url, redisOptions);
+    const open = () =>
+      connection.url === undefined
+        ? new Redis(redisOptions)
+        : new Redis(connection.url, redisOptions);
+    this.redis = open();
+    this.sub = open();
     // Connection trouble is a failed command for the request that needed it, not a crash.
     this.redis.on('error', () => {});
     this.sub.on('error', () => {});
@@ -192,6 +246,10 @@ export class RedisSessionStore implements SessionStore {
 
   async isAlive(replica: string): Promise<boolean> {
     return (await this.redis.exists(this.key('r', replica))) === 1;
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
   }
 
   async close(): Promise<void> {

@@ -41,6 +41,7 @@ export {
   type ParseGatewayConfigOptions,
   parseGatewayConfig,
   type ServerComposition,
+  type StoreConfig,
   type ToolComposition,
   type ToolPattern,
 } from './compose/config.js';

@@ -116,6 +116,8 @@ export const serveFlags = {
   'backend-wait-ms': { type: 'string' },
   'gateway-config': { type: 'string' },
   endpoint: { type: 'string' },
+  redis: { type: 'string' },
+  'replica-id': { type: 'string' },
 } as const satisfies Flags;
 
 /**
@@ -465,6 +467,7 @@ const serve = command({
         'mcpkit serve',
         'mcpkit serve --http 8787   (bearer token in $XDG_STATE_HOME/mcpkit/serve-token)',
         'mcpkit serve --http 8787 --gateway-config team.jsonc',
+        'mcpkit serve --http 0.0.0.0:8787 --token-file /run/secrets/gw --redis redis://redis:6379',
       ],
     },
   },

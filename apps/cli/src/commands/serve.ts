@@ -39,6 +39,7 @@ import {
   GATEWAY_CHAIN_VARIABLE,
   gatewayIdentity,
 } from '../core/self-reference.js';
+import { openServeStore, REDIS_URL_VARIABLE, storeRequest } from '../core/serve-store.js';
 import { resolveServeAuth, type ServeAuth } from '../core/serve-token.js';
 import { type CliContext, nothingConfigured, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
@@ -276,6 +277,21 @@ export async function serveCommand(
           : `no endpoint named "${flags.endpoint}" in ${configFile} (${known.length > 0 ? `endpoints: ${known.join(', ')}` : 'it has no endpoints'})`,
       );
   }
+  // Replicas: the shared session store (its package loaded only now), settled before any backend.
+  const storeWanted = storeRequest(flags, ctx.env, gatewayConfig?.store);
+  if (storeWanted && bind === undefined)
+    throw new UsageError(
+      `${storeWanted.source === 'config' ? `${configFile}: store` : '--redis'} needs --http (replicas share HTTP sessions)`,
+    );
+  const shared = storeWanted && (await openServeStore(storeWanted, gatewayConfig?.store));
+  if (
+    shared?.source === 'flag' &&
+    URL.canParse(storeWanted!.url) &&
+    new URL(storeWanted!.url).password
+  )
+    io.stderr(
+      `mcpkit serve: warning: a password in --redis is visible to every local user (in /proc/<pid>/cmdline); prefer ${REDIS_URL_VARIABLE} or the gateway config's store.redis\n`,
+    );
   for (const s of chosen)
     if (s.status !== 'enabled') io.stderr(`mcpkit serve: ${notStartedHint(s)}\n`);
   // A host that starts the gateway elsewhere would otherwise get an empty tool list, silently.
@@ -391,6 +407,7 @@ export async function serveCommand(
     await gateway?.close().catch(() => {});
     await manager.close();
     access?.close();
+    await shared?.store.close();
   };
   // The CLI's signal handling (SIGINT, SIGTERM, SIGHUP) closes the gateway and every backend's
   // process tree before it exits; without a Shutdown (a host calling this), signals just stop.
@@ -475,7 +492,29 @@ export async function serveCommand(
         allowedOrigins,
         ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
         tooLargeAdvice: 'mcpkit serve --max-message-bytes <n> raises it',
+        ...(shared
+          ? {
+              limits: {
+                sessionStore: shared.store,
+                replicaId: shared.replicaId,
+                ...(shared.heartbeatMs !== undefined
+                  ? { replicaHeartbeatMs: shared.heartbeatMs }
+                  : {}),
+                // Every answer an event stream: a call whose replica dies is resumed elsewhere.
+                responseMode: 'sse' as const,
+              },
+            }
+          : {}),
       });
+      if (shared) {
+        const down = await shared.store.ping().then(
+          () => undefined,
+          (error: Error) => error.message,
+        );
+        io.stderr(
+          `mcpkit serve: replica ${shared.replicaId}, sessions shared in ${shared.shown}${down === undefined ? '' : ` (not answering yet: ${down}; /readyz answers 503 until it does)`}\n`,
+        );
+      }
       if (auth && !(auth.kind === 'none' && oauth !== undefined))
         io.stderr(`mcpkit serve: ${authLine(auth, face.url)}\n`);
       if (oauth !== undefined)

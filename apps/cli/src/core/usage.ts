@@ -116,6 +116,15 @@ export const FLAG_WORDS: Readonly<Record<string, { arg?: string; words: string }
     arg: '<file>',
     words: 'prefixes, filters, renames, argument transforms, endpoints (JSONC; reloaded on change)',
   },
+  redis: {
+    arg: '<url>',
+    words:
+      '--http: share sessions with other replicas in this Redis (redis://, rediss://, unix:///; or MCPKIT_REDIS_URL)',
+  },
+  'replica-id': {
+    arg: '<id>',
+    words: "--redis: this replica's name in the store and its errors (default host:pid)",
+  },
   endpoint: {
     arg: '<name>',
     words: 'serve this endpoint of the gateway config (stdio; with --http: on /mcp)',

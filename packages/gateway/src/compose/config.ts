@@ -287,6 +287,37 @@ const accessSchema = z
   })
   .describe('Who may list and call what, rate limits, the audit log, upstream identity.');
 
+const storeSchema = z
+  .strictObject({
+    redis: z
+      .string()
+      .regex(/^(?:rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:/// URL')
+      .optional()
+      .describe(
+        'The Redis every replica shares: `redis://[:password@]host:port/db`, `rediss://…` (TLS) or `unix:///path/to/redis.sock` (`--redis` and MCPKIT_REDIS_URL come first). Needs the @mcpkit/gateway-redis package.',
+      ),
+    prefix: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'The prefix of every key and channel (`mcpkit:`): one per deployment sharing a Redis.',
+      ),
+    heartbeatMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .optional()
+      .describe(
+        'How long a replica’s heartbeat lasts (5000 ms): a call resumed on another replica is failed about this long after its replica dies.',
+      ),
+  })
+  .describe(
+    'HTTP only: where replicas of this gateway share their 2025 sessions (records, event logs, the per-session bus). Read at start; a reload does not change it.',
+  );
+
 export const gatewayConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -301,6 +332,7 @@ export const gatewayConfigSchema = z
       .describe('The endpoint /mcp serves (and stdio without --endpoint); everything when absent.'),
     auth: authSchema.optional(),
     access: accessSchema.optional(),
+    store: storeSchema.optional(),
   })
   .describe('mcpkit gateway configuration (gateway.jsonc)');
 
@@ -313,6 +345,7 @@ export type ToolPattern = NonNullable<EndpointConfig['tools']>[number];
 export type GatewayAuthConfig = NonNullable<GatewayConfig['auth']>;
 export type AccessConfig = NonNullable<GatewayConfig['access']>;
 export type AccessRule = NonNullable<AccessConfig['rules']>[number];
+export type StoreConfig = NonNullable<GatewayConfig['store']>;
 export type IdentityConfig = NonNullable<AccessConfig['identity']>[string];
 
 /** The JSON Schema of the gateway config file, generated from the zod schema. */

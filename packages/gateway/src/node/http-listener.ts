@@ -165,6 +165,29 @@ export function boundHostNames(host: string): string[] {
   return [...names];
 }
 
+/** How long `/healthz` and `/readyz` wait for the session store to answer, in ms. */
+const storePingMs = 2000;
+
+/** Undefined when the store answered within `ms`; else what went wrong, in words. */
+async function pingWithin(
+  store: { ping(): Promise<void> },
+  ms: number,
+): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      store.ping().then(() => undefined),
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`the store did not answer within ${ms} ms`), ms);
+      }),
+    ]);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Where RFC 9728 Protected Resource Metadata is served (with the endpoint's path after it). */
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 
@@ -405,14 +428,9 @@ export async function listenHttp(
   }
   /** After authentication: health, the named endpoints; false lets the listener serve /mcp. */
   function route(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
-    if (pathname === '/healthz') {
+    if (pathname === '/healthz' || pathname === '/readyz') {
       if (req.method !== 'GET') refuse(res, 405, 'GET only');
-      else {
-        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        // 200 whatever the backends' states: the gateway itself answers (a probe that
-        // restarts it would not bring a backend back); the body says which are down.
-        res.end(JSON.stringify(gateway.health()));
-      }
+      else void health(res, pathname === '/readyz');
       return true;
     }
     const named = endpointOf(pathname);
@@ -433,6 +451,29 @@ export async function listenHttp(
     if (named !== undefined && !router!.handle(named, req, res))
       refuse(res, 404, 'Not Found: no such endpoint', {}, -32000);
     return named !== undefined;
+  }
+  /**
+   * `/healthz`: 200 whatever the backends' states (the gateway itself answers: a probe that
+   * restarts it would not bring a backend back); the body says which are down, and, with a
+   * session store, whether it answers (`store`, `ready`). `/readyz`: the same body, 503 while the
+   * store does not answer (a load balancer sends new requests to the other replicas).
+   */
+  async function health(res: ServerResponse, readiness: boolean): Promise<void> {
+    const store = options.limits?.sessionStore;
+    const body: Record<string, unknown> = { ...gateway.health() };
+    let ready = true;
+    if (store) {
+      const error = await pingWithin(store, storePingMs);
+      ready = error === undefined;
+      body.store = ready ? { state: 'up' } : { state: 'unreachable', reason: error };
+      body.ready = ready;
+    }
+    if (res.destroyed) return;
+    res.writeHead(readiness && !ready ? 503 : 200, {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+    });
+    res.end(JSON.stringify(body));
   }
   const close = async () => {
     await router?.close();

@@ -55,6 +55,8 @@ interface Stream {
   readonly pending: Set<JsonRpcId>;
   ended: boolean;
   readonly acceptsJson: boolean;
+  /** The seq of its last event (its priming event's at first): the next one's `prev`. */
+  last?: number;
 }
 
 function isResponse(message: JsonRpcMessage): boolean {
@@ -369,6 +371,7 @@ export class LegacySessionTransport implements Transport {
 
   private openSse(stream: Stream): void {
     stream.mode = 'sse';
+    stream.last = this.seq;
     if (!stream.res) return;
     startSse(stream.res, { 'mcp-session-id': this.sessionId });
     if (this.resumable())
@@ -425,6 +428,8 @@ export class LegacySessionTransport implements Transport {
       return;
     }
     const seq = ++this.seq;
+    const prev = stream.last;
+    stream.last = seq;
     // Kept unless no one can ask for it: stream 0 before any GET was opened.
     if (stream !== this.standalone || this.standaloneOpened)
       this.options.events.add(stream.id, seq, data);
@@ -433,7 +438,7 @@ export class LegacySessionTransport implements Transport {
       shared.store
         .appendEvent(
           this.sessionId,
-          { stream: stream.id, seq, data, final },
+          { stream: stream.id, seq, prev, data, final },
           shared.ttlMs,
           this.options.events.maxEvents,
         )
@@ -556,8 +561,16 @@ export class LegacySessionTransport implements Transport {
         if (early) early.push(message.event);
         else emit(message.event);
       });
-      const kept = await store.eventsAfter(this.sessionId, streamId, after);
+      // Every kept event (seqs start at 1): what came before `after` tells a gap or an end.
+      const all = await store.eventsAfter(this.sessionId, streamId, 0);
       if (done) return;
+      const refusal = resumeRefusal(all, after, lastEventId);
+      if (refusal) {
+        sendJsonError(res, refusal.status, -32000, refusal.message);
+        finish();
+        return;
+      }
+      const kept = all.filter((e) => e.seq > after);
       startSse(res, { 'mcp-session-id': this.sessionId });
       const pending = [...kept, ...early].sort((a, b) => a.seq - b.seq);
       early = undefined;
@@ -576,8 +589,18 @@ export class LegacySessionTransport implements Transport {
             message: `The gateway replica that was answering this request (${owner.replica}) stopped before it answered; the request may or may not have taken effect`,
           },
         };
-        res.write(sseEvent(JSON.stringify(answer), `${streamId}_${last + 1}`));
-        finish();
+        // Kept as the stream's last event: a client that resumes again hears that it ended.
+        const event = {
+          stream: streamId,
+          seq: last + 1,
+          prev: last,
+          data: JSON.stringify(answer),
+          final: true,
+        };
+        await store
+          .appendEvent(this.sessionId, event, shared.ttlMs, this.options.events.maxEvents)
+          .catch((e: unknown) => shared.onerror(asError(e)));
+        emit(event);
       };
       check = setInterval(() => {
         ownerGone().catch((e: unknown) => shared.onerror(asError(e)));
@@ -590,6 +613,30 @@ export class LegacySessionTransport implements Transport {
       finish();
     }
   }
+}
+
+/**
+ * Why a stream kept in the store cannot be resumed from `after`: its last event was before
+ * (the answer was delivered: 404, as for a stream this replica let go of), or the events
+ * right after it were trimmed from the log (410: replaying the rest would skip them).
+ */
+function resumeRefusal(
+  all: readonly StoredEvent[],
+  after: number,
+  lastEventId: string,
+): { status: 404 | 410; message: string } | undefined {
+  if (all.some((e) => e.final && e.seq <= after))
+    return {
+      status: 404,
+      message: `Cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}: that stream already carried its last event`,
+    };
+  const next = all.find((e) => e.seq > after);
+  if (next?.prev !== undefined && next.prev > after)
+    return {
+      status: 410,
+      message: `Gone: events after Last-Event-ID ${JSON.stringify(lastEventId)} were trimmed from the session store's event log (its per-stream bound); they cannot be replayed`,
+    };
+  return undefined;
 }
 
 function asError(error: unknown): Error {

@@ -17,6 +17,11 @@ export interface SessionRecord {
 export interface StoredEvent {
   stream: number;
   seq: number;
+  /**
+   * The seq of the stream's event before this one (its priming event's for the first): a
+   * resumption from an event older than the first one kept finds the gap (410).
+   */
+  prev?: number | undefined;
   /** The JSON-RPC message's text, byte-exact as it was sent. */
   data: string;
   /** The stream's last event (the answer to its request). */
@@ -79,6 +84,8 @@ export interface SessionStore {
   /** Says this replica is alive for another `ttlMs`. */
   heartbeat(replica: string, ttlMs: number): Promise<void>;
   isAlive(replica: string): Promise<boolean>;
+  /** Resolves when the store answers now (readiness); rejects with why it does not. */
+  ping(): Promise<void>;
   /** Lets go of connections (the store's data stays). */
   close(): Promise<void>;
 }
@@ -170,6 +177,7 @@ export function createMemorySessionStore(): SessionStore {
     async isAlive(replica) {
       return get(`r:${replica}`) === true;
     },
+    async ping() {},
     async close() {},
   };
   return store;

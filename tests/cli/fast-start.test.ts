@@ -44,6 +44,13 @@ describe('fast start: each command loads only what it uses', () => {
     },
   );
 
+  it('mcpkit --version alone loads neither main nor the command table: bin.js and one chunk (#21)', () => {
+    const files = loads('--version').filter((u) => !u.startsWith('node:'));
+    expect(files.some((u) => u.endsWith('/bin.js'))).toBe(true);
+    expect(files.filter((u) => /\/(main|command-table)[-.]/.test(u))).toEqual([]);
+    expect(files.length).toBeLessThanOrEqual(2);
+  });
+
   it('mcpkit list loads @mcpkit/config and nothing else of the stack (no client, transport, manager, auth)', () => {
     const urls = loads('list');
     const packages = urls.filter((u) => !ours(u));

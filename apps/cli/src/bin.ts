@@ -1,45 +1,60 @@
-import { main } from './main.js';
+import module from 'node:module';
+import { VERSION } from './core/version.js';
 import { telemetryWanted } from './telemetry-wanted.js';
 
-// OpenTelemetry loads only when an OTEL_* variable asks for it (nothing of it otherwise).
-const otel = telemetryWanted(process.env)
-  ? (await import('./telemetry.js')).startTelemetry(process.env)
-  : undefined;
+// Node ≥ 22.1: V8's compile cache for the CLI's modules (in the OS temp folder; Node's own
+// NODE_DISABLE_COMPILE_CACHE turns it off), enabled before the rest loads so that those
+// modules are read from it after the first run. Node 20 has no such call.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-const code = await main(
-  process.argv.slice(2),
-  {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-  },
-  undefined,
-  {
-    // Installed before any server starts (and not loaded at all for --version or --help):
-    // a Ctrl-C at any point closes what was opened.
-    shutdown: async () => {
-      const [{ Shutdown }, { neutralizeBlock }] = await Promise.all([
-        import('./core/signals.js'),
-        import('./terminal/neutralize.js'),
-      ]);
-      const shutdown = new Shutdown({
-        // On a terminal the line first erases a call's progress line, if one is drawn.
-        log: (line) =>
-          process.stderr.write(
-            `${process.stderr.isTTY ? '\r\x1b[2K' : ''}${neutralizeBlock(line)}\n`,
-          ),
-        // The spans of an interrupted run still leave before the exit.
-        ...(otel ? { exit: (c: number) => void otel().finally(() => process.exit(c)) } : {}),
-      });
-      shutdown.install();
-      return shutdown;
+// `mcpkit --version` alone answers before the command table loads (issue #21); with other
+// words it is main's to parse.
+if (process.argv.length === 3 && process.argv[2] === '--version')
+  process.stdout.write(`${VERSION}\n`);
+else await start();
+
+async function start(): Promise<void> {
+  const { main } = await import('./main.js');
+  // OpenTelemetry loads only when an OTEL_* variable asks for it (nothing of it otherwise).
+  const otel = telemetryWanted(process.env)
+    ? (await import('./telemetry.js')).startTelemetry(process.env)
+    : undefined;
+
+  const code = await main(
+    process.argv.slice(2),
+    {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
     },
-    stdoutIsTTY: process.stdout.isTTY === true,
-    ...(process.stdout.isTTY && process.stdout.columns > 0
-      ? { columns: process.stdout.columns }
-      : {}),
-    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
-    ...(process.stdout.isTTY && process.stderr.isTTY ? { progressStream: process.stderr } : {}),
-  },
-);
-process.exitCode = code;
-await otel?.();
+    undefined,
+    {
+      // Installed before any server starts (and not loaded at all for --version or --help):
+      // a Ctrl-C at any point closes what was opened.
+      shutdown: async () => {
+        const [{ Shutdown }, { neutralizeBlock }] = await Promise.all([
+          import('./core/signals.js'),
+          import('./terminal/neutralize.js'),
+        ]);
+        const shutdown = new Shutdown({
+          // On a terminal the line first erases a call's progress line, if one is drawn.
+          log: (line) =>
+            process.stderr.write(
+              `${process.stderr.isTTY ? '\r\x1b[2K' : ''}${neutralizeBlock(line)}\n`,
+            ),
+          // The spans of an interrupted run still leave before the exit.
+          ...(otel ? { exit: (c: number) => void otel().finally(() => process.exit(c)) } : {}),
+        });
+        shutdown.install();
+        return shutdown;
+      },
+      stdoutIsTTY: process.stdout.isTTY === true,
+      ...(process.stdout.isTTY && process.stdout.columns > 0
+        ? { columns: process.stdout.columns }
+        : {}),
+      interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+      ...(process.stdout.isTTY && process.stderr.isTTY ? { progressStream: process.stderr } : {}),
+    },
+  );
+  process.exitCode = code;
+  await otel?.();
+}

@@ -213,6 +213,13 @@ const origin = (c: ServerOrigin): ServerOrigin => ({
 });
 
 /**
+ * Names and paths in UTF-16 code-unit order: the same on every machine, whatever the
+ * locale. (`localeCompare` followed the locale, and its first call loads ICU's collation
+ * data, about 14 % of a `node -e 0` in instructions, on every `mcpkit list`; issue #21.)
+ */
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
  * Resolves server entries from every source into one list: precedence, managed
  * exclusivity, strict mode, `${VAR}` expansion, de-duplication, policy and approvals.
  * Pure: no I/O, never throws on any input; problems are returned, one per bad entry.
@@ -246,7 +253,7 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       a.rank - b.rank ||
       b.depth - a.depth ||
       a.order - b.order ||
-      a.source.localeCompare(b.source) ||
+      byCodeUnits(a.source, b.source) ||
       a.index - b.index,
   );
   const winners = new Map<string, Candidate>();
@@ -283,7 +290,7 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
     (a, b) =>
       Number(MANUAL.has(b.candidate.scope)) - Number(MANUAL.has(a.candidate.scope)) ||
       b.candidate.rank - a.candidate.rank ||
-      a.candidate.name.localeCompare(b.candidate.name),
+      byCodeUnits(a.candidate.name, b.candidate.name),
   );
   const survivors = new Set<Candidate>();
   for (const e of ordered) {
@@ -336,6 +343,6 @@ export function resolveConfig(input: ResolveInput): ResolveResult {
       ...(approvalNeeded ? { approvalNeeded } : {}),
     });
   }
-  servers.sort((a, b) => a.name.localeCompare(b.name));
+  servers.sort((a, b) => byCodeUnits(a.name, b.name));
   return { servers, dropped, warnings, errors };
 }

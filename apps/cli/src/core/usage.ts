@@ -1,10 +1,8 @@
 /** What the CLI says about itself: no dependency, so that --version and --help load nothing else. */
 
-// Bundled into dist/bin.js at build: no file is read at run time.
-import packageJson from '../../package.json' with { type: 'json' };
+import { VERSION } from './version.js';
 
-/** The CLI's version: its package.json's, the one place it is written. */
-export const VERSION: string = packageJson.version;
+export { VERSION } from './version.js';
 
 /** The groups of `mcpkit --help`, in their order. */
 export const GROUPS = {

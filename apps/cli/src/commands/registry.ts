@@ -112,13 +112,21 @@ export async function searchCommand(
       failures.push(error);
     }
   }
+  // Each server.json checked against the official schema: an invalid one is listed, marked.
+  const { checkServerJson, describeSchemaErrors } = await import('./registry-validate.js');
+  const checks = await Promise.all(found.map((e) => checkServerJson(e.server)));
+  const invalid = found.filter((_, i) => checks[i]!.count > 0);
   if (flags.json) {
     out.json({
-      servers: found.map((e) => ({
+      servers: found.map((e, i) => ({
         registry: e.registry,
         server: e.server,
         status: e.official.status ?? 'active',
         official: e.official,
+        valid: checks[i]!.count === 0,
+        ...(checks[i]!.count > 0
+          ? { schemaErrors: checks[i]!.errors, schemaErrorCount: checks[i]!.count }
+          : {}),
       })),
       more,
       errors: failures.map((e) => ({ registry: e.registry, code: e.code, message: e.message })),
@@ -129,10 +137,10 @@ export async function searchCommand(
     else if (found.length > 0) {
       const rows = [
         ['NAME', 'VERSION', 'STATUS', 'TRANSPORTS', 'DESCRIPTION'],
-        ...found.map((e) => [
+        ...found.map((e, i) => [
           e.server.name,
           e.server.version,
-          e.official.status ?? 'active',
+          `${e.official.status ?? 'active'}${checks[i]!.count > 0 ? ', invalid' : ''}`,
           transportsOf(e.server).join(', ') || '-',
           (e.server.description ?? '').split('\n')[0] ?? '',
         ]),
@@ -160,6 +168,16 @@ export async function searchCommand(
         );
       out.stdout('install one with: mcpkit install <name>[@version]\n');
     }
+    if (invalid.length > 0)
+      out.stderr(
+        `mcpkit: ${invalid.length} of the ${found.length} servers listed ${invalid.length === 1 ? 'does' : 'do'} not match the official server.json schema (marked invalid; install refuses ${invalid.length === 1 ? 'it' : 'them'}):\n${found
+          .map((e, i) =>
+            checks[i]!.count > 0
+              ? `  ${neutralize(e.server.name)} (${e.registry}): ${neutralize(describeSchemaErrors(checks[i]!))}\n`
+              : '',
+          )
+          .join('')}`,
+      );
     for (const e of failures) out.stderr(`mcpkit: ${e.message}\n`);
   }
   return failures.length > 0 ? 1 : 0;
@@ -273,7 +291,7 @@ export async function installCommand(
   } catch (error) {
     if (!RegistryError.isInstance(error)) throw error;
     const advice = registryAdvice(error);
-    out.stderr(`mcpkit: ${error.message}${advice ? `; ${advice}` : ''}\n`);
+    out.stderr(`mcpkit: ${neutralize(error.message)}${advice ? `; ${advice}` : ''}\n`);
     return 1;
   }
 }
@@ -297,6 +315,8 @@ async function install(
   const given = givenValues(flags.env);
   const registries = await registriesOf(ctx, flags);
   const entry = await lookUp(registries, name, version, flags);
+  // What is turned into a command line must be a server.json the official schema accepts.
+  await (await import('./registry-validate.js')).assertServerJson(entry);
   checkStatus(entry, flags.allowDeprecated ?? false);
   const candidate: Candidate = chooseCandidate(entry, flags.use as InstallKind | undefined);
   const entryName = flags.as ?? localName(entry.server.name);
@@ -428,5 +448,7 @@ export function registryAdvice(error: RegistryError): string | undefined {
   if (error.code === RegistryErrorCode.Status && error.status === 'deprecated')
     return 'install it anyway with --allow-deprecated';
   if (error.code === RegistryErrorCode.NotFound) return 'look for it with "mcpkit search <words>"';
+  if (error.code === RegistryErrorCode.SchemaInvalid)
+    return 'nothing was written; the entry must be fixed by its publisher or the registry (or add the server by hand with "mcpkit add")';
   return undefined;
 }

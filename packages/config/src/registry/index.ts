@@ -14,7 +14,12 @@ export {
   type SearchOptions,
   type SearchResult,
 } from './client.js';
-export { RegistryError, RegistryErrorCode, type RegistryErrorFacts } from './errors.js';
+export {
+  RegistryError,
+  RegistryErrorCode,
+  type RegistryErrorFacts,
+  type RegistrySchemaError,
+} from './errors.js';
 export {
   type Answer,
   type Candidate,

@@ -47,7 +47,8 @@ export interface RegistryPackage {
 }
 export interface ServerJson {
   name: string;
-  description: string;
+  /** Required by the schema, but kept as the registry sent it: absent when it sent none. */
+  description?: string;
   version: string;
   title?: string;
   websiteUrl?: string;
@@ -164,7 +165,7 @@ export function parseRegistryEntry(value: unknown, registry: string, url: string
     if (typeof meta.isLatest === 'boolean') official.isLatest = meta.isLatest;
   }
   return {
-    server: { description: '', ...(s as object) } as ServerJson,
+    server: s as unknown as ServerJson,
     official,
     registry,
   };

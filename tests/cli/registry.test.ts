@@ -254,6 +254,52 @@ describe('mcpkit install', () => {
     expect(JSON.stringify(state)).toContain('["mcp-server-time==0.6.2","--local-timezone","UTC"]');
   });
 
+  it('pypi with the "pypiIndexUrl" setting: uvx --index-url <url> <id>==<version>; a URL with credentials refused, nothing written', async () => {
+    setup();
+    const settings = path.join(box!.home, '.config/mcpkit/settings.json');
+    mkdirSync(path.dirname(settings), { recursive: true });
+    writeFileSync(settings, JSON.stringify({ pypiIndexUrl: 'https://pypi.corp.example/simple' }));
+    const r = await run(['install', 'io.github.example/time', '--scope', 'user', ...reg()]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(userFile(), 'utf8')).mcpServers.time).toEqual({
+      command: 'uvx',
+      args: [
+        '--index-url',
+        'https://pypi.corp.example/simple',
+        'mcp-server-time==0.6.2',
+        '--local-timezone',
+        'UTC',
+      ],
+    });
+    // npm packages are not given the PyPI index.
+    const npm = await run([
+      'install',
+      'io.modelcontextprotocol/filesystem',
+      '--dry-run',
+      '--json',
+      ...reg(),
+    ]);
+    expect(JSON.parse(npm.stdout).entry.args).toEqual([
+      '-y',
+      '@modelcontextprotocol/server-filesystem@1.0.2',
+      '${ALLOWED_DIRECTORY}',
+    ]);
+    writeFileSync(
+      settings,
+      JSON.stringify({ pypiIndexUrl: 'https://me:pw@pypi.corp.example/simple' }),
+    );
+    const bad = await run(['install', 'io.github.example/time', '--as', 'clock', ...reg()]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`${settings}: "pypiIndexUrl" must not carry credentials`);
+    expect(bad.stderr).not.toContain('pw@');
+    expect(() => statSync(localFile())).toThrow();
+    writeFileSync(settings, JSON.stringify({ pypiIndexUrl: 'file:///srv/simple' }));
+    const file = await run(['install', 'io.github.example/time', '--dry-run', ...reg()]);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toContain('"pypiIndexUrl" must be an http(s) URL');
+  });
+
   it('oci: docker run -i --rm with env passed by name; the secret value stored 0600 and printed redacted', async () => {
     setup();
     const r = await run([

@@ -48,24 +48,63 @@ export interface RegistryFlags {
  */
 export async function registriesOf(ctx: CliContext, flags: RegistryFlags): Promise<string[]> {
   if (flags.registry?.length) return flags.registry.map(registryBase);
+  const found = await setting(ctx, 'registries');
+  if (!found) return [OFFICIAL_REGISTRY];
+  const { file, value } = found;
+  if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string'))
+    throw new Error(`${file}: "registries" must be a list of registry URLs`);
+  return value.map((v) => {
+    try {
+      return registryBase(v as string);
+    } catch (error) {
+      throw new Error(`${file}: "registries": ${(error as Error).message}`);
+    }
+  });
+}
+
+/** A CLI setting: from the managed settings, else the user's `settings.json`; with its file. */
+async function setting(
+  ctx: CliContext,
+  key: string,
+): Promise<{ file: string; value: unknown } | undefined> {
   const paths = configPaths({ home: ctx.home, env: ctx.env, platform: process.platform });
   for (const file of [paths.managedSettings, paths.userSettings]) {
     const text = await readConfigFile(file);
     if (text === undefined) continue;
     const parsed = parseJsoncText(text, file);
-    const value = (parsed.value as Record<string, unknown> | undefined)?.registries;
+    const value = (parsed.value as Record<string, unknown> | undefined)?.[key];
     if (parsed.error || value === undefined) continue;
-    if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string'))
-      throw new Error(`${file}: "registries" must be a list of registry URLs`);
-    return value.map((v) => {
-      try {
-        return registryBase(v as string);
-      } catch (error) {
-        throw new Error(`${file}: "registries": ${(error as Error).message}`);
-      }
-    });
+    return { file, value };
   }
-  return [OFFICIAL_REGISTRY];
+  return undefined;
+}
+
+/**
+ * The `pypiIndexUrl` setting (a PyPI "simple" index, e.g. `https://pypi.example.com/simple`),
+ * which `uvx` gets as `--index-url` for PyPI packages: an http(s) URL without credentials (it
+ * is written into the config entry and is on uvx's command line); `undefined` when unset.
+ */
+export async function pypiIndexOf(ctx: CliContext): Promise<string | undefined> {
+  const found = await setting(ctx, 'pypiIndexUrl');
+  if (!found) return undefined;
+  const { file, value } = found;
+  const bad = (why: string) => new Error(`${file}: "pypiIndexUrl" ${why}`);
+  const like = ' (a PyPI simple index, like https://pypi.org/simple)';
+  if (typeof value !== 'string' || value.length > 2048 || /[\s\p{Cc}]/u.test(value))
+    throw bad(`must be a URL${like}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw bad(`${JSON.stringify(value)} is not a URL${like}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw bad(`must be an http(s) URL${like}`);
+  if (url.username || url.password)
+    throw bad(
+      'must not carry credentials (they would be on every command line and in the config file); give them to uv with its own settings',
+    );
+  return url.href;
 }
 
 function client(base: string, flags: RegistryFlags): RegistryClient {
@@ -389,7 +428,9 @@ async function install(
     }
     clack.outro('thanks');
   }
-  const plan = toConfigEntry(entry, candidate, answers);
+  const plan = toConfigEntry(entry, candidate, answers, {
+    pypiIndexUrl: candidate.kind === 'pypi' ? await pypiIndexOf(ctx) : undefined,
+  });
   const shown = flags.showSecrets ? plan.entry : redacted(plan);
   const hasSecretValues = plan.secretPaths.some((path) => {
     let node: unknown = plan.entry;

@@ -42,6 +42,7 @@ export {
   type RegistryTransport,
   referenceName,
   type ServerJson,
+  type ToConfigEntryOptions,
   toConfigEntry,
   transportsOf,
   unanswered,

@@ -425,16 +425,26 @@ function registryUrl(value: string): string | undefined {
   }
 }
 
+export interface ToConfigEntryOptions {
+  /**
+   * The PyPI index (its "simple" API, `https://pypi.example.com/simple`) uvx installs PyPI
+   * packages from: `uvx --index-url <url> <id>==<version>`. An http(s) URL the caller has
+   * checked (no credentials: it is on a command line). Default: uv's own index setting.
+   */
+  pypiIndexUrl?: string | undefined;
+}
+
 /**
  * Turns the chosen package or remote into a config entry: npm as `npx -y <id>@<version>`,
- * pypi as `uvx <id>==<version>`, oci as `docker run -i --rm` (environment passed by name
- * with `-e`), a remote as an `http` or `sse` entry. Runtime arguments go to the runtime
- * (before the package), package arguments after it.
+ * pypi as `uvx <id>==<version>` (`uvx --index-url <url> …` with `pypiIndexUrl`), oci as
+ * `docker run -i --rm` (environment passed by name with `-e`), a remote as an `http` or `sse`
+ * entry. Runtime arguments go to the runtime (before the package), package arguments after it.
  */
 export function toConfigEntry(
   entry: RegistryEntry,
   candidate: Candidate,
   answers: ReadonlyMap<string, Answer>,
+  options: ToConfigEntryOptions = {},
 ): PlannedEntry {
   const missing = unanswered(candidate, answers);
   if (missing.length > 0)
@@ -524,11 +534,12 @@ export function toConfigEntry(
     args.push(`${p.identifier}@${p.version}`);
   } else if (p.registryType === 'pypi') {
     command = 'uvx';
+    if (options.pypiIndexUrl) args.push('--index-url', options.pypiIndexUrl);
     pushArgs(p.runtimeArguments);
     args.push(`${p.identifier}==${p.version}`);
     if (p.registryBaseUrl && !/^https:\/\/pypi\.org\/?$/.test(p.registryBaseUrl))
       notes.push(
-        `the package is published on ${p.registryBaseUrl}; uvx installs from your index setting`,
+        `the package is published on ${p.registryBaseUrl}; uvx installs from ${options.pypiIndexUrl ? `the index ${options.pypiIndexUrl}` : 'your index setting'}`,
       );
   } else {
     command = 'docker';

@@ -30,7 +30,7 @@ try {
   const response = await page.goto(url);
   if (response && !response.ok())
     fail(
-      `the identity provider answered ${url} with HTTP ${response.status()}: ${((await page.textContent('body')) ?? '').trim().slice(0, 300)} (a URL from an earlier login, or fixtures restarted since?)`,
+      `the identity provider answered ${url} with HTTP ${response.status()}: ${((await page.textContent('body')) ?? '').replace(/\s+/g, ' ').trim().slice(0, 300)} (a URL from an earlier login, or fixtures restarted since?)`,
     );
   step = 'filling the login form';
   await page.fill('input[name=login]', user);

@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests expect ${VAR} references in the entries written
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import {
@@ -22,7 +23,11 @@ import { startRegistry } from '../fixtures/registry-server.mjs';
  * documents, each checked against the registry's official JSON Schema.
  */
 const require = createRequire(import.meta.url);
-const schemaFile = new URL('../fixtures/mcp-registry/server.schema.json', import.meta.url);
+// The official schema, kept (and shipped) with the CLI, which validates every registry answer.
+const schemaFile = new URL(
+  '../../apps/cli/src/commands/registry-schema/server.schema.json',
+  import.meta.url,
+);
 const entries = JSON.parse(
   readFileSync(new URL('../fixtures/mcp-registry/entries.json', import.meta.url), 'utf8'),
 ) as Array<{ server: { name: string; version: string } }>;
@@ -43,6 +48,14 @@ const entryOf = (name: string, version?: string): RegistryEntry => {
 };
 
 describe('the fixture documents', () => {
+  it('the schema kept with the CLI is byte for byte the one at modelcontextprotocol/registry@145c2ec', () => {
+    const bytes = readFileSync(schemaFile);
+    expect(bytes.length).toBe(22427);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(
+      'db58e10690fc08bd88fdd9aadc5134a2624b67451630bab86978a8f704c3afcb',
+    );
+  });
+
   it('every server.json in entries.json is valid against the official server.schema.json', () => {
     const Ajv = require('ajv').default;
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });

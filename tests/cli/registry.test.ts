@@ -36,9 +36,32 @@ const acme = [
   { ...entries[5], server: { ...entries[5].server, description: 'Acme weather (mirror).' } },
 ];
 
+// A registry that does not check what it is sent: one valid entry, and one whose server.json
+// the official schema refuses (a package version "latest", a repository without "source")
+// though every field mcpkit itself reads is there: it would install as npx @someone/floating@latest.
+const floating = {
+  server: {
+    name: 'io.github.someone/floating',
+    description: 'Always the newest build.',
+    version: '0.3.0',
+    repository: { url: 'https://github.com/someone/floating' },
+    packages: [
+      {
+        registryType: 'npm',
+        identifier: '@someone/floating',
+        version: 'latest',
+        transport: { type: 'stdio' },
+      },
+    ],
+  },
+  _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active', isLatest: true } },
+};
+
 let registry: Awaited<ReturnType<typeof startRegistry>>;
 beforeAll(async () => {
-  registry = await startRegistry({ registries: { ok: entries, acme } });
+  registry = await startRegistry({
+    registries: { ok: entries, acme, lax: [entries[1], floating] },
+  });
 });
 afterAll(async () => {
   await registry.close();
@@ -140,6 +163,37 @@ describe('mcpkit search', () => {
     },
   );
 
+  it('an entry the official server.json schema refuses: listed marked invalid, its schema paths on stderr; --json says valid: false', async () => {
+    setup();
+    const r = await run(['search', '', ...reg('lax')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/io\.modelcontextprotocol\/filesystem\s+1\.0\.2\s+active\s+stdio/);
+    expect(r.stdout).toMatch(
+      /io\.github\.someone\/floating\s+0\.3\.0\s+active, invalid\s+stdio \(npm\)/,
+    );
+    expect(r.stderr).toBe(
+      'mcpkit: 1 of the 2 servers listed does not match the official server.json schema (marked invalid; install refuses it):\n' +
+        `  io.github.someone/floating (${registry.url}/lax): /packages/0/version must not be "latest" (#/definitions/Package/properties/version/not); /repository must have required property 'source' (#/definitions/Repository/required)\n`,
+    );
+    const json = JSON.parse((await run(['search', '', '--json', ...reg('lax')])).stdout);
+    expect(json.servers.map((s: { valid: boolean }) => s.valid)).toEqual([true, false]);
+    // The document as the registry sent it, and where it fails.
+    expect(json.servers[1].server).toEqual(floating.server);
+    expect(json.servers[1].schemaErrorCount).toBe(2);
+    expect(json.servers[1].schemaErrors).toEqual([
+      {
+        instancePath: '/packages/0/version',
+        schemaPath: '#/definitions/Package/properties/version/not',
+        message: 'must not be "latest"',
+      },
+      {
+        instancePath: '/repository',
+        schemaPath: '#/definitions/Repository/required',
+        message: "must have required property 'source'",
+      },
+    ]);
+  });
+
   it('one bad registry among several: the good one is still listed, the bad one named', async () => {
     setup();
     const r = await run(['search', 'time', ...reg('malformed'), ...reg('ok')]);
@@ -198,6 +252,52 @@ describe('mcpkit install', () => {
     const state = JSON.parse(readFileSync(localFile(), 'utf8'));
     expect(JSON.stringify(state)).toContain('"clock"');
     expect(JSON.stringify(state)).toContain('["mcp-server-time==0.6.2","--local-timezone","UTC"]');
+  });
+
+  it('pypi with the "pypiIndexUrl" setting: uvx --index-url <url> <id>==<version>; a URL with credentials refused, nothing written', async () => {
+    setup();
+    const settings = path.join(box!.home, '.config/mcpkit/settings.json');
+    mkdirSync(path.dirname(settings), { recursive: true });
+    writeFileSync(settings, JSON.stringify({ pypiIndexUrl: 'https://pypi.corp.example/simple' }));
+    const r = await run(['install', 'io.github.example/time', '--scope', 'user', ...reg()]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(userFile(), 'utf8')).mcpServers.time).toEqual({
+      command: 'uvx',
+      args: [
+        '--index-url',
+        'https://pypi.corp.example/simple',
+        'mcp-server-time==0.6.2',
+        '--local-timezone',
+        'UTC',
+      ],
+    });
+    // npm packages are not given the PyPI index.
+    const npm = await run([
+      'install',
+      'io.modelcontextprotocol/filesystem',
+      '--dry-run',
+      '--json',
+      ...reg(),
+    ]);
+    expect(JSON.parse(npm.stdout).entry.args).toEqual([
+      '-y',
+      '@modelcontextprotocol/server-filesystem@1.0.2',
+      '${ALLOWED_DIRECTORY}',
+    ]);
+    writeFileSync(
+      settings,
+      JSON.stringify({ pypiIndexUrl: 'https://me:pw@pypi.corp.example/simple' }),
+    );
+    const bad = await run(['install', 'io.github.example/time', '--as', 'clock', ...reg()]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`${settings}: "pypiIndexUrl" must not carry credentials`);
+    expect(bad.stderr).not.toContain('pw@');
+    expect(() => statSync(localFile())).toThrow();
+    writeFileSync(settings, JSON.stringify({ pypiIndexUrl: 'file:///srv/simple' }));
+    const file = await run(['install', 'io.github.example/time', '--dry-run', ...reg()]);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toContain('"pypiIndexUrl" must be an http(s) URL');
   });
 
   it('oci: docker run -i --rm with env passed by name; the secret value stored 0600 and printed redacted', async () => {
@@ -363,6 +463,46 @@ describe('mcpkit install', () => {
     const n = await run(['install', 'io.github.example/nothing', ...reg()]);
     expect(n.code).toBe(1);
     expect(n.stderr).toContain(`no server "io.github.example/nothing" in ${registry.url}/ok`);
+  });
+
+  it('an entry the official server.json schema refuses: MCPKIT_REGISTRY_SCHEMA_INVALID naming the registry, the server and the failing paths; nothing written', async () => {
+    setup();
+    const r = await run([
+      'install',
+      'io.github.someone/floating',
+      '--scope',
+      'user',
+      ...reg('lax'),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `mcpkit: registry ${registry.url}/lax serves server "io.github.someone/floating" 0.3.0 with a server.json that does not match the official schema: ` +
+        `/packages/0/version must not be "latest" (#/definitions/Package/properties/version/not); /repository must have required property 'source' (#/definitions/Repository/required); ` +
+        'nothing was written; the entry must be fixed by its publisher or the registry (or add the server by hand with "mcpkit add")\n',
+    );
+    expect(() => statSync(userFile())).toThrow();
+    expect(() => statSync(localFile())).toThrow();
+    // --allow-deprecated does not lift it; the valid entry beside it installs.
+    expect(
+      (
+        await run([
+          'install',
+          'io.github.someone/floating',
+          '--allow-deprecated',
+          '--dry-run',
+          ...reg('lax'),
+        ])
+      ).code,
+    ).toBe(1);
+    const ok = await run([
+      'install',
+      'io.modelcontextprotocol/filesystem',
+      '--dry-run',
+      ...reg('lax'),
+    ]);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toBe('');
   });
 
   it.each([

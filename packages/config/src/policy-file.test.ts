@@ -119,8 +119,11 @@ describe('policy files fail closed (issue #10 finding 1)', () => {
     expect(r.dropped.map((d) => d.because)).toEqual(['managed-exclusive', 'managed-exclusive']);
   });
 
-  it('"registries" (the MCP Registries the CLI searches) is a known setting: no "unknown setting" warning', () => {
-    const r = parsePolicyFile('{"registries":["https://registry.example.com"]}', 's.json');
+  it('"registries" (the MCP Registries the CLI searches) and "pypiIndexUrl" are known settings: no "unknown setting" warning', () => {
+    const r = parsePolicyFile(
+      '{"registries":["https://registry.example.com"],"pypiIndexUrl":"https://pypi.example.com/simple"}',
+      's.json',
+    );
     expect(r.unusable).toBeUndefined();
     expect(r.diagnostics).toEqual([]);
   });

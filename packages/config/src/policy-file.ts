@@ -61,12 +61,14 @@ export function parsePolicyFile(text: string, source: string): PolicyFileResult 
   if (!isRecord(parsed.value)) return fail('', 'expected a JSON object');
   const policy: Policy = { source };
   for (const key of Object.keys(parsed.value)) {
-    // Read by the CLI, not policy: `registries` (the MCP Registries it searches) and
+    // Read by the CLI, not policy: `registries` (the MCP Registries it searches),
+    // `pypiIndexUrl` (the PyPI index uvx installs registry packages from) and
     // `identityProvider` (the enterprise IdP of entries with `oauth.xaa`).
     if (
       (LISTS as readonly string[]).includes(key) ||
       key === '$schema' ||
       key === 'registries' ||
+      key === 'pypiIndexUrl' ||
       key === 'identityProvider'
     )
       continue;

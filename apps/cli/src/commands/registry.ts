@@ -48,24 +48,63 @@ export interface RegistryFlags {
  */
 export async function registriesOf(ctx: CliContext, flags: RegistryFlags): Promise<string[]> {
   if (flags.registry?.length) return flags.registry.map(registryBase);
+  const found = await setting(ctx, 'registries');
+  if (!found) return [OFFICIAL_REGISTRY];
+  const { file, value } = found;
+  if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string'))
+    throw new Error(`${file}: "registries" must be a list of registry URLs`);
+  return value.map((v) => {
+    try {
+      return registryBase(v as string);
+    } catch (error) {
+      throw new Error(`${file}: "registries": ${(error as Error).message}`);
+    }
+  });
+}
+
+/** A CLI setting: from the managed settings, else the user's `settings.json`; with its file. */
+async function setting(
+  ctx: CliContext,
+  key: string,
+): Promise<{ file: string; value: unknown } | undefined> {
   const paths = configPaths({ home: ctx.home, env: ctx.env, platform: process.platform });
   for (const file of [paths.managedSettings, paths.userSettings]) {
     const text = await readConfigFile(file);
     if (text === undefined) continue;
     const parsed = parseJsoncText(text, file);
-    const value = (parsed.value as Record<string, unknown> | undefined)?.registries;
+    const value = (parsed.value as Record<string, unknown> | undefined)?.[key];
     if (parsed.error || value === undefined) continue;
-    if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string'))
-      throw new Error(`${file}: "registries" must be a list of registry URLs`);
-    return value.map((v) => {
-      try {
-        return registryBase(v as string);
-      } catch (error) {
-        throw new Error(`${file}: "registries": ${(error as Error).message}`);
-      }
-    });
+    return { file, value };
   }
-  return [OFFICIAL_REGISTRY];
+  return undefined;
+}
+
+/**
+ * The `pypiIndexUrl` setting (a PyPI "simple" index, e.g. `https://pypi.example.com/simple`),
+ * which `uvx` gets as `--index-url` for PyPI packages: an http(s) URL without credentials (it
+ * is written into the config entry and is on uvx's command line); `undefined` when unset.
+ */
+export async function pypiIndexOf(ctx: CliContext): Promise<string | undefined> {
+  const found = await setting(ctx, 'pypiIndexUrl');
+  if (!found) return undefined;
+  const { file, value } = found;
+  const bad = (why: string) => new Error(`${file}: "pypiIndexUrl" ${why}`);
+  const like = ' (a PyPI simple index, like https://pypi.org/simple)';
+  if (typeof value !== 'string' || value.length > 2048 || /[\s\p{Cc}]/u.test(value))
+    throw bad(`must be a URL${like}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw bad(`${JSON.stringify(value)} is not a URL${like}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw bad(`must be an http(s) URL${like}`);
+  if (url.username || url.password)
+    throw bad(
+      'must not carry credentials (they would be on every command line and in the config file); give them to uv with its own settings',
+    );
+  return url.href;
 }
 
 function client(base: string, flags: RegistryFlags): RegistryClient {
@@ -112,13 +151,21 @@ export async function searchCommand(
       failures.push(error);
     }
   }
+  // Each server.json checked against the official schema: an invalid one is listed, marked.
+  const { checkServerJson, describeSchemaErrors } = await import('./registry-validate.js');
+  const checks = await Promise.all(found.map((e) => checkServerJson(e.server)));
+  const invalid = found.filter((_, i) => checks[i]!.count > 0);
   if (flags.json) {
     out.json({
-      servers: found.map((e) => ({
+      servers: found.map((e, i) => ({
         registry: e.registry,
         server: e.server,
         status: e.official.status ?? 'active',
         official: e.official,
+        valid: checks[i]!.count === 0,
+        ...(checks[i]!.count > 0
+          ? { schemaErrors: checks[i]!.errors, schemaErrorCount: checks[i]!.count }
+          : {}),
       })),
       more,
       errors: failures.map((e) => ({ registry: e.registry, code: e.code, message: e.message })),
@@ -129,10 +176,10 @@ export async function searchCommand(
     else if (found.length > 0) {
       const rows = [
         ['NAME', 'VERSION', 'STATUS', 'TRANSPORTS', 'DESCRIPTION'],
-        ...found.map((e) => [
+        ...found.map((e, i) => [
           e.server.name,
           e.server.version,
-          e.official.status ?? 'active',
+          `${e.official.status ?? 'active'}${checks[i]!.count > 0 ? ', invalid' : ''}`,
           transportsOf(e.server).join(', ') || '-',
           (e.server.description ?? '').split('\n')[0] ?? '',
         ]),
@@ -160,6 +207,16 @@ export async function searchCommand(
         );
       out.stdout('install one with: mcpkit install <name>[@version]\n');
     }
+    if (invalid.length > 0)
+      out.stderr(
+        `mcpkit: ${invalid.length} of the ${found.length} servers listed ${invalid.length === 1 ? 'does' : 'do'} not match the official server.json schema (marked invalid; install refuses ${invalid.length === 1 ? 'it' : 'them'}):\n${found
+          .map((e, i) =>
+            checks[i]!.count > 0
+              ? `  ${neutralize(e.server.name)} (${e.registry}): ${neutralize(describeSchemaErrors(checks[i]!))}\n`
+              : '',
+          )
+          .join('')}`,
+      );
     for (const e of failures) out.stderr(`mcpkit: ${e.message}\n`);
   }
   return failures.length > 0 ? 1 : 0;
@@ -273,7 +330,7 @@ export async function installCommand(
   } catch (error) {
     if (!RegistryError.isInstance(error)) throw error;
     const advice = registryAdvice(error);
-    out.stderr(`mcpkit: ${error.message}${advice ? `; ${advice}` : ''}\n`);
+    out.stderr(`mcpkit: ${neutralize(error.message)}${advice ? `; ${advice}` : ''}\n`);
     return 1;
   }
 }
@@ -297,6 +354,8 @@ async function install(
   const given = givenValues(flags.env);
   const registries = await registriesOf(ctx, flags);
   const entry = await lookUp(registries, name, version, flags);
+  // What is turned into a command line must be a server.json the official schema accepts.
+  await (await import('./registry-validate.js')).assertServerJson(entry);
   checkStatus(entry, flags.allowDeprecated ?? false);
   const candidate: Candidate = chooseCandidate(entry, flags.use as InstallKind | undefined);
   const entryName = flags.as ?? localName(entry.server.name);
@@ -369,7 +428,9 @@ async function install(
     }
     clack.outro('thanks');
   }
-  const plan = toConfigEntry(entry, candidate, answers);
+  const plan = toConfigEntry(entry, candidate, answers, {
+    pypiIndexUrl: candidate.kind === 'pypi' ? await pypiIndexOf(ctx) : undefined,
+  });
   const shown = flags.showSecrets ? plan.entry : redacted(plan);
   const hasSecretValues = plan.secretPaths.some((path) => {
     let node: unknown = plan.entry;
@@ -428,5 +489,7 @@ export function registryAdvice(error: RegistryError): string | undefined {
   if (error.code === RegistryErrorCode.Status && error.status === 'deprecated')
     return 'install it anyway with --allow-deprecated';
   if (error.code === RegistryErrorCode.NotFound) return 'look for it with "mcpkit search <words>"';
+  if (error.code === RegistryErrorCode.SchemaInvalid)
+    return 'nothing was written; the entry must be fixed by its publisher or the registry (or add the server by hand with "mcpkit add")';
   return undefined;
 }

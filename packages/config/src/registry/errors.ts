@@ -22,8 +22,23 @@ export const RegistryErrorCode = {
   Unsupported: 'MCPKIT_REGISTRY_UNSUPPORTED',
   /** The entry's values do not make a valid config entry (a URL that is not http(s), ...). */
   InvalidEntry: 'MCPKIT_REGISTRY_INVALID_ENTRY',
+  /**
+   * The entry's `server.json` does not match the official `server.json` JSON Schema:
+   * `schemaErrors` (the first few), `schemaErrorCount` (all).
+   */
+  SchemaInvalid: 'MCPKIT_REGISTRY_SCHEMA_INVALID',
 } as const;
 export type RegistryErrorCode = (typeof RegistryErrorCode)[keyof typeof RegistryErrorCode];
+
+/** One place where a `server.json` fails the official schema. */
+export interface RegistrySchemaError {
+  /** JSON Pointer into the `server.json` (`/packages/0/version`; `` for the document). */
+  instancePath: string;
+  /** JSON Pointer into the schema of the rule it fails (`#/definitions/Package/...`). */
+  schemaPath: string;
+  /** The validator's words (`must NOT be valid`, `must have required property 'name'`). */
+  message: string;
+}
 
 export interface RegistryErrorFacts {
   /** The registry's base URL. */
@@ -39,6 +54,10 @@ export interface RegistryErrorFacts {
   timeoutMs?: number | undefined;
   /** Why each package or remote could not be used. */
   reasons?: readonly string[] | undefined;
+  /** Where the `server.json` fails the schema (the first few). */
+  schemaErrors?: readonly RegistrySchemaError[] | undefined;
+  /** How many places fail the schema in all. */
+  schemaErrorCount?: number | undefined;
 }
 
 /** What went wrong with an MCP Registry or one of its entries; the facts are fields. */
@@ -54,6 +73,8 @@ export class RegistryError extends McpkitError {
   readonly limitBytes: number | undefined;
   readonly timeoutMs: number | undefined;
   readonly reasons: readonly string[];
+  readonly schemaErrors: readonly RegistrySchemaError[];
+  readonly schemaErrorCount: number | undefined;
   constructor(
     code: RegistryErrorCode,
     message: string,
@@ -70,5 +91,7 @@ export class RegistryError extends McpkitError {
     this.limitBytes = facts.limitBytes;
     this.timeoutMs = facts.timeoutMs;
     this.reasons = facts.reasons ?? [];
+    this.schemaErrors = facts.schemaErrors ?? [];
+    this.schemaErrorCount = facts.schemaErrorCount;
   }
 }

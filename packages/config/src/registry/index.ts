@@ -14,7 +14,12 @@ export {
   type SearchOptions,
   type SearchResult,
 } from './client.js';
-export { RegistryError, RegistryErrorCode, type RegistryErrorFacts } from './errors.js';
+export {
+  RegistryError,
+  RegistryErrorCode,
+  type RegistryErrorFacts,
+  type RegistrySchemaError,
+} from './errors.js';
 export {
   type Answer,
   type Candidate,
@@ -37,6 +42,7 @@ export {
   type RegistryTransport,
   referenceName,
   type ServerJson,
+  type ToConfigEntryOptions,
   toConfigEntry,
   transportsOf,
   unanswered,

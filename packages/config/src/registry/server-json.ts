@@ -47,7 +47,8 @@ export interface RegistryPackage {
 }
 export interface ServerJson {
   name: string;
-  description: string;
+  /** Required by the schema, but kept as the registry sent it: absent when it sent none. */
+  description?: string;
   version: string;
   title?: string;
   websiteUrl?: string;
@@ -164,7 +165,7 @@ export function parseRegistryEntry(value: unknown, registry: string, url: string
     if (typeof meta.isLatest === 'boolean') official.isLatest = meta.isLatest;
   }
   return {
-    server: { description: '', ...(s as object) } as ServerJson,
+    server: s as unknown as ServerJson,
     official,
     registry,
   };
@@ -424,16 +425,26 @@ function registryUrl(value: string): string | undefined {
   }
 }
 
+export interface ToConfigEntryOptions {
+  /**
+   * The PyPI index (its "simple" API, `https://pypi.example.com/simple`) uvx installs PyPI
+   * packages from: `uvx --index-url <url> <id>==<version>`. An http(s) URL the caller has
+   * checked (no credentials: it is on a command line). Default: uv's own index setting.
+   */
+  pypiIndexUrl?: string | undefined;
+}
+
 /**
  * Turns the chosen package or remote into a config entry: npm as `npx -y <id>@<version>`,
- * pypi as `uvx <id>==<version>`, oci as `docker run -i --rm` (environment passed by name
- * with `-e`), a remote as an `http` or `sse` entry. Runtime arguments go to the runtime
- * (before the package), package arguments after it.
+ * pypi as `uvx <id>==<version>` (`uvx --index-url <url> …` with `pypiIndexUrl`), oci as
+ * `docker run -i --rm` (environment passed by name with `-e`), a remote as an `http` or `sse`
+ * entry. Runtime arguments go to the runtime (before the package), package arguments after it.
  */
 export function toConfigEntry(
   entry: RegistryEntry,
   candidate: Candidate,
   answers: ReadonlyMap<string, Answer>,
+  options: ToConfigEntryOptions = {},
 ): PlannedEntry {
   const missing = unanswered(candidate, answers);
   if (missing.length > 0)
@@ -523,11 +534,12 @@ export function toConfigEntry(
     args.push(`${p.identifier}@${p.version}`);
   } else if (p.registryType === 'pypi') {
     command = 'uvx';
+    if (options.pypiIndexUrl) args.push('--index-url', options.pypiIndexUrl);
     pushArgs(p.runtimeArguments);
     args.push(`${p.identifier}==${p.version}`);
     if (p.registryBaseUrl && !/^https:\/\/pypi\.org\/?$/.test(p.registryBaseUrl))
       notes.push(
-        `the package is published on ${p.registryBaseUrl}; uvx installs from your index setting`,
+        `the package is published on ${p.registryBaseUrl}; uvx installs from ${options.pypiIndexUrl ? `the index ${options.pypiIndexUrl}` : 'your index setting'}`,
       );
   } else {
     command = 'docker';

@@ -30,6 +30,7 @@ export type {
 export {
   globalInstrumentation,
   type InstrumentedRequest,
+  type InstrumentedSession,
   type McpInstrumentation,
   setGlobalInstrumentation,
 } from './instrumentation.js';

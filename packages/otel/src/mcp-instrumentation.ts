@@ -1,4 +1,9 @@
-import type { InstrumentedRequest, McpInstrumentation } from '@mcpkit/jsonrpc';
+import type {
+  InstrumentedRequest,
+  InstrumentedSession,
+  JsonRpcId,
+  McpInstrumentation,
+} from '@mcpkit/jsonrpc';
 import {
   type Attributes,
   type Context,
@@ -44,6 +49,8 @@ const NAME = '@mcpkit/otel';
 const VERSION = '0.1.0';
 /** Buckets the conventions advise for the operation and session durations (seconds). */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+/** `ConnectionClosedError`'s code (`@mcpkit/jsonrpc`): the other end closed. */
+const CONNECTION_CLOSED = 'MCPKIT_CONNECTION_CLOSED';
 /** A `_meta` value longer than this is not trace context (W3C caps headers far lower). */
 const MAX_CONTEXT_VALUE = 8192;
 
@@ -180,6 +187,8 @@ class Recorder {
   /** Absent: no meter provider. */
   readonly clientDuration: Histogram | undefined;
   readonly serverDuration: Histogram | undefined;
+  readonly clientSessionDuration: Histogram | undefined;
+  readonly serverSessionDuration: Histogram | undefined;
 
   constructor(
     readonly options: McpOtelOptions,
@@ -190,6 +199,8 @@ class Recorder {
     if (meter === undefined) {
       this.clientDuration = undefined;
       this.serverDuration = undefined;
+      this.clientSessionDuration = undefined;
+      this.serverSessionDuration = undefined;
       return;
     }
     const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
@@ -200,6 +211,16 @@ class Recorder {
     });
     this.serverDuration = meter.createHistogram(McpMetric.ServerOperationDuration, {
       description: 'Duration of MCP requests as the server handles them',
+      unit: 's',
+      advice,
+    });
+    this.clientSessionDuration = meter.createHistogram(McpMetric.ClientSessionDuration, {
+      description: 'The duration of the MCP session as observed on the MCP client',
+      unit: 's',
+      advice,
+    });
+    this.serverSessionDuration = meter.createHistogram(McpMetric.ServerSessionDuration, {
+      description: 'The duration of the MCP session as observed on the MCP server',
       unit: 's',
       advice,
     });
@@ -250,6 +271,51 @@ class Recorder {
       );
     if (own) span?.end();
   }
+}
+
+/** What records the request's JSON-RPC id on its span (told each id `send` uses). */
+function requestIdSetter(span: Span): (id: JsonRpcId) => void {
+  return (id) => {
+    if (id !== null) span.setAttribute(McpAttr.RequestId, String(id));
+  };
+}
+
+/**
+ * The parent of a SERVER span and its links. The context in `params._meta` wins (the
+ * conventions, SEP-414); without one, the HTTP request's trace headers; without those,
+ * the ambient context. The ambient span (an HTTP server span an HTTP instrumentation
+ * made) is linked when it is not the parent; so are the HTTP headers' context when
+ * `_meta` carried another and no ambient span stands for the HTTP request.
+ */
+function parentOf(
+  ambient: Context,
+  meta: unknown,
+  headers: Readonly<Record<string, string>> | undefined,
+): { parent: Context; links: Link[] | undefined } {
+  let fromMeta: Context | undefined;
+  if (typeof meta === 'object' && meta !== null) {
+    const extracted = propagation.extract(ROOT_CONTEXT, meta as Record<string, unknown>, metaGetter);
+    if (trace.getSpanContext(extracted) !== undefined) fromMeta = extracted;
+    else if (extracted !== ROOT_CONTEXT && headers === undefined)
+      // Baggage without a span context: kept on top of the ambient context.
+      return {
+        parent: propagation.extract(ambient, meta as Record<string, unknown>, metaGetter),
+        links: undefined,
+      };
+  }
+  let fromHeaders: Context | undefined;
+  if (headers !== undefined) {
+    const extracted = propagation.extract(ROOT_CONTEXT, headers, metaGetter);
+    if (trace.getSpanContext(extracted) !== undefined) fromHeaders = extracted;
+  }
+  const parent = fromMeta ?? fromHeaders;
+  if (parent === undefined) return { parent: ambient, links: undefined };
+  const around = trace.getSpanContext(ambient);
+  if (around !== undefined) return { parent, links: [{ context: around }] };
+  const transport = fromMeta !== undefined && fromHeaders !== undefined ? trace.getSpanContext(fromHeaders) : undefined;
+  if (transport !== undefined && transport.spanId !== trace.getSpanContext(fromMeta!)!.spanId)
+    return { parent, links: [{ context: transport }] };
+  return { parent, links: undefined };
 }
 
 /** Set by `metaSetter` when the propagator wrote anything (the injection is synchronous). */
@@ -356,11 +422,18 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
             own = true;
             ctx = trace.setSpan(parent, span);
           }
-          if (span.isRecording()) {
+          const recording = span.isRecording();
+          if (recording) {
             span.setAttributes(requestAttributes(request));
             if (method === 'tools/call') captureArguments(options, span, params);
           }
-          sent = context.with(ctx, send, undefined, inject(ctx, params));
+          sent = context.with(
+            ctx,
+            send,
+            undefined,
+            inject(ctx, params),
+            recording ? requestIdSetter(span) : undefined,
+          );
         }
       } catch (error) {
         r.finish(request, span, own, r.clientDuration, started, false, error);
@@ -390,26 +463,7 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           result = handle();
         } else {
           const ambient = context.active();
-          let parent = ambient;
-          let links: Link[] | undefined;
-          const meta = params?._meta;
-          if (typeof meta === 'object' && meta !== null) {
-            const extracted = propagation.extract(
-              ROOT_CONTEXT,
-              meta as Record<string, unknown>,
-              metaGetter,
-            );
-            if (trace.getSpanContext(extracted) !== undefined) {
-              parent = extracted;
-              // The conventions: the caller's context is the parent; the ambient one (an
-              // HTTP server span, say) is linked.
-              const around = trace.getSpanContext(ambient);
-              if (around !== undefined) links = [{ context: around }];
-            } else if (extracted !== ROOT_CONTEXT) {
-              // Baggage without a span context: kept on top of the ambient context.
-              parent = propagation.extract(ambient, meta as Record<string, unknown>, metaGetter);
-            }
-          }
+          const { parent, links } = parentOf(ambient, params?._meta, request.traceHeaders);
           span = r.tracer.startSpan(
             spanName(method, params),
             links === undefined ? { kind: SpanKind.SERVER } : { kind: SpanKind.SERVER, links },
@@ -440,5 +494,64 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
         },
       );
     },
+
+    clientNotification(request, send) {
+      const r = current();
+      if (r === undefined) return send(request.params);
+      const started = r.clientDuration !== undefined ? performance.now() : 0;
+      let span: Span | undefined;
+      let sent: Promise<void>;
+      try {
+        if (r.tracer === undefined) {
+          sent = send(request.params);
+        } else {
+          const parent = context.active();
+          span = r.tracer.startSpan(request.method, { kind: SpanKind.CLIENT }, parent);
+          if (span.isRecording()) span.setAttributes(requestAttributes(request));
+          const ctx = trace.setSpan(parent, span);
+          sent = context.with(ctx, send, undefined, inject(ctx, request.params));
+        }
+      } catch (error) {
+        r.finish(request, span, true, r.clientDuration, started, false, error);
+        throw error;
+      }
+      return sent.then(
+        () => r.finish(request, span, true, r.clientDuration, started, true, undefined),
+        (error: unknown) => {
+          r.finish(request, span, true, r.clientDuration, started, false, error);
+          throw error;
+        },
+      );
+    },
+
+    sessionStart(side) {
+      const r = current();
+      const histogram = side === 'client' ? r?.clientSessionDuration : r?.serverSessionDuration;
+      if (histogram === undefined) return undefined;
+      const started = performance.now();
+      return (session: InstrumentedSession, error?: unknown) => {
+        // A server's session ends when its client closes the connection: not an error.
+        const failed =
+          error !== undefined &&
+          error !== null &&
+          !(side === 'server' && (error as { code?: unknown }).code === CONNECTION_CLOSED);
+        histogram.record(
+          (performance.now() - started) / 1000,
+          sessionAttributes(session, failed ? error : undefined),
+        );
+      };
+    },
   };
+}
+
+/** The attributes of a session duration: version, transport, server, `error.type` when it ended badly. */
+function sessionAttributes(session: InstrumentedSession, error: unknown): Attributes {
+  const kept: Attributes = {};
+  if (session.protocolVersion !== undefined) kept[McpAttr.ProtocolVersion] = session.protocolVersion;
+  if (session.networkTransport !== undefined)
+    kept[McpAttr.NetworkTransport] = session.networkTransport;
+  if (session.serverAddress !== undefined) kept[McpAttr.ServerAddress] = session.serverAddress;
+  if (session.serverPort !== undefined) kept[McpAttr.ServerPort] = session.serverPort;
+  if (error !== undefined && error !== null) kept[McpAttr.ErrorType] = errorTypeOf(error).type;
+  return kept;
 }

@@ -28,7 +28,10 @@ function sdkFor() {
 
 async function inProcess(version = '2025-11-25') {
   const hooks = createMcpInstrumentation();
-  const server = new McpServer({ info: { name: 'conv', version: '1.0.0' }, instrumentation: hooks });
+  const server = new McpServer({
+    info: { name: 'conv', version: '1.0.0' },
+    instrumentation: hooks,
+  });
   server.registerTool('echo', {}, () => ({ content: [{ type: 'text', text: 'ok' }] }));
   const [a, b] = createInProcessPair();
   await server.connect(b);
@@ -51,7 +54,9 @@ async function stdioClient(mode: string) {
     protocolVersion: '2025-11-25',
     instrumentation: createMcpInstrumentation(),
   });
-  await client.connect(new StdioTransport({ command: process.execPath, args: [faultServer, mode] }));
+  await client.connect(
+    new StdioTransport({ command: process.execPath, args: [faultServer, mode] }),
+  );
   cleanups.push(() => client.close());
   return client;
 }
@@ -136,7 +141,10 @@ describe('client spans in the MCP semantic conventions', () => {
 describe('the server continues a trace from HTTP headers', () => {
   async function httpServer() {
     const hooks = createMcpInstrumentation();
-    const server = new McpServer({ info: { name: 'hdr', version: '1.0.0' }, instrumentation: hooks });
+    const server = new McpServer({
+      info: { name: 'hdr', version: '1.0.0' },
+      instrumentation: hooks,
+    });
     server.registerTool('echo', {}, () => ({ content: [{ type: 'text', text: 'ok' }] }));
     const listener = await listenStreamableHttp(server, { host: '127.0.0.1', port: 0 });
     cleanups.push(() => listener.close());
@@ -185,7 +193,9 @@ describe('the server continues a trace from HTTP headers', () => {
     const sdk = sdkFor();
     const url = await httpServer();
     await post(url, { traceparent: `00-${HEADER_TRACE}-${HEADER_SPAN}-01` }, {});
-    const span = sdk.spans().find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call echo')!;
+    const span = sdk
+      .spans()
+      .find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call echo')!;
     expect(span.spanContext().traceId).toBe(HEADER_TRACE);
     expect(span.parentSpanContext?.spanId).toBe(HEADER_SPAN);
     expect(span.attributes['jsonrpc.request.id']).toBe('7');
@@ -200,7 +210,9 @@ describe('the server continues a trace from HTTP headers', () => {
       { traceparent: `00-${HEADER_TRACE}-${HEADER_SPAN}-01` },
       { traceparent: `00-${META_TRACE}-${META_SPAN}-01` },
     );
-    const span = sdk.spans().find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call echo')!;
+    const span = sdk
+      .spans()
+      .find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call echo')!;
     expect(span.spanContext().traceId).toBe(META_TRACE);
     expect(span.parentSpanContext?.spanId).toBe(META_SPAN);
     expect(span.links.map((l) => l.context.spanId)).toEqual([HEADER_SPAN]);

@@ -74,7 +74,10 @@ export function instrumented(
   method: string,
   params: Record<string, unknown> | undefined,
   options: CallOptions | undefined,
-  send: (params: Record<string, unknown> | undefined, options: CallOptions | undefined) => Promise<unknown>,
+  send: (
+    params: Record<string, unknown> | undefined,
+    options: CallOptions | undefined,
+  ) => Promise<unknown>,
   protocolVersion?: string,
 ): Promise<unknown> {
   const hooks = conn.instrumentation;
@@ -86,7 +89,6 @@ export function instrumented(
     (traced, onid) => send(traced, withOnid(options, onid)),
   );
 }
-
 
 /**
  * The peer's `wrapNotification` when the hooks observe notifications: each notification

@@ -6,10 +6,10 @@ import {
 } from '@mcpkit/jsonrpc';
 import { ClientMethod, type DiscoverResult, McpErrorCode, MetaKey } from '@mcpkit/protocol';
 import { answerServerRequest } from './client-handlers.js';
+import { describeRequest, withOnid } from './client-instrumentation.js';
 import { ConnectBudget } from './connect-budget.js';
 import type { Connection } from './connection.js';
 import { LimitExceededError, mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
-import { describeRequest, withOnid } from './client-instrumentation.js';
 import { mcpTransportOf } from './mcp-transport-of.js';
 import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.js';
 import { handshake } from './negotiation.js';

@@ -31,6 +31,8 @@ export {
   globalInstrumentation,
   type InstrumentedRequest,
   type InstrumentedSession,
+  type ObservedManager,
+  type ObservedState,
   type McpInstrumentation,
   setGlobalInstrumentation,
 } from './instrumentation.js';

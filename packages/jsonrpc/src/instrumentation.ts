@@ -37,6 +37,32 @@ export interface InstrumentedSession {
   readonly serverPort?: number;
 }
 
+/** What an instrumentation reads of a server manager (`McpManager`): its events and snapshot. */
+export interface ObservedManager {
+  on(
+    type: 'statechange',
+    listener: (event: {
+      readonly name: string;
+      readonly state: ObservedState;
+      readonly previous?: ObservedState | undefined;
+      readonly reason: string;
+    }) => void,
+  ): () => void;
+  snapshot(): { readonly servers: readonly ObservedState[] };
+}
+
+/** One server's state, as a manager reports it. */
+export interface ObservedState {
+  readonly name: string;
+  readonly state: string;
+  readonly error?: Error;
+  readonly reconnectAttempt?: number;
+  /** When the next reconnect attempt starts (ms since the epoch), while one is scheduled. */
+  readonly nextRetryAt?: number;
+  /** Why the server is in this state. */
+  readonly reason?: string;
+}
+
 /**
  * Hooks that observe MCP requests. Each is optional; a client or server given none
  * runs exactly as without (one `undefined` check per request).
@@ -83,6 +109,15 @@ export interface McpInstrumentation {
   sessionStart?(
     side: 'client' | 'server',
   ): ((session: InstrumentedSession, error?: unknown) => void) | undefined;
+  /**
+   * Observes a server manager: its connection attempts, state changes and servers by
+   * state. `transportOf` gives a server's `network.transport`. Returns what stops it (the
+   * manager calls it when it closes).
+   */
+  observeManager?(
+    manager: ObservedManager,
+    transportOf: (server: string) => string | undefined,
+  ): () => void;
 }
 
 const GLOBAL = Symbol.for('mcpkit.instrumentation');

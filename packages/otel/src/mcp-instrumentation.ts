@@ -27,6 +27,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { McpAttr, McpMetric } from './attributes.js';
+import { errorTypeOf } from './error-type.js';
+import { instrumentManager } from './manager-instrumentation.js';
 
 export interface McpOtelOptions {
   /** Default: the global tracer provider (`@opentelemetry/api`'s `trace`). */
@@ -121,28 +123,6 @@ function metricAttributes(
   if (errorType !== undefined) kept[McpAttr.ErrorType] = errorType;
   if (rpcCode !== undefined) kept[McpAttr.ResponseStatusCode] = rpcCode;
   return kept;
-}
-
-/**
- * `error.type` of a failed request: the JSON-RPC error code the peer answered with, else
- * our error's `MCPKIT_*` code (a timeout, a closed connection), else `_OTHER`.
- */
-export function errorTypeOf(error: unknown): { type: string; rpcCode?: string; message?: string } {
-  const e = error as { rpcCode?: unknown; code?: unknown; message?: unknown } | undefined;
-  const message = typeof e?.message === 'string' ? e.message : undefined;
-  const withMessage = message !== undefined ? { message } : {};
-  if (typeof e?.rpcCode === 'number') {
-    const rpcCode = String(e.rpcCode);
-    return { type: rpcCode, rpcCode, ...withMessage };
-  }
-  if (typeof e?.code === 'number') {
-    // A wire error shaped by another library (`code` is the JSON-RPC code).
-    const rpcCode = String(e.code);
-    return { type: rpcCode, rpcCode, ...withMessage };
-  }
-  if (typeof e?.code === 'string' && e.code.length > 0 && e.code.length <= 64)
-    return { type: e.code, ...withMessage };
-  return { type: '_OTHER', ...withMessage };
 }
 
 function isToolError(method: string, result: unknown): boolean {
@@ -294,7 +274,11 @@ function parentOf(
 ): { parent: Context; links: Link[] | undefined } {
   let fromMeta: Context | undefined;
   if (typeof meta === 'object' && meta !== null) {
-    const extracted = propagation.extract(ROOT_CONTEXT, meta as Record<string, unknown>, metaGetter);
+    const extracted = propagation.extract(
+      ROOT_CONTEXT,
+      meta as Record<string, unknown>,
+      metaGetter,
+    );
     if (trace.getSpanContext(extracted) !== undefined) fromMeta = extracted;
     else if (extracted !== ROOT_CONTEXT && headers === undefined)
       // Baggage without a span context: kept on top of the ambient context.
@@ -312,7 +296,10 @@ function parentOf(
   if (parent === undefined) return { parent: ambient, links: undefined };
   const around = trace.getSpanContext(ambient);
   if (around !== undefined) return { parent, links: [{ context: around }] };
-  const transport = fromMeta !== undefined && fromHeaders !== undefined ? trace.getSpanContext(fromHeaders) : undefined;
+  const transport =
+    fromMeta !== undefined && fromHeaders !== undefined
+      ? trace.getSpanContext(fromHeaders)
+      : undefined;
   if (transport !== undefined && transport.spanId !== trace.getSpanContext(fromMeta!)!.spanId)
     return { parent, links: [{ context: transport }] };
   return { parent, links: undefined };
@@ -524,6 +511,14 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
       );
     },
 
+    observeManager(manager, transportOf) {
+      return instrumentManager(manager, {
+        ...(options.tracerProvider !== undefined ? { tracerProvider: options.tracerProvider } : {}),
+        ...(options.meterProvider !== undefined ? { meterProvider: options.meterProvider } : {}),
+        transportOf,
+      });
+    },
+
     sessionStart(side) {
       const r = current();
       const histogram = side === 'client' ? r?.clientSessionDuration : r?.serverSessionDuration;
@@ -547,7 +542,8 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
 /** The attributes of a session duration: version, transport, server, `error.type` when it ended badly. */
 function sessionAttributes(session: InstrumentedSession, error: unknown): Attributes {
   const kept: Attributes = {};
-  if (session.protocolVersion !== undefined) kept[McpAttr.ProtocolVersion] = session.protocolVersion;
+  if (session.protocolVersion !== undefined)
+    kept[McpAttr.ProtocolVersion] = session.protocolVersion;
   if (session.networkTransport !== undefined)
     kept[McpAttr.NetworkTransport] = session.networkTransport;
   if (session.serverAddress !== undefined) kept[McpAttr.ServerAddress] = session.serverAddress;

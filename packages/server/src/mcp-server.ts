@@ -140,7 +140,8 @@ export class McpServer {
   onerror: ((error: Error) => void) | undefined;
   /** @internal Set only when a hook observes requests. */
   readonly instrumentation:
-    | (Required<Pick<McpInstrumentation, 'serverRequest'>> & Pick<McpInstrumentation, 'enabled' | 'sessionStart'>)
+    | (Required<Pick<McpInstrumentation, 'serverRequest'>> &
+        Pick<McpInstrumentation, 'enabled' | 'sessionStart'>)
     | undefined;
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;

@@ -141,7 +141,10 @@ export class ServerSession {
       closed();
       // A session is what `initialize` opened (2025), or a stdio connection; a 2026-07-28
       // HTTP exchange is one request, not a session.
-      if (endSession !== undefined && (this.legacy !== undefined || this.networkTransport === 'pipe'))
+      if (
+        endSession !== undefined &&
+        (this.legacy !== undefined || this.networkTransport === 'pipe')
+      )
         endSession(
           { protocolVersion: this.legacy?.version, networkTransport: this.networkTransport },
           cause,

@@ -13,35 +13,65 @@ const NETWORK_TRANSPORT: Record<string, string> = {
 
 const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
 
-/** `server.address` and `server.port` of a server's URL. */
-function addressOf(url: URL): { serverAddress: string; serverPort?: number } {
-  // `URL.hostname` keeps an IPv6 address's brackets; the attribute has none.
-  const serverAddress = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = url.port === '' ? DEFAULT_PORT[url.protocol] : Number(url.port);
-  return port === undefined ? { serverAddress } : { serverAddress, serverPort: port };
+/** What a request's description takes from its transport: the same for every request. */
+interface Endpoint {
+  readonly networkTransport: string | undefined;
+  readonly serverAddress: string | undefined;
+  readonly serverPort: number | undefined;
 }
 
-/** What the instrumentation hook is told of one request (built only when there is one). */
+const endpoints = new WeakMap<object, Endpoint>();
+
+/** `network.transport`, `server.address` and `server.port` of a transport, worked out once. */
+function endpointOf(transport: ReturnType<typeof mcpTransportOf>): Endpoint {
+  let endpoint = endpoints.get(transport);
+  if (endpoint !== undefined) return endpoint;
+  const url = (transport as { url?: unknown }).url;
+  let serverAddress: string | undefined;
+  let serverPort: number | undefined;
+  if (url instanceof URL) {
+    // `URL.hostname` keeps an IPv6 address's brackets; the attribute has none.
+    serverAddress = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    serverPort = url.port === '' ? DEFAULT_PORT[url.protocol] : Number(url.port);
+  }
+  endpoint = {
+    networkTransport:
+      NETWORK_TRANSPORT[transport.constructor.name] ??
+      // A wrapper (the manager's HTTP fallback) keyed by an HTTP endpoint: TCP.
+      (transport.eraKey?.startsWith('http') ? 'tcp' : undefined),
+    serverAddress,
+    serverPort,
+  };
+  endpoints.set(transport, endpoint);
+  return endpoint;
+}
+
+const NO_ENDPOINT: Endpoint = {
+  networkTransport: undefined,
+  serverAddress: undefined,
+  serverPort: undefined,
+};
+
+/**
+ * What the instrumentation hook is told of one request (built only when there is one):
+ * one object of one shape per request, what the transport gives read once per transport.
+ */
 export function describeRequest(
   conn: Connection,
   method: string,
   params: Record<string, unknown> | undefined,
 ): InstrumentedRequest {
   const transport = conn.peer ? mcpTransportOf(conn.peer) : undefined;
-  const url = (transport as { url?: unknown } | undefined)?.url;
-  const endpoint = url instanceof URL ? addressOf(url) : undefined;
+  const endpoint = transport !== undefined ? endpointOf(transport) : NO_ENDPOINT;
   return {
-    ...endpoint,
     method,
     params,
     serverName: conn.options.name,
     protocolVersion: conn.server?.version,
     sessionId: transport?.sessionId,
-    networkTransport: transport
-      ? (NETWORK_TRANSPORT[transport.constructor.name] ??
-        // A wrapper (the manager's HTTP fallback) keyed by an HTTP endpoint: TCP.
-        (transport.eraKey?.startsWith('http') ? 'tcp' : undefined))
-      : undefined,
+    networkTransport: endpoint.networkTransport,
+    serverAddress: endpoint.serverAddress,
+    serverPort: endpoint.serverPort,
   };
 }
 

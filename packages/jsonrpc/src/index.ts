@@ -31,9 +31,9 @@ export {
   globalInstrumentation,
   type InstrumentedRequest,
   type InstrumentedSession,
+  type McpInstrumentation,
   type ObservedManager,
   type ObservedState,
-  type McpInstrumentation,
   setGlobalInstrumentation,
 } from './instrumentation.js';
 export { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';

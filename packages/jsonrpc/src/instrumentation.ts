@@ -17,8 +17,8 @@ export interface InstrumentedRequest {
   /** The JSON-RPC id, where the side that calls the hook knows it (the server does). */
   readonly requestId?: JsonRpcId;
   /** Client side, HTTP and WebSocket: the host and port of the server's URL. */
-  readonly serverAddress?: string;
-  readonly serverPort?: number;
+  readonly serverAddress?: string | undefined;
+  readonly serverPort?: number | undefined;
   /**
    * Server side, HTTP: the W3C trace context headers (`traceparent`, `tracestate`,
    * `baggage`) of the HTTP request the message arrived on, when it carried any; what an
@@ -33,8 +33,8 @@ export interface InstrumentedSession {
   /** `network.transport`: `pipe` for stdio, `tcp` for HTTP and WebSocket. */
   readonly networkTransport: string | undefined;
   /** Client side, HTTP and WebSocket: the host and port of the server's URL. */
-  readonly serverAddress?: string;
-  readonly serverPort?: number;
+  readonly serverAddress?: string | undefined;
+  readonly serverPort?: number | undefined;
 }
 
 /** What an instrumentation reads of a server manager (`McpManager`): its events and snapshot. */

@@ -143,8 +143,8 @@ function stringify(value: unknown): string | undefined {
 }
 
 /** A span the host opened for a tool execution (an agent framework's `execute_tool`). */
-function activeExecuteToolSpan(): Span | undefined {
-  const span = trace.getActiveSpan();
+function activeExecuteToolSpan(active: Context): Span | undefined {
+  const span = trace.getSpan(active);
   if (!span?.isRecording()) return undefined;
   // Only an SDK span shows its attributes: the API has no getter, so a span we cannot
   // read is not taken for a tool span ("reliably detect", as the conventions say).
@@ -319,12 +319,16 @@ function inject(
   ctx: Context,
   params: Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {
-  const meta: Record<string, unknown> = { ...(params?._meta as object | undefined) };
+  const meta = Object.assign({}, params?._meta as object | undefined) as Record<string, unknown>;
   injected = false;
   propagation.inject(ctx, meta, metaSetter);
   if (!injected) return params;
   injected = false;
-  return { ...params, _meta: meta };
+  // Copy, then set `_meta`: a literal spread that adds a key its source lacks takes V8's
+  // slow path on Node 20.
+  const copy: Record<string, unknown> = Object.assign({}, params);
+  copy._meta = meta;
+  return copy;
 }
 
 function spanName(method: string, params: Record<string, unknown> | undefined): string {
@@ -399,7 +403,7 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           sent = send(params);
         } else {
           const parent = context.active();
-          const host = reuse && method === 'tools/call' ? activeExecuteToolSpan() : undefined;
+          const host = reuse && method === 'tools/call' ? activeExecuteToolSpan(parent) : undefined;
           let ctx: Context;
           if (host !== undefined) {
             span = host;

@@ -70,7 +70,7 @@ describe('OpenTelemetry for McpManager', () => {
     });
     cleanups.push(() => manager.close());
     await manager.connectAll();
-    const back = nextEvent(
+    const back = nextEvent<{ name: string; state: { state: string } }>(
       (l) => manager.on('statechange', l),
       (e) => e.name === 'crashy' && e.state.state === 'connected',
     );

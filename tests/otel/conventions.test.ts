@@ -152,7 +152,11 @@ describe('the server continues a trace from HTTP headers', () => {
   }
 
   /** One 2026-07-28 tools/call POST (no session) with the given headers and `_meta`. */
-  async function post(url: string | URL, headers: Record<string, string>, meta: Record<string, unknown>) {
+  async function post(
+    url: string | URL,
+    headers: Record<string, string>,
+    meta: Record<string, unknown>,
+  ) {
     const res = await fetch(url, {
       method: 'POST',
       headers: {

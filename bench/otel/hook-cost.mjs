@@ -5,17 +5,10 @@
 //   node hook-cost.mjs [rounds]
 // Prints one JSON line: { bareUs, hookedUs, ourUs } (medians of per-block CPU per call).
 import { createMcpInstrumentation } from '@mcpkit/otel';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { registerBatchSdk } from './batch-sdk.mjs';
 
 const rounds = Number(process.argv[2] ?? 40);
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-const dropping = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
-const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
-trace.setGlobalTracerProvider(provider);
+const provider = await registerBatchSdk();
 const hooks = createMcpInstrumentation();
 
 const result = { content: [{ type: 'text', text: 'hello' }] };

@@ -32,17 +32,8 @@ let provider;
 if (mode !== 'none') {
   const { createMcpInstrumentation } = await import('@mcpkit/otel');
   if (mode === 'sdk' || mode === 'paired-sdk') {
-    const { context, propagation, trace } = await import('@opentelemetry/api');
-    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-    const { BasicTracerProvider, BatchSpanProcessor } = await import(
-      '@opentelemetry/sdk-trace-base'
-    );
-    const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    const dropping = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
-    provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
-    trace.setGlobalTracerProvider(provider);
+    const { registerBatchSdk } = await import('./batch-sdk.mjs');
+    provider = await registerBatchSdk();
   }
   instrumentation = createMcpInstrumentation();
 }

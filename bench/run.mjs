@@ -378,7 +378,8 @@ log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
 (await import('./gateway/run.mjs')).writeGatewayRows({ quick, log, outFile }); // #14 item 6
 (await import('./cli/run.mjs')).printCliRows({ quick });
 (await import('./real-servers/run.mjs')).printRealServerRows({ rounds: quick ? 2 : 5, log }); // finding 17
-(await import('./otel/run.mjs')).printOtelRows({ quick }); // #26
+(await import('./otel/run.mjs')).printRealOtelRows({ quick }); // #26: against real servers
+(await import('./otel/run.mjs')).printOtelRows({ quick }); // #26: in-process worst case
 (await import('./tool-search/run.mjs')).printToolSearchRows(); // #23 tool search
 // #25 scale-out: the Redis store's CPU per call over the in-memory store, in its own process.
 spawnSync(process.execPath, [path.join(here, 'scaleout/run.mjs'), ...(quick ? ['--quick'] : [])], {

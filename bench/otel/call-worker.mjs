@@ -23,20 +23,8 @@ let provider;
 if (mode !== 'none') {
   const { createMcpInstrumentation } = await import('@mcpkit/otel');
   if (mode === 'sdk-batch') {
-    const { context, propagation, trace } = await import('@opentelemetry/api');
-    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-    const { BasicTracerProvider, BatchSpanProcessor } = await import(
-      '@opentelemetry/sdk-trace-base'
-    );
-    const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    const dropping = {
-      export: (_spans, done) => done({ code: 0 }),
-      shutdown: async () => {},
-    };
-    provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
-    trace.setGlobalTracerProvider(provider);
+    const { registerBatchSdk } = await import('./batch-sdk.mjs');
+    provider = await registerBatchSdk();
   }
   if (mode !== 'off') instrumentation = createMcpInstrumentation();
   if (mode === 'paired-api') instrumentation = false;

@@ -86,5 +86,134 @@ export function printOtelRows({ quick = false } = {}) {
   return { cpu, paired, targets };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url))
-  printOtelRows({ quick: process.argv.includes('--quick') });
+const REAL_MODES = ['none', 'api', 'sdk'];
+
+function realWorker(mode, transport, calls) {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(here, 'real-worker.mjs'), mode, transport, String(calls)],
+    { encoding: 'utf8', timeout: 300_000, cwd: here },
+  );
+  try {
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  } catch {
+    return { failed: (r.stderr || `exit ${r.status}`).trim().split('\n').slice(-1)[0] };
+  }
+}
+
+/**
+ * The rows the #26 targets are about: CPU of the client's process per sequential
+ * `tools/call` against a real server in its own process (stdio child, Streamable HTTP),
+ * (a) no OpenTelemetry, (b) the hooks with @opentelemetry/api and no SDK, (c) the hooks
+ * with the SDK and a batching processor. Paired: each round runs the three in fresh
+ * processes, in a rotating order, and each is divided by the round's `none` run; the
+ * row is the median of those per-round ratios.
+ */
+export function printRealOtelRows({ quick = false } = {}) {
+  const rounds = quick ? 2 : 5;
+  const calls = quick ? 2000 : 4000;
+  const rows = [];
+  for (const transport of ['stdio', 'http']) {
+    const cpu = Object.fromEntries(REAL_MODES.map((m) => [m, []]));
+    const ratios = { api: [], sdk: [] };
+    for (let i = 0; i < rounds; i++) {
+      const order = REAL_MODES.map((_, k) => REAL_MODES[(k + i) % REAL_MODES.length]);
+      const round = {};
+      for (const mode of order) {
+        const r = realWorker(mode, transport, calls);
+        if (r.failed) {
+          process.stdout.write(`OpenTelemetry row ${mode}/${transport} failed: ${r.failed}\n`);
+          return undefined;
+        }
+        round[mode] = r.cpuPerCallUs;
+        cpu[mode].push(r.cpuPerCallUs);
+      }
+      ratios.api.push(round.api / round.none);
+      ratios.sdk.push(round.sdk / round.none);
+    }
+    const spread = (v) => {
+      const s = [...v].sort((x, y) => x - y);
+      return [
+        s[Math.floor(s.length / 4)],
+        s[Math.min(s.length - 1, Math.floor((3 * s.length) / 4))],
+      ];
+    };
+    const paired = realWorker('paired-sdk', transport, quick ? 3000 : 8000);
+    if (paired.failed) {
+      process.stdout.write(`OpenTelemetry row paired-sdk/${transport} failed: ${paired.failed}\n`);
+      return undefined;
+    }
+    rows.push({
+      transport,
+      paired,
+      cpu: Object.fromEntries(REAL_MODES.map((m) => [m, median(cpu[m])])),
+      api: median(ratios.api),
+      sdk: median(ratios.sdk),
+      apiSpread: spread(ratios.api),
+      sdkSpread: spread(ratios.sdk),
+    });
+  }
+  const hook = spawnSync(
+    process.execPath,
+    [path.join(here, 'hook-cost.mjs'), quick ? '20' : '40'],
+    {
+      encoding: 'utf8',
+      timeout: 300_000,
+      cwd: here,
+    },
+  );
+  let own;
+  try {
+    own = JSON.parse(hook.stdout.trim().split('\n').pop());
+  } catch {
+    process.stdout.write(
+      `OpenTelemetry hook-cost failed: ${hook.stderr.trim().split('\n').pop()}\n`,
+    );
+    return undefined;
+  }
+  const targets = rows.flatMap((r) => [
+    {
+      label: `${r.transport}: hooks on, @opentelemetry/api without an SDK vs no OpenTelemetry (per-round ratios, middle half ${r.apiSpread.map((x) => x.toFixed(3)).join('–')})`,
+      value: r.api,
+      max: 1.02,
+    },
+    {
+      label: `${r.transport}: hooks on, SDK + BatchSpanProcessor vs no OpenTelemetry (middle half ${r.sdkSpread.map((x) => x.toFixed(3)).join('–')})`,
+      value: r.sdk,
+      max: 1.3,
+    },
+    {
+      label: `${r.transport}: hooks + SDK spans vs no hook, paired in one process with the SDK registered (${r.paired.calls} calls each; the context manager's cost on every promise falls on both sides)`,
+      value: r.paired.ratio,
+      max: 1.3,
+    },
+  ]);
+  const lines = [
+    '',
+    `OpenTelemetry (#26): client CPU per sequential tools/call against a real server process, ${rounds} paired rounds of ${calls} calls (after warm-up)`,
+    '| transport | none (µs) | api, no SDK (µs) | SDK + batch (µs) | api / none (paired) | SDK / none (paired) |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${r.transport} | ${r.cpu.none.toFixed(1)} | ${r.cpu.api.toFixed(1)} | ${r.cpu.sdk.toFixed(1)} | ${r.api.toFixed(3)}× | ${r.sdk.toFixed(3)}× |`,
+    ),
+    ...rows.map(
+      (r) =>
+        `| ${r.transport}, paired in one process | ${r.paired.baseUs.toFixed(1)} | | ${r.paired.cpuPerCallUs.toFixed(1)} | | ${r.paired.ratio.toFixed(3)}× |`,
+    ),
+    `Our hooks' own share with the SDK, no transport (bench/otel/hook-cost.mjs): ${own.ourUs.toFixed(2)} µs per traced call (span start and end, attributes, traceparent into _meta, context), ${((own.ourUs / rows[0].cpu.none) * 100).toFixed(1)} % of a stdio call here`,
+    'Targets:',
+    ...targets.map(
+      (t) =>
+        `- ${t.value <= t.max ? 'met' : 'MISSED'}: ${t.label}: ${t.value.toFixed(3)}× (target ≤ ${t.max}×)`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return { rows, targets, own };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const quick = process.argv.includes('--quick');
+  printRealOtelRows({ quick });
+  if (!process.argv.includes('--real-only')) printOtelRows({ quick });
+}

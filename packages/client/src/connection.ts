@@ -43,7 +43,8 @@ export class Connection {
   connectTimeoutMs: number = clientDefaults.connectTimeoutMs;
   /** Set only when a hook observes requests: the request path checks it once. */
   readonly instrumentation:
-    | (Required<Pick<McpInstrumentation, 'clientRequest'>> & Pick<McpInstrumentation, 'enabled'>)
+    | (Required<Pick<McpInstrumentation, 'clientRequest'>> &
+        Pick<McpInstrumentation, 'enabled' | 'clientNotification' | 'sessionStart'>)
     | undefined;
 
   constructor(readonly options: McpClientOptions) {
@@ -53,7 +54,7 @@ export class Connection {
         : (options.instrumentation ?? globalInstrumentation());
     this.instrumentation = hooks?.clientRequest
       ? (hooks as Required<Pick<McpInstrumentation, 'clientRequest'>> &
-          Pick<McpInstrumentation, 'enabled'>)
+          Pick<McpInstrumentation, 'enabled' | 'clientNotification' | 'sessionStart'>)
       : undefined;
     this.label = options.name ? `server "${options.name}"` : 'server';
     this.checks = new ResultChecks(this.label, options.validateResults ?? true);

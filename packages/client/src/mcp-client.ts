@@ -30,6 +30,7 @@ import {
 } from '@mcpkit/protocol';
 import type { z } from 'zod';
 import { registerClientHandlers } from './client-handlers.js';
+import { notificationWrapper, startSession } from './client-instrumentation.js';
 import { ConnectBudget } from './connect-budget.js';
 import { Connection } from './connection.js';
 import { mapRpcError } from './errors.js';
@@ -154,9 +155,11 @@ export class McpClient {
       throw new AlreadyStartedError(
         `${conn.label}: connect() was already called; create a new McpClient to connect again`,
       );
+    const wrapNotification = notificationWrapper(conn);
     const peer = new JsonRpcPeer(transport, {
       label: conn.label,
       defaultTimeoutMs: this.options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,
+      ...(wrapNotification !== undefined ? { wrapNotification } : {}),
     });
     conn.peer = peer;
     peer.onerror = (error) => {
@@ -167,7 +170,9 @@ export class McpClient {
       }
       this.onerror?.(error);
     };
+    let endSession: ((cause?: Error) => void) | undefined;
     peer.onclose = (cause) => {
+      endSession?.(cause);
       this.subscriptions.connectionClosed();
       this.onclose?.(cause);
     };
@@ -188,6 +193,7 @@ export class McpClient {
       await peer.close().catch(() => {});
       throw error;
     }
+    endSession = peer.isClosed ? undefined : startSession(conn);
     if (conn.server?.era === 'modern' && this.subscriptions.wantsManagedListen()) {
       this.subscriptions.relisten().catch((error: unknown) => this.onerror?.(error as Error));
     }

@@ -7,6 +7,7 @@ import {
   McpErrorCode,
   Notification,
 } from '@mcpkit/protocol';
+import { instrumented } from './client-instrumentation.js';
 import type { ConnectSteps } from './connect-budget.js';
 import type { Connection } from './connection.js';
 import { ClientErrorCode, InvalidResultError, UnsupportedProtocolVersionError } from './errors.js';
@@ -117,10 +118,13 @@ async function discover(
     );
     try {
       budget.stepMs(ClientMethod.Discover);
-      raw = await peer.request(
+      raw = await instrumented(
+        conn,
         ClientMethod.Discover,
         { _meta: conn.meta },
         { timeoutMs: probeMs, ...(steps.signal ? { signal: steps.signal } : {}) },
+        (params, sendOptions) => peer.request(ClientMethod.Discover, params, sendOptions),
+        version,
       );
     } catch (error) {
       mcpTransportOf(peer).setProtocolVersion?.(undefined);
@@ -204,7 +208,8 @@ export async function handshake(
     wanted && supported.includes(wanted) ? wanted : [...supported].sort().reverse()[0]!;
   let raw: unknown;
   try {
-    raw = await peer.request(
+    raw = await instrumented(
+      conn,
       ClientMethod.Initialize,
       {
         protocolVersion: requested,
@@ -215,6 +220,8 @@ export async function handshake(
         timeoutMs: steps.budget.stepMs(ClientMethod.Initialize),
         ...(steps.signal ? { signal: steps.signal } : {}),
       },
+      (params, sendOptions) => peer.request(ClientMethod.Initialize, params, sendOptions),
+      requested,
     );
   } catch (error) {
     if (TimeoutError.isInstance(error) && !steps.signal?.aborted)

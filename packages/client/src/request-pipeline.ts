@@ -1,5 +1,4 @@
 import {
-  type InstrumentedRequest,
   type JsonRpcPeer,
   ResponseLostError,
   RpcError,
@@ -7,6 +6,7 @@ import {
 } from '@mcpkit/jsonrpc';
 import { ClientMethod, type DiscoverResult, McpErrorCode, MetaKey } from '@mcpkit/protocol';
 import { answerServerRequest } from './client-handlers.js';
+import { describeRequest, withOnid } from './client-instrumentation.js';
 import { ConnectBudget } from './connect-budget.js';
 import type { Connection } from './connection.js';
 import { LimitExceededError, mapRpcError, UnsupportedProtocolVersionError } from './errors.js';
@@ -15,48 +15,6 @@ import { isInputRequired, pickVersion, supportedOf, versionEra } from './modern.
 import { handshake } from './negotiation.js';
 import { type CallOptions, callSignal, clientDefaults, type InputRoundOptions } from './options.js';
 import type { SchemaName } from './result-checks.js';
-
-/** `network.transport` of the transports we ship, by class (absent for in-process and others). */
-const NETWORK_TRANSPORT: Record<string, string> = {
-  StdioTransport: 'pipe',
-  StreamableHttpTransport: 'tcp',
-  SseTransport: 'tcp',
-  WebSocketTransport: 'tcp',
-};
-
-const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
-
-/** `server.address` and `server.port` of a server's URL. */
-function addressOf(url: URL): { serverAddress: string; serverPort?: number } {
-  // `URL.hostname` keeps an IPv6 address's brackets; the attribute has none.
-  const serverAddress = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = url.port === '' ? DEFAULT_PORT[url.protocol] : Number(url.port);
-  return port === undefined ? { serverAddress } : { serverAddress, serverPort: port };
-}
-
-/** What the instrumentation hook is told of one request (built only when there is one). */
-function describeRequest(
-  conn: Connection,
-  method: string,
-  params: Record<string, unknown> | undefined,
-): InstrumentedRequest {
-  const transport = conn.peer ? mcpTransportOf(conn.peer) : undefined;
-  const url = (transport as { url?: unknown } | undefined)?.url;
-  const endpoint = url instanceof URL ? addressOf(url) : undefined;
-  return {
-    ...endpoint,
-    method,
-    params,
-    serverName: conn.options.name,
-    protocolVersion: conn.server?.version,
-    sessionId: transport?.sessionId,
-    networkTransport: transport
-      ? (NETWORK_TRANSPORT[transport.constructor.name] ??
-        // A wrapper (the manager's HTTP fallback) keyed by an HTTP endpoint: TCP.
-        (transport.eraKey?.startsWith('http') ? 'tcp' : undefined))
-      : undefined,
-  };
-}
 
 /** Methods whose 2026-07-28 results may be `input_required`. */
 const MULTI_ROUND: ReadonlySet<string> = new Set([
@@ -147,8 +105,8 @@ export class RequestPipeline {
     const hooks = this.conn.instrumentation;
     if (hooks === undefined || (hooks.enabled !== undefined && !hooks.enabled()))
       return this.send(method, params, options);
-    return hooks.clientRequest(describeRequest(this.conn, method, params), (traced) =>
-      this.send(method, traced, options),
+    return hooks.clientRequest(describeRequest(this.conn, method, params), (traced, onid) =>
+      this.send(method, traced, withOnid(options, onid)),
     );
   }
 

@@ -24,6 +24,7 @@ export class InboundContext implements RequestContext {
     params: Record<string, unknown> | undefined,
     readonly relatedRequestId: JsonRpcId | undefined,
     readonly authInfo: AuthInfo | undefined,
+    readonly traceHeaders?: Readonly<Record<string, string>> | undefined,
   ) {
     this.meta = params?._meta as Record<string, unknown> | undefined;
   }

@@ -30,7 +30,10 @@ export type {
 export {
   globalInstrumentation,
   type InstrumentedRequest,
+  type InstrumentedSession,
   type McpInstrumentation,
+  type ObservedManager,
+  type ObservedState,
   setGlobalInstrumentation,
 } from './instrumentation.js';
 export { assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';

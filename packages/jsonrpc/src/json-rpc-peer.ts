@@ -48,6 +48,16 @@ export interface JsonRpcPeerOptions {
    * raised (a CLI names its flag).
    */
   tooLargeAdvice?: string;
+  /**
+   * Wraps each notification this peer sends (`notify` and the `notifications/cancelled`
+   * it sends itself): calls `send` once with the params to put on the wire. An
+   * instrumentation's hook (a span per notification, trace context in `_meta`).
+   */
+  wrapNotification?: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    send: (params: Record<string, unknown> | undefined) => Promise<void>,
+  ) => Promise<void>;
 }
 
 interface Pending {
@@ -106,6 +116,7 @@ export class JsonRpcPeer {
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly respondToParseErrors: boolean;
   private readonly tooLargeAdvice: string | undefined;
+  private readonly wrapNotification: JsonRpcPeerOptions['wrapNotification'];
   private closedCause: Error | undefined;
   private closed = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -119,6 +130,7 @@ export class JsonRpcPeer {
       DEFAULT_REQUEST_TIMEOUT_MS;
     this.respondToParseErrors = options.respondToParseErrors ?? false;
     this.tooLargeAdvice = options.tooLargeAdvice;
+    this.wrapNotification = options.wrapNotification;
     transport.onmessage = (message, extra) => this.handleMessage(message, extra);
     transport.onerror = (error) => this.handleTransportError(error);
     transport.onclose = (cause) => this.handleClose(cause);
@@ -252,6 +264,17 @@ export class JsonRpcPeer {
     options?: { relatedRequestId?: JsonRpcId },
   ): Promise<void> {
     if (this.closed) return Promise.reject(this.closedError(method));
+    const wrap = this.wrapNotification;
+    if (wrap !== undefined)
+      return wrap(method, params, (traced) => this.sendNotification(method, traced, options));
+    return this.sendNotification(method, params, options);
+  }
+
+  private sendNotification(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: { relatedRequestId?: JsonRpcId } | undefined,
+  ): Promise<void> {
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     return this.transport.send(message, options);
@@ -344,9 +367,14 @@ export class JsonRpcPeer {
 
   private sendCancel(requestId: JsonRpcId, reason: string): void {
     if (this.closed) return;
-    this.transport
-      .send({ jsonrpc: '2.0', method: CANCELLED_NOTIFICATION, params: { requestId, reason } })
-      .catch(noop);
+    const params = { requestId, reason };
+    const wrap = this.wrapNotification;
+    (wrap !== undefined
+      ? wrap(CANCELLED_NOTIFICATION, params, (traced) =>
+          this.sendNotification(CANCELLED_NOTIFICATION, traced, undefined),
+        )
+      : this.transport.send({ jsonrpc: '2.0', method: CANCELLED_NOTIFICATION, params })
+    ).catch(noop);
   }
 
   private handleMessage(message: JsonRpcMessage, extra?: MessageExtra): void {
@@ -440,6 +468,7 @@ export class JsonRpcPeer {
       params,
       extra?.relatedRequestId,
       extra?.authInfo,
+      extra?.traceHeaders,
     );
     let result: unknown;
     try {

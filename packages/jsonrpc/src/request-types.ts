@@ -54,6 +54,8 @@ export interface RequestContext {
   readonly relatedRequestId?: JsonRpcId | undefined;
   /** HTTP server transports: the caller's verified identity (`MessageExtra.authInfo`). */
   readonly authInfo?: AuthInfo | undefined;
+  /** HTTP server transports: the request's trace context headers (`MessageExtra.traceHeaders`). */
+  readonly traceHeaders?: Readonly<Record<string, string>> | undefined;
   /** Sends a notification related to this request. */
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Sends a request related to this request. */

@@ -23,6 +23,11 @@ export interface MessageExtra {
   relatedRequestId?: JsonRpcId;
   /** HTTP server transports: who sent the request, as the listener verified it. */
   authInfo?: AuthInfo;
+  /**
+   * HTTP server transports: the W3C trace context headers (`traceparent`, `tracestate`,
+   * `baggage`) of the HTTP request, when it carried a `traceparent`.
+   */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AuthorizationHandler } from '@mcpkit/auth';
 import type { McpClient } from '@mcpkit/client';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
+import { globalInstrumentation } from '@mcpkit/jsonrpc';
 import type { ReadResourceResult, Tool } from '@mcpkit/protocol';
 import type { UiResource } from './apps.js';
 import type { ManagerAuthOptions } from './auth-wiring.js';
@@ -61,6 +62,8 @@ export class McpManager implements ManagerView {
   private cachedSnapshot: ManagerSnapshot | undefined;
   private closed = false;
   private readonly sweeper: Sweeper;
+  /** Stops the instrumentation's observing of this manager (`observeManager`), if any. */
+  private readonly stopObserving: (() => void) | undefined;
 
   constructor(options: McpManagerOptions = {}) {
     this.options = options;
@@ -128,6 +131,13 @@ export class McpManager implements ManagerView {
       handlersFor: (name) => this.factory.handlersFor(name),
       authenticate: (name) => this.authenticate(name),
     });
+    const hooks =
+      options.instrumentation === false
+        ? undefined
+        : (options.instrumentation ?? globalInstrumentation());
+    this.stopObserving = hooks?.observeManager?.(this, (name) =>
+      networkTransportOf(this.connections.get(name)?.server.config.type),
+    );
   }
 
   // ---- events and state -----------------------------------------------------------------
@@ -580,6 +590,7 @@ export class McpManager implements ManagerView {
     if (this.closed) return;
     this.closed = true;
     this.sweeper.stop();
+    this.stopObserving?.();
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     await Promise.all([...this.background]);
     this.catalog.clear();
@@ -589,6 +600,12 @@ export class McpManager implements ManagerView {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/** `network.transport` of a server's config type: `pipe` for stdio, `tcp` for the rest. */
+function networkTransportOf(type: string | undefined): string | undefined {
+  if (type === undefined || type === 'stdio') return 'pipe';
+  return type === 'sdk' ? undefined : 'tcp';
 }
 
 /** The `lists` option: the list kinds to prefetch, checked (a typo fails at construction). */

@@ -22,6 +22,10 @@ export const McpAttr = {
   ConnectionState: 'mcpkit.connection.state',
   ConnectionPreviousState: 'mcpkit.connection.previous_state',
   ConnectionReason: 'mcpkit.connection.reason',
+  /** Ours: the number of a scheduled reconnect attempt (1 for the first after a drop). */
+  ReconnectAttempt: 'mcpkit.connection.reconnect_attempt',
+  /** Ours: how long until that attempt starts, in milliseconds. */
+  ReconnectDelay: 'mcpkit.connection.reconnect_delay_ms',
 } as const;
 
 export const McpMetric = {

@@ -1,3 +1,4 @@
+import type { ObservedManager } from '@mcpkit/jsonrpc';
 import {
   type Attributes,
   type MeterProvider,
@@ -9,28 +10,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { McpAttr, McpMetric } from './attributes.js';
-import { errorTypeOf } from './mcp-instrumentation.js';
-
-/** What `instrumentManager` reads of an `McpManager` (its events and snapshot). */
-export interface ObservedManager {
-  on(
-    type: 'statechange',
-    listener: (event: {
-      readonly name: string;
-      readonly state: ObservedState;
-      readonly previous?: ObservedState | undefined;
-      readonly reason: string;
-    }) => void,
-  ): () => void;
-  snapshot(): { readonly servers: readonly ObservedState[] };
-}
-
-export interface ObservedState {
-  readonly name: string;
-  readonly state: string;
-  readonly error?: Error;
-  readonly reconnectAttempt?: number;
-}
+import { errorTypeOf } from './error-type.js';
 
 export interface ManagerOtelOptions {
   tracerProvider?: TracerProvider;
@@ -93,6 +73,13 @@ export function instrumentManager(
     }
     if (open) {
       open.span.addEvent('mcpkit.manager.state_change', event);
+      if (state.state === 'pending' && state.nextRetryAt !== undefined)
+        open.span.addEvent('mcpkit.manager.reconnect', {
+          [McpAttr.ServerName]: name,
+          [McpAttr.ReconnectAttempt]: retry,
+          [McpAttr.ReconnectDelay]: Math.max(0, state.nextRetryAt - Date.now()),
+          [McpAttr.ConnectionReason]: state.reason ?? reason,
+        });
       if (state.state !== 'pending') {
         open.span.setAttribute(McpAttr.ConnectionState, state.state);
         if (state.state === 'failed' || state.state === 'needs-auth') {

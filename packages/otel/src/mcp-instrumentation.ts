@@ -1,4 +1,9 @@
-import type { InstrumentedRequest, McpInstrumentation } from '@mcpkit/jsonrpc';
+import type {
+  InstrumentedRequest,
+  InstrumentedSession,
+  JsonRpcId,
+  McpInstrumentation,
+} from '@mcpkit/jsonrpc';
 import {
   type Attributes,
   type Context,
@@ -22,6 +27,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { McpAttr, McpMetric } from './attributes.js';
+import { errorTypeOf } from './error-type.js';
+import { instrumentManager } from './manager-instrumentation.js';
 
 export interface McpOtelOptions {
   /** Default: the global tracer provider (`@opentelemetry/api`'s `trace`). */
@@ -44,6 +51,8 @@ const NAME = '@mcpkit/otel';
 const VERSION = '0.1.0';
 /** Buckets the conventions advise for the operation and session durations (seconds). */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+/** `ConnectionClosedError`'s code (`@mcpkit/jsonrpc`): the other end closed. */
+const CONNECTION_CLOSED = 'MCPKIT_CONNECTION_CLOSED';
 /** A `_meta` value longer than this is not trace context (W3C caps headers far lower). */
 const MAX_CONTEXT_VALUE = 8192;
 
@@ -116,28 +125,6 @@ function metricAttributes(
   return kept;
 }
 
-/**
- * `error.type` of a failed request: the JSON-RPC error code the peer answered with, else
- * our error's `MCPKIT_*` code (a timeout, a closed connection), else `_OTHER`.
- */
-export function errorTypeOf(error: unknown): { type: string; rpcCode?: string; message?: string } {
-  const e = error as { rpcCode?: unknown; code?: unknown; message?: unknown } | undefined;
-  const message = typeof e?.message === 'string' ? e.message : undefined;
-  const withMessage = message !== undefined ? { message } : {};
-  if (typeof e?.rpcCode === 'number') {
-    const rpcCode = String(e.rpcCode);
-    return { type: rpcCode, rpcCode, ...withMessage };
-  }
-  if (typeof e?.code === 'number') {
-    // A wire error shaped by another library (`code` is the JSON-RPC code).
-    const rpcCode = String(e.code);
-    return { type: rpcCode, rpcCode, ...withMessage };
-  }
-  if (typeof e?.code === 'string' && e.code.length > 0 && e.code.length <= 64)
-    return { type: e.code, ...withMessage };
-  return { type: '_OTHER', ...withMessage };
-}
-
 function isToolError(method: string, result: unknown): boolean {
   return (
     method === 'tools/call' &&
@@ -156,8 +143,8 @@ function stringify(value: unknown): string | undefined {
 }
 
 /** A span the host opened for a tool execution (an agent framework's `execute_tool`). */
-function activeExecuteToolSpan(): Span | undefined {
-  const span = trace.getActiveSpan();
+function activeExecuteToolSpan(active: Context): Span | undefined {
+  const span = trace.getSpan(active);
   if (!span?.isRecording()) return undefined;
   // Only an SDK span shows its attributes: the API has no getter, so a span we cannot
   // read is not taken for a tool span ("reliably detect", as the conventions say).
@@ -180,6 +167,8 @@ class Recorder {
   /** Absent: no meter provider. */
   readonly clientDuration: Histogram | undefined;
   readonly serverDuration: Histogram | undefined;
+  readonly clientSessionDuration: Histogram | undefined;
+  readonly serverSessionDuration: Histogram | undefined;
 
   constructor(
     readonly options: McpOtelOptions,
@@ -190,6 +179,8 @@ class Recorder {
     if (meter === undefined) {
       this.clientDuration = undefined;
       this.serverDuration = undefined;
+      this.clientSessionDuration = undefined;
+      this.serverSessionDuration = undefined;
       return;
     }
     const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
@@ -200,6 +191,16 @@ class Recorder {
     });
     this.serverDuration = meter.createHistogram(McpMetric.ServerOperationDuration, {
       description: 'Duration of MCP requests as the server handles them',
+      unit: 's',
+      advice,
+    });
+    this.clientSessionDuration = meter.createHistogram(McpMetric.ClientSessionDuration, {
+      description: 'The duration of the MCP session as observed on the MCP client',
+      unit: 's',
+      advice,
+    });
+    this.serverSessionDuration = meter.createHistogram(McpMetric.ServerSessionDuration, {
+      description: 'The duration of the MCP session as observed on the MCP server',
       unit: 's',
       advice,
     });
@@ -252,6 +253,58 @@ class Recorder {
   }
 }
 
+/** What records the request's JSON-RPC id on its span (told each id `send` uses). */
+function requestIdSetter(span: Span): (id: JsonRpcId) => void {
+  return (id) => {
+    if (id !== null) span.setAttribute(McpAttr.RequestId, String(id));
+  };
+}
+
+/**
+ * The parent of a SERVER span and its links. The context in `params._meta` wins (the
+ * conventions, SEP-414); without one, the HTTP request's trace headers; without those,
+ * the ambient context. The ambient span (an HTTP server span an HTTP instrumentation
+ * made) is linked when it is not the parent; so are the HTTP headers' context when
+ * `_meta` carried another and no ambient span stands for the HTTP request.
+ */
+function parentOf(
+  ambient: Context,
+  meta: unknown,
+  headers: Readonly<Record<string, string>> | undefined,
+): { parent: Context; links: Link[] | undefined } {
+  let fromMeta: Context | undefined;
+  if (typeof meta === 'object' && meta !== null) {
+    const extracted = propagation.extract(
+      ROOT_CONTEXT,
+      meta as Record<string, unknown>,
+      metaGetter,
+    );
+    if (trace.getSpanContext(extracted) !== undefined) fromMeta = extracted;
+    else if (extracted !== ROOT_CONTEXT && headers === undefined)
+      // Baggage without a span context: kept on top of the ambient context.
+      return {
+        parent: propagation.extract(ambient, meta as Record<string, unknown>, metaGetter),
+        links: undefined,
+      };
+  }
+  let fromHeaders: Context | undefined;
+  if (headers !== undefined) {
+    const extracted = propagation.extract(ROOT_CONTEXT, headers, metaGetter);
+    if (trace.getSpanContext(extracted) !== undefined) fromHeaders = extracted;
+  }
+  const parent = fromMeta ?? fromHeaders;
+  if (parent === undefined) return { parent: ambient, links: undefined };
+  const around = trace.getSpanContext(ambient);
+  if (around !== undefined) return { parent, links: [{ context: around }] };
+  const transport =
+    fromMeta !== undefined && fromHeaders !== undefined
+      ? trace.getSpanContext(fromHeaders)
+      : undefined;
+  if (transport !== undefined && transport.spanId !== trace.getSpanContext(fromMeta!)!.spanId)
+    return { parent, links: [{ context: transport }] };
+  return { parent, links: undefined };
+}
+
 /** Set by `metaSetter` when the propagator wrote anything (the injection is synchronous). */
 let injected = false;
 const metaSetter: TextMapSetter<Record<string, unknown>> = {
@@ -266,12 +319,16 @@ function inject(
   ctx: Context,
   params: Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {
-  const meta: Record<string, unknown> = { ...(params?._meta as object | undefined) };
+  const meta = Object.assign({}, params?._meta as object | undefined) as Record<string, unknown>;
   injected = false;
   propagation.inject(ctx, meta, metaSetter);
   if (!injected) return params;
   injected = false;
-  return { ...params, _meta: meta };
+  // Copy, then set `_meta`: a literal spread that adds a key its source lacks takes V8's
+  // slow path on Node 20.
+  const copy: Record<string, unknown> = Object.assign({}, params);
+  copy._meta = meta;
+  return copy;
 }
 
 function spanName(method: string, params: Record<string, unknown> | undefined): string {
@@ -346,7 +403,7 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           sent = send(params);
         } else {
           const parent = context.active();
-          const host = reuse && method === 'tools/call' ? activeExecuteToolSpan() : undefined;
+          const host = reuse && method === 'tools/call' ? activeExecuteToolSpan(parent) : undefined;
           let ctx: Context;
           if (host !== undefined) {
             span = host;
@@ -356,11 +413,18 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
             own = true;
             ctx = trace.setSpan(parent, span);
           }
-          if (span.isRecording()) {
+          const recording = span.isRecording();
+          if (recording) {
             span.setAttributes(requestAttributes(request));
             if (method === 'tools/call') captureArguments(options, span, params);
           }
-          sent = context.with(ctx, send, undefined, inject(ctx, params));
+          sent = context.with(
+            ctx,
+            send,
+            undefined,
+            inject(ctx, params),
+            recording ? requestIdSetter(span) : undefined,
+          );
         }
       } catch (error) {
         r.finish(request, span, own, r.clientDuration, started, false, error);
@@ -390,26 +454,7 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           result = handle();
         } else {
           const ambient = context.active();
-          let parent = ambient;
-          let links: Link[] | undefined;
-          const meta = params?._meta;
-          if (typeof meta === 'object' && meta !== null) {
-            const extracted = propagation.extract(
-              ROOT_CONTEXT,
-              meta as Record<string, unknown>,
-              metaGetter,
-            );
-            if (trace.getSpanContext(extracted) !== undefined) {
-              parent = extracted;
-              // The conventions: the caller's context is the parent; the ambient one (an
-              // HTTP server span, say) is linked.
-              const around = trace.getSpanContext(ambient);
-              if (around !== undefined) links = [{ context: around }];
-            } else if (extracted !== ROOT_CONTEXT) {
-              // Baggage without a span context: kept on top of the ambient context.
-              parent = propagation.extract(ambient, meta as Record<string, unknown>, metaGetter);
-            }
-          }
+          const { parent, links } = parentOf(ambient, params?._meta, request.traceHeaders);
           span = r.tracer.startSpan(
             spanName(method, params),
             links === undefined ? { kind: SpanKind.SERVER } : { kind: SpanKind.SERVER, links },
@@ -440,5 +485,73 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
         },
       );
     },
+
+    clientNotification(request, send) {
+      const r = current();
+      if (r === undefined) return send(request.params);
+      const started = r.clientDuration !== undefined ? performance.now() : 0;
+      let span: Span | undefined;
+      let sent: Promise<void>;
+      try {
+        if (r.tracer === undefined) {
+          sent = send(request.params);
+        } else {
+          const parent = context.active();
+          span = r.tracer.startSpan(request.method, { kind: SpanKind.CLIENT }, parent);
+          if (span.isRecording()) span.setAttributes(requestAttributes(request));
+          const ctx = trace.setSpan(parent, span);
+          sent = context.with(ctx, send, undefined, inject(ctx, request.params));
+        }
+      } catch (error) {
+        r.finish(request, span, true, r.clientDuration, started, false, error);
+        throw error;
+      }
+      return sent.then(
+        () => r.finish(request, span, true, r.clientDuration, started, true, undefined),
+        (error: unknown) => {
+          r.finish(request, span, true, r.clientDuration, started, false, error);
+          throw error;
+        },
+      );
+    },
+
+    observeManager(manager, transportOf) {
+      return instrumentManager(manager, {
+        ...(options.tracerProvider !== undefined ? { tracerProvider: options.tracerProvider } : {}),
+        ...(options.meterProvider !== undefined ? { meterProvider: options.meterProvider } : {}),
+        transportOf,
+      });
+    },
+
+    sessionStart(side) {
+      const r = current();
+      const histogram = side === 'client' ? r?.clientSessionDuration : r?.serverSessionDuration;
+      if (histogram === undefined) return undefined;
+      const started = performance.now();
+      return (session: InstrumentedSession, error?: unknown) => {
+        // A server's session ends when its client closes the connection: not an error.
+        const failed =
+          error !== undefined &&
+          error !== null &&
+          !(side === 'server' && (error as { code?: unknown }).code === CONNECTION_CLOSED);
+        histogram.record(
+          (performance.now() - started) / 1000,
+          sessionAttributes(session, failed ? error : undefined),
+        );
+      };
+    },
   };
+}
+
+/** The attributes of a session duration: version, transport, server, `error.type` when it ended badly. */
+function sessionAttributes(session: InstrumentedSession, error: unknown): Attributes {
+  const kept: Attributes = {};
+  if (session.protocolVersion !== undefined)
+    kept[McpAttr.ProtocolVersion] = session.protocolVersion;
+  if (session.networkTransport !== undefined)
+    kept[McpAttr.NetworkTransport] = session.networkTransport;
+  if (session.serverAddress !== undefined) kept[McpAttr.ServerAddress] = session.serverAddress;
+  if (session.serverPort !== undefined) kept[McpAttr.ServerPort] = session.serverPort;
+  if (error !== undefined && error !== null) kept[McpAttr.ErrorType] = errorTypeOf(error).type;
+  return kept;
 }

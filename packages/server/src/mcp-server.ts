@@ -167,7 +167,8 @@ export class McpServer {
   onerror: ((error: Error) => void) | undefined;
   /** @internal Set only when a hook observes requests. */
   readonly instrumentation:
-    | (Required<Pick<McpInstrumentation, 'serverRequest'>> & Pick<McpInstrumentation, 'enabled'>)
+    | (Required<Pick<McpInstrumentation, 'serverRequest'>> &
+        Pick<McpInstrumentation, 'enabled' | 'sessionStart'>)
     | undefined;
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
@@ -212,7 +213,7 @@ export class McpServer {
         : (options.instrumentation ?? globalInstrumentation());
     this.instrumentation = hooks?.serverRequest
       ? (hooks as Required<Pick<McpInstrumentation, 'serverRequest'>> &
-          Pick<McpInstrumentation, 'enabled'>)
+          Pick<McpInstrumentation, 'enabled' | 'sessionStart'>)
       : undefined;
     this.onsubscribe = options.onsubscribe;
     this.onunsubscribe = options.onunsubscribe;

@@ -131,12 +131,27 @@ export class ServerSession {
       // Requests to the client carry their own deadline; answers to it are not ours to time.
     });
     this.peer.onerror = (error) => server.reportError(error);
+    const hooks = server.instrumentation;
+    const endSession =
+      hooks?.sessionStart !== undefined && (hooks.enabled === undefined || hooks.enabled())
+        ? hooks.sessionStart('server')
+        : undefined;
     let closed!: () => void;
     this.closed = new Promise((resolve) => {
       closed = resolve;
     });
-    this.peer.onclose = () => {
+    this.peer.onclose = (cause) => {
       closed();
+      // A session is what `initialize` opened (2025), or a stdio connection; a 2026-07-28
+      // HTTP exchange is one request, not a session.
+      if (
+        endSession !== undefined &&
+        (this.legacy !== undefined || this.networkTransport === 'pipe')
+      )
+        endSession(
+          { protocolVersion: this.legacy?.version, networkTransport: this.networkTransport },
+          cause,
+        );
       for (const listen of this.listens.values()) listen.end();
       this.listens.clear();
       // A connection that ends takes its subscriptions with it.
@@ -296,6 +311,7 @@ export class ServerSession {
         sessionId: this.sessionId,
         networkTransport: this.networkTransport,
         requestId: rctx.id,
+        ...(rctx.traceHeaders !== undefined ? { traceHeaders: rctx.traceHeaders } : {}),
       },
       () => this.route(method, params, rctx),
     );

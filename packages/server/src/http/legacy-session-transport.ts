@@ -15,6 +15,7 @@ import { acceptsMediaType } from './media-type.js';
 import type { SessionBusMessage, SessionStore, StoredEvent } from './session-store.js';
 import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
 import type { ErrorStatus } from './streamable-http-handler.js';
+import { traceHeadersOf } from './trace-headers.js';
 
 /** How a session is shared with other replicas through a `SessionStore`. */
 export interface SharedSessionOptions {
@@ -132,7 +133,14 @@ export class LegacySessionTransport implements Transport {
     message: JsonRpcMessage,
     authInfo?: AuthInfo,
   ): void {
-    const extra = authInfo === undefined ? undefined : { authInfo };
+    const traceHeaders = traceHeadersOf(req);
+    const extra =
+      authInfo === undefined && traceHeaders === undefined
+        ? undefined
+        : {
+            ...(authInfo !== undefined ? { authInfo } : {}),
+            ...(traceHeaders !== undefined ? { traceHeaders } : {}),
+          };
     this.touch();
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       if (this.nextStream === this.firstStream) this.initializeId = message.id as JsonRpcId;

@@ -60,8 +60,16 @@ export class ModernExchangeTransport implements Transport {
   }
 
   /** Hands the request to the session. */
-  deliver(authInfo?: AuthInfo): void {
-    this.onmessage?.(this.request, authInfo === undefined ? undefined : { authInfo });
+  deliver(authInfo?: AuthInfo, traceHeaders?: Readonly<Record<string, string>>): void {
+    this.onmessage?.(
+      this.request,
+      authInfo === undefined && traceHeaders === undefined
+        ? undefined
+        : {
+            ...(authInfo !== undefined ? { authInfo } : {}),
+            ...(traceHeaders !== undefined ? { traceHeaders } : {}),
+          },
+    );
   }
 
   send(message: JsonRpcMessage): Promise<void> {

@@ -22,6 +22,7 @@ import { ModernExchangeTransport, statusOfError } from './modern-exchange-transp
 import { checkModernHeaders } from './modern-headers.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { sendJsonError } from './sse.js';
+import { traceHeadersOf } from './trace-headers.js';
 
 export interface StreamableHttpOptions {
   /** Host names (no port) the `Host` header may carry: DNS-rebinding protection. */
@@ -581,7 +582,7 @@ export function createStreamableHttpHandler(
       exchanges.delete(session);
       previous?.();
     };
-    transport.deliver(options.authInfo?.(req));
+    transport.deliver(options.authInfo?.(req), traceHeadersOf(req));
   }
 
   async function openSession(

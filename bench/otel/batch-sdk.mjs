@@ -1,0 +1,16 @@
+// The SDK set-up the OpenTelemetry rows measure with: AsyncLocalStorage context manager,
+// W3C propagator, BasicTracerProvider + BatchSpanProcessor with an exporter that drops
+// what it is given (what an OTLP exporter costs on the wire is the exporter's, not ours).
+// Loaded only by the modes that register an SDK. Returns the provider (to shut down).
+export async function registerBatchSdk() {
+  const { context, propagation, trace } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  const dropping = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
+  trace.setGlobalTracerProvider(provider);
+  return provider;
+}

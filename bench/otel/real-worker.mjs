@@ -1,0 +1,134 @@
+// One run of the OpenTelemetry rows against a real server in its own process: CPU of
+// this (the client's) process per sequential tools/call of McpClient.
+//   node real-worker.mjs <mode> <transport> <calls>
+//   mode       none  no hook (instrumentation: false), no OpenTelemetry module loaded
+//              api   the @mcpkit/otel hooks, @opentelemetry/api loaded, no SDK registered
+//              sdk   the hooks with the SDK: AsyncLocalStorage context manager, W3C
+//                    propagator, BasicTracerProvider + BatchSpanProcessor with an exporter
+//                    that drops what it is given (what an OTLP exporter costs on the wire
+//                    is the exporter's, not ours)
+//              paired-sdk  the SDK registered (as for sdk); two clients in this process,
+//                    each with its own server: one with no hook, one with the hooks;
+//                    blocks of calls alternate ABBA between them, so the machine's load
+//                    and the context manager's cost on every promise fall on both alike:
+//                    the ratio is our hooks plus the SDK's spans alone
+//   transport  stdio  bench/servers/echo-server.mjs as a child process (NDJSON)
+//              http   bench/servers/http-echo-server.mjs in a child process (Streamable HTTP)
+// The servers are hand-written and carry no instrumentation: the client is what is measured.
+// Prints one JSON line: { mode, transport, calls, cpuPerCallUs, wallPerCallUs }.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpClient } from '@mcpkit/client';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const servers = path.join(here, '..', 'servers');
+const [mode = 'none', transportName = 'stdio', callsArg = '5000'] = process.argv.slice(2);
+const calls = Number(callsArg);
+const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 2000);
+
+let instrumentation = false;
+let provider;
+if (mode !== 'none') {
+  const { createMcpInstrumentation } = await import('@mcpkit/otel');
+  if (mode === 'sdk' || mode === 'paired-sdk') {
+    const { registerBatchSdk } = await import('./batch-sdk.mjs');
+    provider = await registerBatchSdk();
+  }
+  instrumentation = createMcpInstrumentation();
+}
+
+const children = [];
+async function connect(hooks) {
+  const client = new McpClient({
+    eraCache: false,
+    protocolVersion: '2025-11-25',
+    instrumentation: hooks,
+  });
+  await client.connect(await makeTransport());
+  return client;
+}
+
+async function makeTransport() {
+  if (transportName === 'stdio') {
+    const { StdioTransport } = await import('@mcpkit/transport-stdio');
+    return new StdioTransport({
+      command: process.execPath,
+      args: [path.join(servers, 'echo-server.mjs')],
+    });
+  }
+  const child = spawn(process.execPath, [path.join(servers, 'http-echo-server.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const m = /PORT (\d+)/.exec(text);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`http-echo-server exited with ${code}`)));
+  });
+  children.push(child);
+  const { StreamableHttpTransport } = await import('@mcpkit/transport-streamable-http');
+  return new StreamableHttpTransport({ url: `http://127.0.0.1:${port}/mcp` });
+}
+
+const params = { name: 'echo', arguments: { text: 'hello' } };
+if (mode === 'paired-sdk') {
+  const base = await connect(false);
+  const traced = await connect(instrumentation);
+  const block = 500;
+  const rounds = Math.max(6, Math.round(calls / block));
+  const timeBlock = async (client) => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < block; i++) await client.callTool(params);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / block;
+  };
+  for (let i = 0; i < Math.ceil(WARMUP / block); i++) {
+    await timeBlock(base);
+    await timeBlock(traced);
+  }
+  const a = [];
+  const b = [];
+  for (let i = 0; i < rounds; i++) {
+    const first = i % 2 === 0;
+    const x = await timeBlock(first ? base : traced);
+    const y = await timeBlock(first ? traced : base);
+    a.push(first ? x : y);
+    b.push(first ? y : x);
+  }
+  const med = (v) => {
+    const s = [...v].sort((p, q) => p - q);
+    return s[Math.floor(s.length / 2)];
+  };
+  await base.close();
+  await traced.close();
+  await provider.shutdown();
+  for (const c of children) c.kill();
+  process.stdout.write(
+    `${JSON.stringify({ mode, transport: transportName, calls: rounds * block, cpuPerCallUs: med(b), baseUs: med(a), ratio: med(b) / med(a) })}\n`,
+  );
+  process.exit(0);
+}
+const client = await connect(instrumentation);
+for (let i = 0; i < WARMUP; i++) await client.callTool(params);
+const before = process.cpuUsage();
+const started = performance.now();
+for (let i = 0; i < calls; i++) await client.callTool(params);
+const wall = performance.now() - started;
+const used = process.cpuUsage(before);
+await client.close();
+await provider?.shutdown();
+for (const c of children) c.kill();
+process.stdout.write(
+  `${JSON.stringify({
+    mode,
+    transport: transportName,
+    calls,
+    cpuPerCallUs: (used.user + used.system) / calls,
+    wallPerCallUs: (wall * 1000) / calls,
+  })}\n`,
+);
+process.exit(0);

@@ -1,5 +1,5 @@
-// Puts `mcpkit` on the PATH from a clone: packs the CLI and the @mcpkit packages it needs
-// (`pnpm pack`, as they would be published), then installs those tarballs with
+// Puts `mcpkit` on the PATH from a clone: packs the CLI, the @mcpkit packages it needs and
+// its optional @mcpkit peers (`pnpm pack`, as they would be published), then installs those tarballs with
 // `npm install -g` (into npm's global prefix: `npm prefix -g`; set NPM_CONFIG_PREFIX or
 // `npm config set prefix ~/.local` for one you can write). Needs a build first
 // (`pnpm run install-cli` builds, then runs this). Extra arguments go to `npm install`.
@@ -29,6 +29,11 @@ const visit = (name) => {
   for (const dep of Object.keys(manifests.get(name).manifest.dependencies ?? {})) visit(dep);
 };
 visit('mcpkit');
+// The CLI's optional workspace peers (`@mcpkit/gateway-redis` for `serve --redis`) come too:
+// a clone has no registry to fetch them from later. npm resolves a global package's peer
+// from its sibling in the same global folder.
+for (const peer of Object.keys(manifests.get('mcpkit').manifest.peerDependencies ?? {}))
+  visit(peer);
 
 const packs = mkdtempSync(path.join(tmpdir(), 'mcpkit-install-'));
 try {

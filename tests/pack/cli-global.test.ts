@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingEntry } from '../support/everything.js';
+import { startRedis } from '../support/scaleout.js';
 
 /**
  * Issue #28 item 1: `mcpkit` on the PATH. The root README's command for a clone
@@ -59,6 +60,8 @@ describe('mcpkit from its tarballs with npm install -g', () => {
     // The @mcpkit packages it runs are the installed tarballs, not the workspace.
     const installed = await readdir(path.join(prefix, 'lib', 'node_modules', '@mcpkit'));
     expect(installed).toEqual(expect.arrayContaining(['manager', 'client', 'gateway', 'config']));
+    // The CLI's optional peer for `serve --redis` comes with it (a clone has no registry).
+    expect(installed).toContain('gateway-redis');
     expect(installed).not.toContain('ai-sdk');
 
     // A folder of its own, a PATH with only node on it, the fresh HOME.
@@ -87,5 +90,47 @@ describe('mcpkit from its tarballs with npm install -g', () => {
       timeout: 60_000,
     });
     expect(call.stdout).toContain('5');
+
+    // `serve --redis` from the installed bin finds its optional peer beside it and reaches a
+    // real redis-server: /readyz answers 200 only when the store answers.
+    const redis = await startRedis();
+    const tokenFile = path.join(work, 'serve-token');
+    await writeFile(tokenFile, 'pack-test-token-0123456789\n', { mode: 0o600 });
+    const serve = spawn(
+      mcpkit,
+      [
+        '-c',
+        config,
+        'serve',
+        '--http',
+        '127.0.0.1:0',
+        '--token-file',
+        tokenFile,
+        '--redis',
+        `unix://${redis.socket}`,
+      ],
+      { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const exited = new Promise((r) => serve.once('exit', r));
+    try {
+      let stderr = '';
+      const url = await new Promise<URL>((resolve, reject) => {
+        serve.stderr!.on('data', (c: Buffer) => {
+          stderr += c.toString();
+          const match = /listening on (\S+)/.exec(stderr);
+          if (match) resolve(new URL(match[1]!));
+        });
+        serve.once('exit', (code) => reject(new Error(`serve exited (${code}):\n${stderr}`)));
+      });
+      const ready = await fetch(new URL('/readyz', url), {
+        headers: { Authorization: 'Bearer pack-test-token-0123456789' },
+      });
+      expect(ready.status, await ready.clone().text()).toBe(200);
+      expect(await ready.json()).toMatchObject({ ready: true });
+    } finally {
+      if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGTERM');
+      await exited;
+      await redis.close();
+    }
   }, 400_000);
 });

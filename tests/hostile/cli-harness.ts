@@ -182,6 +182,7 @@ export class Tmux {
         throw new Error(`tmux did not start twice: ${(second as Error).message}`, { cause: first });
       }
     }
+    this.serverPid = Number(this.tmux('display-message', '-p', '-t', 'cli', '#{pid}').trim());
     const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
     const script = `${quoted}; echo $? > '${this.statusFile}'`;
     this.tmux('respawn-pane', '-k', '-t', 'cli', '-c', this.box.cwd, 'bash', '-c', script);
@@ -208,11 +209,27 @@ export class Tmux {
     return this.tmux('capture-pane', '-p', ...e, '-J', '-S', '-', '-t', 'cli');
   }
 
+  /** tmux's own server process (it keeps the first client's command line). */
+  private serverPid: number | undefined;
+
+  /** Stops tmux's server and waits (up to 5 s) until its process is gone. */
   close(): void {
     try {
       this.tmux('kill-server');
     } catch {
       // Not running.
+    }
+    const pid = this.serverPid;
+    this.serverPid = undefined;
+    if (!pid) return;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; waited < 5000; waited += 20) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return; // gone
+      }
+      Atomics.wait(pause, 0, 0, 20);
     }
   }
 }

@@ -466,8 +466,7 @@ const serve = command({
       examples: [
         'mcpkit serve',
         'mcpkit serve --http 8787   (bearer token in $XDG_STATE_HOME/mcpkit/serve-token)',
-        'mcpkit serve --http 8787 --gateway-config team.jsonc',
-        'mcpkit serve --http 0.0.0.0:8787 --token-file /run/secrets/gw --redis redis://redis:6379',
+        'mcpkit serve --http 0.0.0.0:8787 --gateway-config team.jsonc --redis redis://redis:6379',
       ],
     },
   },

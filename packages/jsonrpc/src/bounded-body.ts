@@ -1,3 +1,4 @@
+import { joinBytes } from './join-bytes.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
 
 /**
@@ -41,7 +42,7 @@ export async function readBodyExcerpt(
   } catch {
     // What arrived before the failure is the excerpt.
   }
-  return decoder.decode(join(parts, size));
+  return decoder.decode(joinBytes(parts, size));
 }
 
 /**
@@ -63,7 +64,7 @@ export async function readBodyLimited(
     if (size > limitBytes) throw tooLarge(size);
     parts.push(bytes);
   }
-  return decoder.decode(join(parts, size));
+  return decoder.decode(joinBytes(parts, size));
 }
 
 /** A Node readable stream (undici's `BodyReadable` is one), read by its events. */
@@ -114,7 +115,7 @@ function readEmitterLimited(
     body.on('end', () => {
       if (settled) return;
       settled = true;
-      resolve(decoder.decode(join(parts, size)));
+      resolve(decoder.decode(joinBytes(parts, size)));
     });
     body.on('error', fail);
     body.on('close', () => {
@@ -124,17 +125,6 @@ function readEmitterLimited(
       fail(error);
     });
   });
-}
-
-function join(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 export interface SseStreamHandlers {

@@ -12,6 +12,7 @@
  */
 
 import { type InvalidMessageError, type JsonTooDeepError, ParseError } from './errors.js';
+import { joinBytes } from './join-bytes.js';
 import { checkJsonTextDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import type { JsonRpcMessage } from './messages.js';
 import { dispatchParsed } from './validate.js';
@@ -131,23 +132,10 @@ class DataBuffer {
       this.view = undefined;
       return textOf(view, this.viewFrom, this.viewTo);
     }
-    const bytes = this.size;
-    let text: string;
-    const first = this.blocks[0];
-    if (first === undefined) text = '';
-    else if (bytes <= first.length) text = decoder.decode(first.subarray(0, bytes));
-    else {
-      const all = new Uint8Array(bytes);
-      let offset = 0;
-      for (const block of this.blocks) {
-        const n = Math.min(block.length, bytes - offset);
-        all.set(n === block.length ? block : block.subarray(0, n), offset);
-        offset += n;
-        if (offset === bytes) break;
-      }
-      this.drop();
-      return decoder.decode(all);
-    }
+    // Every block but the last is full.
+    const last = this.blocks.length - 1;
+    const parts = this.blocks.map((b, i) => (i === last ? b.subarray(0, this.used) : b));
+    const text = this.size === 0 ? '' : decoder.decode(joinBytes(parts, this.size));
     this.drop();
     return text;
   }
@@ -311,28 +299,9 @@ export class SseParser {
     return next === COLON || next === -1;
   }
 
-  /** The line's bytes from `from` to its end, as one view or copied together. */
-  private bytesFrom(from: number): Uint8Array {
-    const parts = this.lineParts;
-    if (parts.length === 1) return parts[0]!.subarray(from);
-    const out = new Uint8Array(Math.max(0, this.lineBytes - from));
-    let skip = from;
-    let offset = 0;
-    for (const part of parts) {
-      if (skip >= part.length) {
-        skip -= part.length;
-        continue;
-      }
-      const piece = skip === 0 ? part : part.subarray(skip);
-      skip = 0;
-      out.set(piece, offset);
-      offset += piece.length;
-    }
-    return out;
-  }
-
   /** Copies the line's bytes from `from` into the data buffer, part by part. */
   private copyDataFrom(from: number): void {
+    this.data.settle();
     let skip = from;
     for (const part of this.lineParts) {
       if (skip >= part.length) {
@@ -366,14 +335,8 @@ export class SseParser {
       let from = start + FIELD_DATA.length + 1;
       if (from < end && chunk[from] === SPACE) from++;
       const valueBytes = from < end ? end - from : 0;
-      this.dataBytes += valueBytes + 1;
-      if (this.dataBytes - 1 > this.maxEventBytes) {
-        this.oversize(this.dataBytes - 1);
-        return;
-      }
-      if (this.dataLines > 0) this.data.appendLf();
-      if (valueBytes > 0) this.data.appendRange(chunk, from, end, this.dataLines === 0);
-      this.dataLines++;
+      if (this.addDataLine(valueBytes) && valueBytes > 0)
+        this.data.appendRange(chunk, from, end, this.dataLines === 1);
       return;
     }
     if (first === FIELD_EVENT[0] && fieldAt(chunk, start, end, FIELD_EVENT)) {
@@ -390,59 +353,49 @@ export class SseParser {
     }
   }
 
+  /**
+   * A line that arrived in more than one chunk. A data line (it may be as long as the limit)
+   * is copied out part by part; any other line is short, and is joined and read as one.
+   */
   private finishLine(): void {
     let offset = 0;
-    if (this.firstLine) {
-      this.firstLine = false;
-      if (this.byteAt(0) === 0xef && this.byteAt(1) === 0xbb && this.byteAt(2) === 0xbf) offset = 3;
-    }
-    const length = this.lineBytes - offset;
-    if (length <= 0) {
+    if (
+      this.firstLine &&
+      this.byteAt(0) === 0xef &&
+      this.byteAt(1) === 0xbb &&
+      this.byteAt(2) === 0xbf
+    )
+      offset = 3;
+    if (!this.isField(offset, FIELD_DATA)) {
+      const line = joinBytes(this.lineParts, this.lineBytes);
       this.lineParts = [];
       this.lineBytes = 0;
-      this.dispatch();
+      this.lineIn(line, 0, line.length);
       return;
     }
-    const first = this.byteAt(offset);
-    if (first === COLON) {
-      // A comment (keep-alives).
-    } else if (first === FIELD_DATA[0] && this.isField(offset, FIELD_DATA)) {
-      // The value: after `data:` and one optional space; `data` alone has an empty value.
-      let from = offset + FIELD_DATA.length + 1;
-      if (this.byteAt(from) === SPACE) from++;
-      const valueBytes = Math.max(0, this.lineBytes - from);
-      this.dataBytes += valueBytes + 1;
-      if (this.dataBytes - 1 > this.maxEventBytes) {
-        this.oversize(this.dataBytes - 1);
-        return;
-      }
-      if (this.dataLines > 0) this.data.appendLf();
-      this.data.settle();
-      if (valueBytes > 0) this.copyDataFrom(from);
-      this.dataLines++;
-    } else if (first === FIELD_EVENT[0] && this.isField(offset, FIELD_EVENT)) {
-      this.eventType = this.valueOf(offset + FIELD_EVENT.length);
-    } else if (first === FIELD_ID[0] && this.isField(offset, FIELD_ID)) {
-      const value = this.valueOf(offset + FIELD_ID.length);
-      if (!value.includes('\0')) {
-        this.idBuffer = value;
-        this.idSetInBlock = true;
-      }
-    } else if (first === FIELD_RETRY[0] && this.isField(offset, FIELD_RETRY)) {
-      const value = this.valueOf(offset + FIELD_RETRY.length);
-      if (/^[0-9]+$/.test(value)) this.options.onretry?.(Number(value));
-    }
-    // Any other field is ignored, as the standard says.
+    this.firstLine = false;
+    // The value: after `data:` and one optional space; `data` alone has an empty value.
+    let from = offset + FIELD_DATA.length + 1;
+    if (this.byteAt(from) === SPACE) from++;
+    const valueBytes = Math.max(0, this.lineBytes - from);
+    if (this.addDataLine(valueBytes) && valueBytes > 0) this.copyDataFrom(from);
     this.lineParts = [];
     this.lineBytes = 0;
   }
 
-  /** The decoded value of a field whose name ends at `nameEnd`: after `:` and one optional space. */
-  private valueOf(nameEnd: number): string {
-    if (nameEnd >= this.lineBytes) return '';
-    let from = nameEnd + 1;
-    if (this.byteAt(from) === SPACE) from++;
-    return from >= this.lineBytes ? '' : decoder.decode(this.bytesFrom(from));
+  /**
+   * Counts a data line of `valueBytes` toward the limit (false, and the stream failed, past
+   * it) and separates it from the event's previous data line.
+   */
+  private addDataLine(valueBytes: number): boolean {
+    this.dataBytes += valueBytes + 1;
+    if (this.dataBytes - 1 > this.maxEventBytes) {
+      this.oversize(this.dataBytes - 1);
+      return false;
+    }
+    if (this.dataLines > 0) this.data.appendLf();
+    this.dataLines++;
+    return true;
   }
 
   private dispatch(): void {

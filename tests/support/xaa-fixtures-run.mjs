@@ -23,13 +23,15 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     process.stdout.write('stopped\n');
     process.exit(0);
   });
-// Lets the person at the shell play the IdP's policy: `refuse`, `audience`, `expired`, `ok`.
+// Lets the person at the shell play the IdP's policy: `refuse`, `audience`, `expired`,
+// `jwks` (its keys no longer match its ID tokens: the next login is refused), `ok`.
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (line) => {
   const word = line.trim();
   stack.idp.policy.refuse = word === 'refuse' ? 'not allowed by policy' : undefined;
   stack.idp.policy.audience = word === 'audience' ? 'https://elsewhere.example' : undefined;
   stack.idp.policy.ttlSeconds = word === 'expired' ? -60 : 300;
+  stack.idp.policy.foreignJwks = word === 'jwks';
   if (word !== 'ok') stack.as.tokens.clear();
   process.stdout.write(`policy: ${word}\n`);
 });

@@ -55,7 +55,8 @@ function sendJson(res, status, body, headers = {}) {
  * The enterprise IdP. `clientId` is the CLI's client there (public, loopback redirects on
  * any port). `policy` decides each exchange: the tests change it to make the IdP refuse
  * (`refuse`), mint a grant for the wrong audience (`audience`) or one already expired
- * (`ttlSeconds` < 0). `exchanges` lists every exchange request's parameters.
+ * (`ttlSeconds` < 0), or publish a key it does not sign with (`foreignJwks`). `exchanges`
+ * lists every exchange request's parameters.
  */
 export async function startXaaIdentityProvider(options = {}) {
   const clientId = options.clientId ?? 'mcpkit-cli';
@@ -89,8 +90,15 @@ export async function startXaaIdentityProvider(options = {}) {
     cookies: { keys: ['mcpkit-xaa-test-cookie-key'] },
   });
   provider.proxy = false;
-  /** @type {{ refuse: string | undefined, audience: string | undefined, ttlSeconds: number }} */
-  const policy = { refuse: undefined, audience: undefined, ttlSeconds: 300 };
+  /** @type {{ refuse: string | undefined, audience: string | undefined, ttlSeconds: number, foreignJwks: boolean }} */
+  const policy = { refuse: undefined, audience: undefined, ttlSeconds: 300, foreignJwks: false };
+  // An injected fault (no real IdP can be asked for it): with `foreignJwks`, the JWKS
+  // endpoint publishes another RSA key under the signing key's kid, so the ID tokens this
+  // IdP signs no longer verify against the keys it publishes. Turn it on only for a sign-in
+  // that must be refused: a verifier that fetches the keys meanwhile (this IdP's exchange,
+  // the authorization server) caches the wrong key for minutes.
+  const foreign = await generateKeyPair('RS256', { extractable: true });
+  const foreignJwk = { ...(await exportJWK(foreign.publicKey)), kid, alg: 'RS256', use: 'sig' };
   const exchanges = [];
   const idTokenKeys = createRemoteJWKSet(new URL(`${issuer}/jwks`));
   provider.registerGrantType(
@@ -160,7 +168,12 @@ export async function startXaaIdentityProvider(options = {}) {
       'scope',
     ],
   );
-  server.on('request', provider.callback());
+  const serve = provider.callback();
+  server.on('request', (req, res) => {
+    if (policy.foreignJwks && req.method === 'GET' && req.url === '/jwks')
+      return sendJson(res, 200, { keys: [foreignJwk] });
+    return serve(req, res);
+  });
   return {
     issuer,
     clientId,

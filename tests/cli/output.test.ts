@@ -152,6 +152,11 @@ describe('what the CLI prints', () => {
     );
     const tools = await run('tools');
     expect(tools.stdout).toContain('tiny (1 tool)\n');
+    // And the live progress on a terminal says "1 tool" too (it said "1 tools").
+    tmux = new Tmux(box, { ...box.env, NO_COLOR: '1' });
+    tmux.start([process.execPath, bin, 'tools']);
+    expect(await exitStatus('tools')).toBe(0);
+    expect(tmux.screen()).toMatch(/✔ tiny {2}connected · 1 tool · \d+ ms/);
   });
 
   it('prompt takes key=value, as call does (one-shot and in the shell)', async () => {

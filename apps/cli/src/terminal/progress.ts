@@ -44,7 +44,7 @@ export async function terminalProgress(options: TerminalProgressOptions): Promis
         switch (state.state) {
           case 'connected': {
             const count = tools.get(state.name);
-            return `${pc.green('✔')} ${name}  connected${count === undefined ? '' : ` · ${count} tools`} · ${state.connectMs} ms`;
+            return `${pc.green('✔')} ${name}  connected${count === undefined ? '' : ` · ${count} ${count === 1 ? 'tool' : 'tools'}`} · ${state.connectMs} ms`;
           }
           case 'pending':
             return state.reconnectAttempt > 0

@@ -69,7 +69,7 @@ describe('the next step of a failed XAA step', () => {
   it('names the server and what to do, per stage, also through a cause', () => {
     expect(xaaNextStep(xaa('idp-settings'))).toContain('"identityProvider" block');
     expect(xaaNextStep(xaa('idp-sign-in'))).toBe(
-      'run "mcpkit login wiki" to sign in to the identity provider again',
+      'run "mcpkit login wiki" to sign in to the identity provider again; if it is refused the same way, show this message to your identity-provider administrator',
     );
     expect(xaaNextStep(xaa('token-exchange', 'access_denied'))).toContain(
       'the identity provider would not grant access to "wiki" (access_denied)',

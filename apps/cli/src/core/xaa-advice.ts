@@ -39,7 +39,9 @@ export function xaaNextStep(error: unknown, name?: string): string {
     case 'idp-settings':
       return `enterprise-managed sign-in needs an "identityProvider" block ({"issuer": …, "clientId": …}) in ${settingsFile()} and "oauth.clientId" in the entry of "${server}" (see "Enterprise-managed sign-in" in the CLI's README)`;
     case 'idp-sign-in':
-      return `run "mcpkit login ${server}" to sign in to the identity provider again`;
+      // A forged or mixed-up answer passes on a second try; an IdP whose keys do not match
+      // its ID tokens does not, and only its administrator can fix that.
+      return `run "mcpkit login ${server}" to sign in to the identity provider again; if it is refused the same way, show this message to your identity-provider administrator`;
     case 'token-exchange':
       return `the identity provider would not grant access to "${server}"${code}: run "mcpkit login ${server}" to sign in again, and if it still refuses, ask your identity-provider administrator to allow this client for that server`;
     case 'jwt-bearer':

@@ -14,6 +14,13 @@ const config = {
 process.stdout.write(`settings.json: ${JSON.stringify(settings)}\n`);
 process.stdout.write(`mcp.json:      ${JSON.stringify(config)}\n`);
 process.stdout.write(`authorization server: ${stack.as.issuer}\n`);
+// The same two files as lines to paste into a shell with the fresh HOME (they overwrite
+// that HOME's settings.json, so not in your own).
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, printed for a shell
+const dir = '"${XDG_CONFIG_HOME:-$HOME/.config}/mcpkit"';
+process.stdout.write(
+  `\nIn a shell with the same fresh HOME, in an empty folder, paste:\n  mkdir -p ${dir} && echo '${JSON.stringify(settings)}' > ${dir}/settings.json\n  echo '${JSON.stringify(config)}' > mcp.json\n\nType refuse, audience, expired, jwks or ok (then Enter) to change what the IdP does.\n`,
+);
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, async () => {

@@ -41,7 +41,9 @@ try {
   await page.click('button[type=submit]');
   step = "waiting for the redirect to mcpkit's callback (is mcpkit login still waiting?)";
   await page.waitForURL(/\/callback\?/);
-  process.stdout.write(`${(await page.textContent('body')) ?? ''}\n`);
+  // innerText: the page's heading and text as lines (textContent runs them together).
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is wanted
+  process.stdout.write(`${(await page.innerText('body')).replace(/\s+/g, ' ').trim()}\n`);
 } catch (error) {
   fail(`${step}: ${(error.message ?? String(error)).split('\n')[0]}`);
 } finally {

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumPath, haveChromium, signInAndConsent } from '../support/browser.js';
 import { processTable } from '../support/process-table.js';
 import { startXaaStack } from '../support/xaa.mjs';
+import { xaaConfig, xaaHome } from '../support/xaa-cli-home.js';
 import { type RedirectProxy, startRedirectProxy } from '../support/xaa-redirect-proxy.js';
 
 /**
@@ -32,6 +31,7 @@ describe('mcpkit login refuses a tampered sign-in at the identity provider', () 
   let stack: Stack;
   let proxy: RedirectProxy;
   let browser: Browser;
+  let home: string | undefined;
   let env: NodeJS.ProcessEnv;
   let authDir: string;
   let config: string;
@@ -99,30 +99,11 @@ describe('mcpkit login refuses a tampered sign-in at the identity provider', () 
         '--proxy-bypass-list=<-loopback>',
       ],
     });
-    const home = await mkdtemp(path.join(tmpdir(), 'mcpkit-xaa-refusals-'));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: path.join(home, 'config'),
-      XDG_DATA_HOME: path.join(home, 'data'),
-    };
-    authDir = path.join(home, 'data', 'mcpkit', 'auth');
-    await mkdir(path.join(home, 'config', 'mcpkit'), { recursive: true });
-    await writeFile(
-      path.join(home, 'config', 'mcpkit', 'settings.json'),
-      JSON.stringify({
-        identityProvider: { issuer: stack.idp.issuer, clientId: stack.idp.clientId },
-      }),
-    );
-    config = JSON.stringify({
-      mcpServers: {
-        corp: {
-          type: 'http',
-          url: stack.mcp.url,
-          oauth: { clientId: stack.as.clientId, xaa: true },
-        },
-      },
-    });
+    ({ home, env, authDir } = await xaaHome({
+      issuer: stack.idp.issuer,
+      clientId: stack.idp.clientId,
+    }));
+    config = xaaConfig(stack);
   }, 60_000);
 
   // Each case on its own: no sign-in stored, nothing exchanged or granted yet.
@@ -138,6 +119,7 @@ describe('mcpkit login refuses a tampered sign-in at the identity provider', () 
     await browser?.close();
     await proxy?.close();
     await stack?.close();
+    if (home) await rm(home, { recursive: true, force: true });
   });
 
   it('a redirect back with another state (forged callback): refused, nothing stored', async () => {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, launchChromium, signInAndConsent } from '../support/browser.js';
 import { ID_JAG, startXaaStack } from '../support/xaa.mjs';
+import { xaaConfig, xaaHome } from '../support/xaa-cli-home.js';
 
 /**
  * Enterprise-managed authorization (XAA) from the built CLI, with real parts: oidc-provider
@@ -48,24 +48,6 @@ function mcpkit(
 
 type Stack = Awaited<ReturnType<typeof startXaaStack>>;
 
-async function freshHome(identityProvider?: unknown) {
-  const home = await mkdtemp(path.join(tmpdir(), 'mcpkit-xaa-'));
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, 'config'),
-    XDG_DATA_HOME: path.join(home, 'data'),
-  };
-  if (identityProvider !== undefined) {
-    await mkdir(path.join(home, 'config', 'mcpkit'), { recursive: true });
-    await writeFile(
-      path.join(home, 'config', 'mcpkit', 'settings.json'),
-      JSON.stringify({ identityProvider }),
-    );
-  }
-  return { home, env, authDir: path.join(home, 'data', 'mcpkit', 'auth') };
-}
-
 async function authFiles(dir: string): Promise<Array<{ file: string; key: string; record: any }>> {
   const names = await readdir(dir).catch(() => [] as string[]);
   return Promise.all(
@@ -98,19 +80,11 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
       );
     stack = await startXaaStack();
     browser = await launchChromium();
-    ({ env, authDir } = await freshHome({
+    ({ env, authDir } = await xaaHome({
       issuer: stack.idp.issuer,
       clientId: stack.idp.clientId,
     }));
-    config = JSON.stringify({
-      mcpServers: {
-        corp: {
-          type: 'http',
-          url: stack.mcp.url,
-          oauth: { clientId: stack.as.clientId, xaa: true },
-        },
-      },
-    });
+    config = xaaConfig(stack);
   }, 60_000);
 
   afterAll(async () => {
@@ -265,17 +239,8 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
   });
 
   it('without identity-provider settings, the entry fails alone with what to configure', async () => {
-    const bare = await freshHome();
-    const both = JSON.stringify({
-      mcpServers: {
-        corp: {
-          type: 'http',
-          url: stack.mcp.url,
-          oauth: { clientId: stack.as.clientId, xaa: true },
-        },
-      },
-    });
-    const r = await mcpkit(['call', 'corp', 'whoami', '-c', both, '--strict-config'], bare.env);
+    const bare = await xaaHome();
+    const r = await mcpkit(['call', 'corp', 'whoami', '-c', config, '--strict-config'], bare.env);
     runs.push(r);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('server "corp"');

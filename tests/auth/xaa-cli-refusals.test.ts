@@ -74,6 +74,9 @@ describe('mcpkit login refuses a tampered sign-in at the identity provider', () 
     expect(r.stderr).toContain('run "mcpkit login corp"');
     // The browser did reach the CLI's callback: the refusal is the CLI's, not a broken flow.
     expect(r.page).toContain('You can close this tab');
+    // ...and the page did not tell the user they were signed in.
+    expect(r.page).toContain('Answer received');
+    expect(r.page).not.toContain('Signed in');
     expect(await readdir(authDir).catch(() => [])).toEqual([]);
     expect(stack.idp.exchanges).toEqual([]);
     expect(stack.as.state.grants).toEqual([]);

@@ -83,7 +83,12 @@ export class LoopbackAuthorization implements AuthorizationHandler {
               'Authorization failed',
               `The server said: ${escapeHtml(error)}${url.searchParams.get('error_description') ? ` (${escapeHtml(url.searchParams.get('error_description')!)})` : ''}. You can close this tab and try again.`,
             )
-          : page('Signed in', 'mcpkit has what it needs. You can close this tab.'),
+          : // Not "signed in": the answer is checked after this page (state, issuer, the
+            // ID token), and a forged or mixed-up one is refused there.
+            page(
+              'Answer received',
+              'The application that asked for this sign-in has the answer; it checks it and tells you there whether you are signed in. You can close this tab.',
+            ),
         () => resolve?.(arrived),
       );
     });

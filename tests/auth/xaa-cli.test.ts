@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
@@ -72,6 +72,12 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
     return r;
   };
   const secrets: string[] = [];
+  const homes: string[] = [];
+  const home = async (identityProvider?: unknown) => {
+    const h = await xaaHome(identityProvider);
+    homes.push(h.home);
+    return h;
+  };
 
   beforeAll(async () => {
     if (!haveChromium())
@@ -80,7 +86,7 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
       );
     stack = await startXaaStack();
     browser = await launchChromium();
-    ({ env, authDir } = await xaaHome({
+    ({ env, authDir } = await home({
       issuer: stack.idp.issuer,
       clientId: stack.idp.clientId,
     }));
@@ -90,6 +96,7 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.close();
+    for (const h of homes) await rm(h, { recursive: true, force: true });
   });
 
   it('before any sign-in, a command fails with the server named and "mcpkit login"', async () => {
@@ -239,7 +246,7 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
   });
 
   it('without identity-provider settings, the entry fails alone with what to configure', async () => {
-    const bare = await xaaHome();
+    const bare = await home();
     const r = await mcpkit(['call', 'corp', 'whoami', '-c', config, '--strict-config'], bare.env);
     runs.push(r);
     expect(r.code).not.toBe(0);

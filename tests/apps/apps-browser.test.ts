@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, launchChromium } from '../support/browser.js';
 import { type AppServers, appServers } from './app-servers.js';
+import { type AppsHost, openView, viewRpc as rpc, startAppsHost } from './apps-host.js';
 
 /**
  * `mcpkit apps` (the built CLI, a real child process with a fresh HOME) in front of the
@@ -15,13 +14,11 @@ import { type AppServers, appServers } from './app-servers.js';
  * official AppBridge; the view's own calls reach its server; calls of another server's
  * tool or of a model-only tool are refused; ui/open-link and ui/message reach the page.
  */
-const bin = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
 const probe = fileURLToPath(new URL('../fixtures/ui-probe-server.mjs', import.meta.url));
 const artifacts = fileURLToPath(new URL('../.artifacts/apps/', import.meta.url));
 
 let fixtures: AppServers;
-let home: string;
-let child: ChildProcess;
+let host: AppsHost;
 let link: string;
 let browser: Browser;
 let page: Page;
@@ -29,34 +26,13 @@ let page: Page;
 beforeAll(async () => {
   if (!haveChromium()) throw new Error('Chromium is missing: run scripts/ensure-chromium.mjs');
   fixtures = appServers();
-  home = mkdtempSync(path.join(tmpdir(), 'mcpkit-apps-home-'));
   mkdirSync(artifacts, { recursive: true });
-  const mcpServers = {
+  host = await startAppsHost({
     basic: fixtures.mcpServers.basic,
     monitor: fixtures.mcpServers.monitor,
     probe: { command: process.execPath, args: [probe] },
-  };
-  child = spawn(
-    process.execPath,
-    [bin, '--strict-config', '--config', JSON.stringify({ mcpServers }), 'apps'],
-    {
-      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  link = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /open (http:\/\/127\.0\.0\.1:\d+\/open\?t=[A-Za-z0-9_-]+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`mcpkit apps exited ${code}: ${err}`)));
   });
+  link = host.link;
   browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(link);
@@ -64,31 +40,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await host?.close();
   fixtures?.cleanup();
-  if (home) rmSync(home, { recursive: true, force: true });
 });
 
-async function open(tool: string): Promise<Frame> {
-  await page.selectOption('#tool', tool);
-  await page.click('#run');
-  await page.waitForSelector('#status:has-text("shown: ' + tool + '")');
-  const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('/view/'));
-  if (!frame) throw new Error('no view frame');
-  return frame;
-}
-
-type RpcAnswer = { result?: unknown; error?: { code: number; message: string } };
-const rpc = (frame: Frame, method: string, params: unknown) =>
-  frame.evaluate(
-    ([m, p]) =>
-      (globalThis as unknown as { rpc(m: unknown, p: unknown): Promise<unknown> }).rpc(m, p),
-    [method, params] as const,
-  ) as Promise<RpcAnswer>;
+const open = (tool: string) => openView(page, tool);
 
 describe('mcpkit apps in Chromium', () => {
   it('the link works once; without the session nothing is served', async () => {

@@ -1,7 +1,9 @@
 /**
  * The page `mcpkit apps` serves and its script. What a server sends (tool names,
  * descriptions, results, view messages) is shown with `textContent` only, never as HTML;
- * the view itself runs in a sandboxed iframe of an opaque origin.
+ * the view itself runs in a sandboxed iframe: of an opaque origin, or of the origin the host
+ * gave its declared domain. `prefersBorder: false` drops the frame's border and background;
+ * `true` or nothing keeps them (the extension lets the host decide when it is not declared).
  */
 export const HOST_PAGE = `<!doctype html>
 <html lang="en">
@@ -12,7 +14,8 @@ export const HOST_PAGE = `<!doctype html>
 body { font: 14px system-ui, sans-serif; margin: 1rem; color: #111; }
 #layout { display: grid; grid-template-columns: 22rem 1fr; gap: 1rem; }
 textarea { width: 100%; height: 6rem; font: 12px monospace; }
-iframe#app { width: 100%; height: 480px; border: 1px solid #bbb; border-radius: 6px; }
+iframe#app { width: 100%; height: 480px; border: 1px solid #bbb; border-radius: 6px; background: #fff; box-sizing: border-box; }
+iframe#app.borderless { border: 0; border-radius: 0; background: transparent; }
 pre { white-space: pre-wrap; background: #f5f5f5; padding: .5rem; max-height: 16rem; overflow: auto; }
 li { font: 12px monospace; }
 </style>
@@ -33,7 +36,7 @@ li { font: 12px monospace; }
 <h2>From the view</h2>
 <ul id="events"></ul>
 </section>
-<section id="view"></section>
+<section><p id="view-origin"></p><div id="view"></div></section>
 </div>
 <script type="module" src="/host.js"></script>
 </body>
@@ -112,9 +115,17 @@ async function run() {
   const iframe = document.createElement('iframe');
   iframe.id = 'app';
   iframe.title = t.server + ' view';
-  // An opaque origin: the view reaches nothing of this page but postMessage.
-  iframe.setAttribute('sandbox', 'allow-scripts allow-forms');
+  // Either an opaque origin or the view's own (another port than this page's): the view
+  // reaches nothing of this page but postMessage.
+  iframe.setAttribute('sandbox', view.sandbox);
   if (view.allow) iframe.setAttribute('allow', view.allow);
+  if (view.prefersBorder === false) iframe.className = 'borderless';
+  iframe.dataset.prefersBorder = String(view.prefersBorder ?? 'not declared');
+  $('view-origin').textContent = !view.domain
+    ? 'view origin: opaque (sandboxed)'
+    : view.domain.origin
+      ? 'view origin: ' + view.domain.origin + ' (its domain "' + view.domain.declared + '")'
+      : 'view origin: opaque; its domain "' + view.domain.declared + '" was declined: ' + view.domain.declined;
   $('view').replaceChildren(iframe);
   bridge = new AppBridge(
     null,

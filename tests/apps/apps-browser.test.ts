@@ -9,7 +9,7 @@ import { type AppsHost, openView, viewRpc as rpc, startAppsHost } from './apps-h
 
 /**
  * `mcpkit apps` (the built CLI, a real child process with a fresh HOME) in front of the
- * App servers from npm and the probe server (tests/fixtures/ui-probe-server.mjs), driven
+ * three App servers from npm and the probe server (tests/fixtures/ui-probe-server.mjs), driven
  * in Debian's headless Chromium: the page renders a view in a sandboxed iframe through the
  * official AppBridge; the view's own calls reach its server; calls of another server's
  * tool or of a model-only tool are refused; ui/open-link and ui/message reach the page.
@@ -28,6 +28,7 @@ beforeAll(async () => {
   fixtures = appServers();
   mkdirSync(artifacts, { recursive: true });
   host = await startAppsHost({
+    pdf: fixtures.mcpServers.pdf,
     basic: fixtures.mcpServers.basic,
     monitor: fixtures.mcpServers.monitor,
     probe: { command: process.execPath, args: [probe] },
@@ -44,7 +45,7 @@ afterAll(async () => {
   fixtures?.cleanup();
 });
 
-const open = (tool: string) => openView(page, tool);
+const open = (tool: string, args?: Record<string, unknown>) => openView(page, tool, args);
 
 describe('mcpkit apps in Chromium', () => {
   it('the link works once; without the session nothing is served', async () => {
@@ -54,6 +55,20 @@ describe('mcpkit apps in Chromium', () => {
     expect(bare.status).toBe(401);
     const api = await fetch(new URL('/api/tools', link), { method: 'POST' });
     expect(api.status).toBe(401);
+  });
+
+  it('the page lists the App tools of every server, however slowly each connects', async () => {
+    // The list once came from a second connectAll(), which returned at once while the
+    // first was still connecting: a slow server (pdf, the probe) was left out.
+    const options = await page.$$eval('#tool option', (o) =>
+      o.map((x) => (x as HTMLOptionElement).value),
+    );
+    expect(options.sort()).toEqual([
+      'mcp__basic__get-time',
+      'mcp__monitor__get-system-info',
+      'mcp__pdf__display_pdf',
+      'mcp__probe__open_probe',
+    ]);
   });
 
   it("renders basic-vanillajs's App (screenshot saved) and the view's result arrives", async () => {
@@ -85,6 +100,14 @@ describe('mcpkit apps in Chromium', () => {
     await page.waitForSelector(
       'li[data-kind="open-link"]:has-text("https://modelcontextprotocol.io/")',
     );
+  });
+
+  it("renders server-pdf's viewer: the PDF's text appears (screenshot saved), its bytes read through the App gate", async () => {
+    // pdf.js starts its worker from a data: URL, which the view's CSP has to let through.
+    const frame = await open('mcp__pdf__display_pdf', { url: fixtures.pdfFile });
+    await page.waitForSelector('li[data-kind="app-call"]:has-text("pdf/read_pdf_bytes ok")');
+    await frame.waitForSelector('text=Hello from mcpkit', { timeout: 30_000 });
+    await page.locator('iframe#app').screenshot({ path: path.join(artifacts, 'server-pdf.png') });
   });
 
   it("system-monitor's view calls its own app-only tool, which reaches its server", async () => {

@@ -113,7 +113,8 @@ describe('mcpkit apps: domain', () => {
     expect(response.headers()['content-security-policy']).toBe(
       [
         "default-src 'none'",
-        "script-src 'self' 'unsafe-inline'",
+        "script-src 'self' 'unsafe-inline' blob: data:",
+        "worker-src 'self' blob: data:",
         "style-src 'self' 'unsafe-inline'",
         "connect-src 'self' https://api.fixture.example",
         "img-src 'self' data:",

@@ -58,8 +58,13 @@ export async function startAppsHost(mcpServers: Record<string, unknown>): Promis
 }
 
 /** Runs `tool` from the page and returns the frame of its view once the page shows it. */
-export async function openView(page: Page, tool: string): Promise<Frame> {
+export async function openView(
+  page: Page,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<Frame> {
   await page.selectOption('#tool', tool);
+  await page.fill('#args', JSON.stringify(args));
   await page.click('#run');
   await page.waitForSelector(`#status:has-text("shown: ${tool}")`);
   const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('/view/'));

@@ -79,6 +79,7 @@ export async function appsCommand(
   let tokenUsed = false;
   const views = new Map<string, View>();
   let origin = '';
+  let connecting: Promise<void> = Promise.resolve();
   const logged = new Set<string>();
   const log = (line: string) => {
     if (logged.size < 256 && !logged.has(line)) {
@@ -174,7 +175,15 @@ export async function appsCommand(
       return json(
         res,
         200,
-        await api(manager, url.pathname, body, { views, viewOrigins, origin, version, only, log }),
+        await api(manager, url.pathname, body, {
+          views,
+          viewOrigins,
+          origin,
+          version,
+          only,
+          log,
+          connecting,
+        }),
       );
     } catch (error) {
       const e = error as {
@@ -206,7 +215,12 @@ export async function appsCommand(
     http.listen(port, '127.0.0.1', () => resolve());
   });
   origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  manager.connectAll().catch(() => {});
+  // The page's tool list waits for this first connect: a second connectAll() finds every
+  // server added already and returns at once, listing only those connected so far.
+  connecting = manager.connectAll().then(
+    () => {},
+    () => {},
+  );
   io.stdout(`mcpkit apps: open ${origin}/open?t=${token}\n`);
   io.stderr('mcpkit apps: the link works once; Ctrl-C stops the host\n');
   await new Promise<void>((resolve) => {
@@ -270,17 +284,19 @@ interface ApiContext {
   version: string;
   only: string | undefined;
   log(line: string): void;
+  /** The first connect of every server. */
+  connecting: Promise<void>;
 }
 
 async function api(
   manager: McpManager,
   path: string,
   body: Record<string, unknown>,
-  { views, viewOrigins, origin, version, only, log }: ApiContext,
+  { views, viewOrigins, origin, version, only, log, connecting }: ApiContext,
 ): Promise<unknown> {
   switch (path) {
     case '/api/tools': {
-      await manager.connectAll().catch(() => {});
+      await connecting;
       const tools = (await manager.tools()).filter(
         (t: HostTool) => t.ui?.resourceUri && (only === undefined || t.server === only),
       );

@@ -105,6 +105,10 @@ describe('mcpkit apps in Chromium', () => {
   it("renders server-pdf's viewer: the PDF's text appears (screenshot saved), its bytes read through the App gate", async () => {
     // pdf.js starts its worker from a data: URL, which the view's CSP has to let through.
     const frame = await open('mcp__pdf__display_pdf', { url: fixtures.pdfFile });
+    // The page says what the tool takes (a person would not guess `url`).
+    expect(await page.textContent('#signature')).toMatch(
+      /^arguments: url\?: string, page\?: number/,
+    );
     await page.waitForSelector('li[data-kind="app-call"]:has-text("pdf/read_pdf_bytes ok")');
     await frame.waitForSelector('text=Hello from mcpkit', { timeout: 30_000 });
     await page.locator('iframe#app').screenshot({ path: path.join(artifacts, 'server-pdf.png') });

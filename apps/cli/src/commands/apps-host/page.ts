@@ -27,6 +27,7 @@ li { font: 12px monospace; }
 <label for="tool">App tool</label><br>
 <select id="tool"></select>
 <p id="description"></p>
+<p id="signature"></p>
 <label for="args">Arguments (JSON)</label>
 <textarea id="args">{}</textarea>
 <button id="run" type="button">Run</button>
@@ -78,8 +79,19 @@ for (const t of tools) {
   $('tool').append(option);
 }
 const chosen = () => tools.find((t) => t.name === $('tool').value);
+// What the tool takes, from its input schema: "name?: type" per property.
+const signature = (schema) => {
+  const props = schema && typeof schema.properties === 'object' ? schema.properties : {};
+  const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
+  const parts = Object.keys(props).map(
+    (k) => k + (required.has(k) ? '' : '?') + ': ' + String(props[k]?.type ?? 'any'),
+  );
+  return parts.length ? 'arguments: ' + parts.join(', ') : 'no arguments';
+};
 const describe = () => {
-  $('description').textContent = chosen()?.description ?? 'no server lists a tool with a view';
+  const t = chosen();
+  $('description').textContent = t?.description ?? 'no server lists a tool with a view';
+  $('signature').textContent = t ? signature(t.inputSchema) : '';
 };
 $('tool').addEventListener('change', describe);
 describe();

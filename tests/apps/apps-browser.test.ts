@@ -61,7 +61,7 @@ describe('mcpkit apps in Chromium', () => {
     // The list once came from a second connectAll(), which returned at once while the
     // first was still connecting: a slow server (pdf, the probe) was left out.
     const options = await page.$$eval('#tool option', (o) =>
-      o.map((x) => (x as HTMLOptionElement).value),
+      o.map((x) => (x as unknown as { value: string }).value),
     );
     expect(options.sort()).toEqual([
       'mcp__basic__get-time',

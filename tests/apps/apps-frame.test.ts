@@ -48,9 +48,30 @@ async function show(tool: string): Promise<{ frame: Frame; response: Response }>
   return { frame, response };
 }
 
+/** What these tests read of a page's globals (the tests' type check has no DOM library);
+ * a cast only, erased before a function runs in the browser. */
+interface Dom {
+  self: { origin: string };
+  location: { origin: string };
+  window: { parent: { document: unknown } };
+  document: {
+    cookie: string;
+    addEventListener(
+      type: 'securitypolicyviolation',
+      listener: (e: { effectiveDirective: string }) => void,
+      options: { once: boolean },
+    ): void;
+  };
+  getComputedStyle(el: unknown): {
+    borderTopWidth: string;
+    borderTopStyle: string;
+    backgroundColor: string;
+  };
+}
+
 const frameStyle = () =>
   page.locator('iframe#app').evaluate((el) => {
-    const s = getComputedStyle(el);
+    const s = (globalThis as unknown as Dom).getComputedStyle(el);
     return {
       width: s.borderTopWidth,
       style: s.borderTopStyle,
@@ -62,6 +83,7 @@ const frameStyle = () =>
  * against `location.origin` (its URL's) when not opaque. */
 const originIn = (frame: Frame) =>
   frame.evaluate(() => {
+    const { self, location } = globalThis as unknown as Dom;
     if (self.origin !== 'null' && self.origin !== location.origin)
       throw new Error(`self.origin ${self.origin} but location.origin ${location.origin}`);
     return self.origin;
@@ -141,6 +163,7 @@ describe('mcpkit apps: domain', () => {
     const { frame } = await show('dedicated');
     // The browser enforces the header: a fetch of the host page's origin is a violation.
     const violated = await frame.evaluate(async (target) => {
+      const { document } = globalThis as unknown as Dom;
       const seen = new Promise<string>((resolve) =>
         document.addEventListener('securitypolicyviolation', (e) => resolve(e.effectiveDirective), {
           once: true,
@@ -152,7 +175,7 @@ describe('mcpkit apps: domain', () => {
     expect(violated).toBe('connect-src');
     const parentDocument = await frame.evaluate(() => {
       try {
-        return typeof window.parent.document;
+        return typeof (globalThis as unknown as Dom).window.parent.document;
       } catch (e) {
         return (e as Error).name;
       }
@@ -176,7 +199,9 @@ describe('mcpkit apps: domain', () => {
     const { frame, response } = await show('bad_domain');
     expect(await originIn(frame)).toBe('null');
     // Served from the host page's port, in an opaque origin all the same.
-    expect(await frame.evaluate(() => location.origin)).toBe(hostOrigin);
+    expect(await frame.evaluate(() => (globalThis as unknown as Dom).location.origin)).toBe(
+      hostOrigin,
+    );
     expect(new URL(response.url()).origin).toBe(hostOrigin);
     expect(await page.getAttribute('iframe#app', 'sandbox')).toBe('allow-scripts allow-forms');
     expect(await page.textContent('#view-origin')).toMatch(
@@ -188,7 +213,7 @@ describe('mcpkit apps: domain', () => {
   it("a cookie a view sets at its domain's origin (cookies ignore ports) does not lock the page out", async () => {
     const { frame } = await show('dedicated');
     await frame.evaluate(() => {
-      // biome-ignore lint/suspicious/noDocumentCookie: what a hostile view can do, by hand
+      const { document } = globalThis as unknown as Dom;
       document.cookie = 'mcpkit_apps=forged-by-the-view; path=/api';
     });
     const jar = await page.context().cookies(`${hostOrigin}/api/view`);

@@ -60,6 +60,7 @@ describe('mcpkit apps in Chromium', () => {
   it('the page lists the App tools of every server, however slowly each connects', async () => {
     // The list once came from a second connectAll(), which returned at once while the
     // first was still connecting: a slow server (pdf, the probe) was left out.
+    await page.waitForSelector('#status:has-text("App tools")');
     const options = await page.$$eval('#tool option', (o) =>
       o.map((x) => (x as unknown as { value: string }).value),
     );

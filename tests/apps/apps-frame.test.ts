@@ -115,6 +115,12 @@ describe('mcpkit apps: prefersBorder', () => {
       .screenshot({ path: path.join(artifacts, 'prefers-border-false.png') });
   });
 
+  it("declared on the resources/list entry only (the draft's other place): honoured", async () => {
+    await show('listed_borderless');
+    expect((await frameStyle()).width).toBe('0px');
+    expect(await page.getAttribute('iframe#app', 'data-prefers-border')).toBe('false');
+  });
+
   it('not declared: the host decides, and this one draws the border', async () => {
     await show('undeclared');
     expect((await frameStyle()).width).toBe('1px');

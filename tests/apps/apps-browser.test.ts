@@ -141,6 +141,24 @@ describe('mcpkit apps in Chromium', () => {
     );
   });
 
+  it("before the next view the page sends ui/resource-teardown and waits for the real App's answer", async () => {
+    await open('mcp__basic__get-time');
+    await open('mcp__probe__open_probe');
+    await page.waitForSelector('li[data-kind="teardown"]:has-text("teardown: basic answered")');
+  });
+
+  it('ui/request-display-mode gets the one mode this host has; ui/update-model-context reaches the page', async () => {
+    const frame = await open('mcp__probe__open_probe');
+    await frame.waitForSelector('#result:has-text("result: probe opened")');
+    const mode = await rpc(frame, 'ui/request-display-mode', { mode: 'fullscreen' });
+    expect(mode.result).toEqual({ mode: 'inline' });
+    const context = await rpc(frame, 'ui/update-model-context', {
+      content: [{ type: 'text', text: 'the user picked row 3' }],
+    });
+    expect(context.error).toBeUndefined();
+    await page.waitForSelector('li[data-kind="model-context"]:has-text("the user picked row 3")');
+  });
+
   it('ui/open-link and ui/message from a hand-written view reach the page', async () => {
     const frame = await open('mcp__probe__open_probe');
     await frame.waitForSelector('#result:has-text("result: probe opened")');

@@ -103,6 +103,21 @@ if (wanted && tools.some((t) => t.name === wanted)) {
 status(tools.length + ' App tools');
 
 let bridge;
+let shownServer;
+// The extension: a host sends ui/resource-teardown before it removes a view, and waits
+// (here at most 2 s) for the answer, so the view can keep what it has not saved.
+async function teardown(reason) {
+  if (!bridge) return;
+  const old = bridge;
+  bridge = undefined;
+  try {
+    await old.teardownResource({ reason }, { timeout: 2000 });
+    event('teardown', shownServer + ' answered');
+  } catch (e) {
+    event('teardown', shownServer + ' did not answer: ' + e.message);
+  }
+  await old.close().catch(() => {});
+}
 async function run() {
   const t = chosen();
   if (!t) return;
@@ -123,7 +138,8 @@ async function run() {
   }
   $('result').textContent = JSON.stringify(result, null, 2);
   const view = await api('/api/view', { server: t.server, uri: t.resourceUri });
-  if (bridge) await bridge.close().catch(() => {});
+  await teardown('another tool was run');
+  shownServer = t.server;
   const iframe = document.createElement('iframe');
   iframe.id = 'app';
   iframe.title = t.server + ' view';
@@ -139,13 +155,13 @@ async function run() {
       ? 'view origin: ' + view.domain.origin + ' (its domain "' + view.domain.declared + '")'
       : 'view origin: opaque; its domain "' + view.domain.declared + '" was declined: ' + view.domain.declined;
   $('view').replaceChildren(iframe);
-  bridge = new AppBridge(
+  const b = new AppBridge(
     null,
     { name: 'mcpkit apps', version },
-    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} } },
+    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {} } },
     { hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'] } },
   );
-  bridge.oncalltool = async (params) => {
+  b.oncalltool = async (params) => {
     try {
       const r = await api('/api/app-call', { server: t.server, tool: params.name, arguments: params.arguments ?? {} });
       event('app-call', t.server + '/' + params.name + ' ok');
@@ -155,27 +171,38 @@ async function run() {
       throw e;
     }
   };
-  bridge.onreadresource = async (params) => api('/api/app-read', { server: t.server, uri: params.uri });
-  bridge.onopenlink = async (params) => {
+  b.onreadresource = async (params) => api('/api/app-read', { server: t.server, uri: params.uri });
+  b.onopenlink = async (params) => {
     event('open-link', String(params.url));
     return {};
   };
-  bridge.onmessage = async (params) => {
+  b.onmessage = async (params) => {
     const text = (params.content ?? []).map((c) => (c.type === 'text' ? c.text : '[' + c.type + ']')).join(' ');
     event('message', text);
     return {};
   };
-  bridge.onloggingmessage = (params) => event('log', JSON.stringify(params.data));
-  bridge.onsizechange = ({ height }) => {
+  b.onloggingmessage = (params) => event('log', JSON.stringify(params.data));
+  b.onrequestdisplaymode = async () => ({ mode: 'inline' });
+  b.onupdatemodelcontext = async (params) => {
+    event('model-context', JSON.stringify(params));
+    return {};
+  };
+  b.onrequestteardown = async () => {
+    await teardown('the view asked');
+    iframe.remove();
+    $('view-origin').textContent = '';
+  };
+  b.onsizechange = ({ height }) => {
     if (typeof height === 'number' && height > 0) iframe.style.height = Math.min(height, 4000) + 'px';
   };
-  bridge.oninitialized = async () => {
+  b.oninitialized = async () => {
     event('initialized', t.server);
-    await bridge.sendToolInput({ arguments: args });
-    await bridge.sendToolResult(result);
+    await b.sendToolInput({ arguments: args });
+    await b.sendToolResult(result);
     status('shown: ' + t.name);
   };
-  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  bridge = b;
+  await b.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   iframe.src = view.src;
 }
 $('run').addEventListener('click', () => {

@@ -1,27 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, launchChromium } from '../support/browser.js';
 import { type AppServers, appServers } from './app-servers.js';
+import { type AppsHost, openView, viewRpc as rpc, startAppsHost } from './apps-host.js';
 
 /**
  * `mcpkit apps` (the built CLI, a real child process with a fresh HOME) in front of the
- * App servers from npm and the probe server (tests/fixtures/ui-probe-server.mjs), driven
+ * three App servers from npm and the probe server (tests/fixtures/ui-probe-server.mjs), driven
  * in Debian's headless Chromium: the page renders a view in a sandboxed iframe through the
  * official AppBridge; the view's own calls reach its server; calls of another server's
  * tool or of a model-only tool are refused; ui/open-link and ui/message reach the page.
  */
-const bin = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
 const probe = fileURLToPath(new URL('../fixtures/ui-probe-server.mjs', import.meta.url));
 const artifacts = fileURLToPath(new URL('../.artifacts/apps/', import.meta.url));
 
 let fixtures: AppServers;
-let home: string;
-let child: ChildProcess;
+let host: AppsHost;
 let link: string;
 let browser: Browser;
 let page: Page;
@@ -29,34 +26,14 @@ let page: Page;
 beforeAll(async () => {
   if (!haveChromium()) throw new Error('Chromium is missing: run scripts/ensure-chromium.mjs');
   fixtures = appServers();
-  home = mkdtempSync(path.join(tmpdir(), 'mcpkit-apps-home-'));
   mkdirSync(artifacts, { recursive: true });
-  const mcpServers = {
+  host = await startAppsHost({
+    pdf: fixtures.mcpServers.pdf,
     basic: fixtures.mcpServers.basic,
     monitor: fixtures.mcpServers.monitor,
     probe: { command: process.execPath, args: [probe] },
-  };
-  child = spawn(
-    process.execPath,
-    [bin, '--strict-config', '--config', JSON.stringify({ mcpServers }), 'apps'],
-    {
-      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  link = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /open (http:\/\/127\.0\.0\.1:\d+\/open\?t=[A-Za-z0-9_-]+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`mcpkit apps exited ${code}: ${err}`)));
   });
+  link = host.link;
   browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(link);
@@ -64,31 +41,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await host?.close();
   fixtures?.cleanup();
-  if (home) rmSync(home, { recursive: true, force: true });
 });
 
-async function open(tool: string): Promise<Frame> {
-  await page.selectOption('#tool', tool);
-  await page.click('#run');
-  await page.waitForSelector('#status:has-text("shown: ' + tool + '")');
-  const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('/view/'));
-  if (!frame) throw new Error('no view frame');
-  return frame;
-}
-
-type RpcAnswer = { result?: unknown; error?: { code: number; message: string } };
-const rpc = (frame: Frame, method: string, params: unknown) =>
-  frame.evaluate(
-    ([m, p]) =>
-      (globalThis as unknown as { rpc(m: unknown, p: unknown): Promise<unknown> }).rpc(m, p),
-    [method, params] as const,
-  ) as Promise<RpcAnswer>;
+const open = (tool: string, args?: Record<string, unknown>) => openView(page, tool, args);
 
 describe('mcpkit apps in Chromium', () => {
   it('the link works once; without the session nothing is served', async () => {
@@ -98,6 +55,21 @@ describe('mcpkit apps in Chromium', () => {
     expect(bare.status).toBe(401);
     const api = await fetch(new URL('/api/tools', link), { method: 'POST' });
     expect(api.status).toBe(401);
+  });
+
+  it('the page lists the App tools of every server, however slowly each connects', async () => {
+    // The list once came from a second connectAll(), which returned at once while the
+    // first was still connecting: a slow server (pdf, the probe) was left out.
+    await page.waitForSelector('#status:has-text("App tools")');
+    const options = await page.$$eval('#tool option', (o) =>
+      o.map((x) => (x as unknown as { value: string }).value),
+    );
+    expect(options.sort()).toEqual([
+      'mcp__basic__get-time',
+      'mcp__monitor__get-system-info',
+      'mcp__pdf__display_pdf',
+      'mcp__probe__open_probe',
+    ]);
   });
 
   it("renders basic-vanillajs's App (screenshot saved) and the view's result arrives", async () => {
@@ -131,6 +103,18 @@ describe('mcpkit apps in Chromium', () => {
     );
   });
 
+  it("renders server-pdf's viewer: the PDF's text appears (screenshot saved), its bytes read through the App gate", async () => {
+    // pdf.js starts its worker from a data: URL, which the view's CSP has to let through.
+    const frame = await open('mcp__pdf__display_pdf', { url: fixtures.pdfFile });
+    // The page says what the tool takes (a person would not guess `url`).
+    expect(await page.textContent('#signature')).toMatch(
+      /^arguments: url\?: string, page\?: number/,
+    );
+    await page.waitForSelector('li[data-kind="app-call"]:has-text("pdf/read_pdf_bytes ok")');
+    await frame.waitForSelector('text=Hello from mcpkit', { timeout: 30_000 });
+    await page.locator('iframe#app').screenshot({ path: path.join(artifacts, 'server-pdf.png') });
+  });
+
   it("system-monitor's view calls its own app-only tool, which reaches its server", async () => {
     await open('mcp__monitor__get-system-info');
     await page.waitForSelector('li[data-kind="app-call"]:has-text("monitor/poll-system-stats ok")');
@@ -155,6 +139,24 @@ describe('mcpkit apps in Chromium', () => {
     await page.waitForSelector(
       'li[data-kind="app-call-refused"]:has-text("probe/model_only: not-app-visible")',
     );
+  });
+
+  it("before the next view the page sends ui/resource-teardown and waits for the real App's answer", async () => {
+    await open('mcp__basic__get-time');
+    await open('mcp__probe__open_probe');
+    await page.waitForSelector('li[data-kind="teardown"]:has-text("teardown: basic answered")');
+  });
+
+  it('ui/request-display-mode gets the one mode this host has; ui/update-model-context reaches the page', async () => {
+    const frame = await open('mcp__probe__open_probe');
+    await frame.waitForSelector('#result:has-text("result: probe opened")');
+    const mode = await rpc(frame, 'ui/request-display-mode', { mode: 'fullscreen' });
+    expect(mode.result).toEqual({ mode: 'inline' });
+    const context = await rpc(frame, 'ui/update-model-context', {
+      content: [{ type: 'text', text: 'the user picked row 3' }],
+    });
+    expect(context.error).toBeUndefined();
+    await page.waitForSelector('li[data-kind="model-context"]:has-text("the user picked row 3")');
   });
 
   it('ui/open-link and ui/message from a hand-written view reach the page', async () => {

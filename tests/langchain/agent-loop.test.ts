@@ -134,4 +134,11 @@ describe('@mcpkit/langchain: LangChain tools over a real McpManager', () => {
     await expect(loop).rejects.toThrow();
     await cancelled;
   });
+
+  it("a run's timeout (LangChain's config.timeout) ends the call and cancels it on the server", async () => {
+    const [wait] = await createTools(manager, { filter: (t) => t.tool === 'wait' });
+    const cancelled = stderrLine(manager, 'wait: cancelled');
+    await expect(wait!.invoke({}, { timeout: 300 })).rejects.toThrow();
+    await cancelled;
+  });
 });

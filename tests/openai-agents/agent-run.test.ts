@@ -1,3 +1,6 @@
+import { fileURLToPath } from 'node:url';
+import { resolveConfig } from '@mcpkit/config';
+import { McpManager } from '@mcpkit/manager';
 import { ManagedMcpServer, mcpServers } from '@mcpkit/openai-agents';
 import {
   Agent,
@@ -140,5 +143,36 @@ describe('@mcpkit/openai-agents: an Agents SDK agent over a real McpManager', ()
     controller.abort(new Error('stop'));
     await expect(running).rejects.toThrow();
     await cancelled;
+  });
+});
+
+describe('@mcpkit/openai-agents: _meta both ways', () => {
+  // The probe server (tests/fixtures/ui-probe-server.mjs) answers echo_meta with the
+  // request's _meta and puts a _meta of its own on the result.
+  const probe = fileURLToPath(new URL('../fixtures/ui-probe-server.mjs', import.meta.url));
+  const { servers } = resolveConfig({
+    sources: [
+      {
+        scope: 'dynamic',
+        source: 'openai-agents _meta test',
+        value: { mcpServers: { probe: { command: process.execPath, args: [probe] } } },
+      },
+    ],
+  });
+  const manager = new McpManager({ servers, clientInfo: { name: 'oa-meta', version: '0' } });
+  beforeAll(() => manager.connectAll());
+  afterAll(() => manager.close());
+
+  it("the SDK's toolMetaResolver reaches the server as the request _meta; the result's _meta is kept", async () => {
+    const { model } = scriptedModel({ name: 'mcp__probe__echo_meta', args: {} });
+    const [server] = mcpServers(manager, {
+      toolMetaResolver: (context) => ({ 'host/tool': context.toolName }),
+    });
+    const result = await run(new Agent({ name: 'a', model, mcpServers: [server!] }), 'x');
+    // The model's second turn repeats the tool output it was sent: the echoed _meta.
+    expect(String(result.finalOutput)).toContain('\\"host/tool\\":\\"mcp__probe__echo_meta\\"');
+    const direct = await server!.callToolResult('mcp__probe__echo_meta', {}, { 'host/n': 1 });
+    expect(direct).toMatchObject({ _meta: { 'probe/echoed': true } });
+    await server!.close();
   });
 });

@@ -1,5 +1,7 @@
 import { createToolSet } from '@mcpkit/ai-sdk';
+import { createTools } from '@mcpkit/langchain';
 import { McpManager } from '@mcpkit/manager';
+import { mcpServers } from '@mcpkit/openai-agents';
 import { generateText, stepCountIs } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel } from '../ai-sdk/scripted-model.js';
@@ -91,5 +93,17 @@ describe('McpManager with the tasks extension', () => {
     expect(call).toMatchObject({ toolName: 'mcp__tasks__ask_name' });
     expect(call!.output).toMatchObject({ text: 'Hello, Grace!', isError: false });
     expect(result.steps).toHaveLength(2);
+  });
+
+  it('@mcpkit/langchain and @mcpkit/openai-agents: a task tool is one awaited call, input round included', async () => {
+    await using manager = newManager();
+    await manager.connectAll();
+    const tool = (await createTools(manager)).find((t) => t.name === 'mcp__tasks__ask_name')!;
+    expect(await tool.invoke({})).toBe('Hello, Grace!');
+    const [server] = mcpServers(manager);
+    const result = await server!.callToolResult('mcp__tasks__ask_name', {});
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'Hello, Grace!' }] });
+    expect(result.isError).toBe(false);
+    await server!.close();
   });
 });

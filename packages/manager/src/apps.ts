@@ -137,11 +137,15 @@ function sources(list: string[] | undefined): string {
 
 /**
  * The Content-Security-Policy for a view from what it declared, per the extension: nothing
- * outside the declared origins; without `csp`, the extension's restrictive default.
+ * outside the declared origins; without `csp`, the extension's restrictive default (with the
+ * draft's `object-src 'none'`). With a `csp`, scripts and workers may also come from `blob:`
+ * and `data:` URLs: those are not origins, so they reach no network the view did not
+ * declare, and bundled views need them (server-pdf's viewer starts pdf.js's worker from a
+ * `data:` URL; the official example host allows both).
  */
 export function uiContentSecurityPolicy(csp: UiCsp | undefined): string {
   if (!csp)
-    return "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'";
+    return "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; object-src 'none'; connect-src 'none'";
   const res = sources(csp.resourceDomains);
   const connect = sources(csp.connectDomains);
   const frame = sources(csp.frameDomains);
@@ -149,7 +153,8 @@ export function uiContentSecurityPolicy(csp: UiCsp | undefined): string {
   const plus = (s: string) => (s ? ` ${s}` : '');
   return [
     "default-src 'none'",
-    `script-src 'self' 'unsafe-inline'${plus(res)}`,
+    `script-src 'self' 'unsafe-inline' blob: data:${plus(res)}`,
+    `worker-src 'self' blob: data:${plus(res)}`,
     `style-src 'self' 'unsafe-inline'${plus(res)}`,
     `connect-src 'self'${plus(connect)}`,
     `img-src 'self' data:${plus(res)}`,

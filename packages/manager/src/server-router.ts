@@ -469,12 +469,38 @@ export class ServerRouter {
     const key = `${server}\0${uri}`;
     const hit = this.uiCache.get(key);
     if (hit && hit.client === client && !options.fresh) return hit.value;
-    const value = client.readResource(uri, options).then((r) => uiResourceOf(server, uri, r));
+    const value = client
+      .readResource(uri, options)
+      .then(async (r) =>
+        uiResourceOf(server, uri, r, () => this.listedUi(server, uri, options.signal)),
+      );
     this.uiCache.set(key, { client, value });
     value.catch(() => {
       if (this.uiCache.get(key)?.value === value) this.uiCache.delete(key);
     });
     return value;
+  }
+
+  /**
+   * A view's `_meta.ui` on its `resources/list` entry (the extension's draft: checked when
+   * the content item has none). A listing that fails gives none: the read still stands.
+   */
+  private async listedUi(
+    server: string,
+    uri: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const entry = (await this.listResources(server, signal ? { signal } : {})).find(
+        (r) => r.uri === uri,
+      ) as { _meta?: { ui?: unknown } } | undefined;
+      const ui = entry?._meta?.ui;
+      return ui && typeof ui === 'object' && !Array.isArray(ui)
+        ? (ui as Record<string, unknown>)
+        : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async authenticateTool(server: string, _options?: HostToolCallOptions): Promise<HostToolResult> {
@@ -502,7 +528,16 @@ export class ServerRouter {
 /** The longest view read (a bundled viewer such as pdf.js is a few MB). */
 const MAX_UI_HTML_CHARS = 32 * 1024 * 1024;
 
-function uiResourceOf(server: string, uri: string, result: ReadResourceResult): UiResource {
+/**
+ * The view of a `resources/read` result. Its `_meta.ui` is the content item's; when that has
+ * none, the listing entry's (`listed`), as the extension's draft says a host must check both.
+ */
+async function uiResourceOf(
+  server: string,
+  uri: string,
+  result: ReadResourceResult,
+  listed: () => Promise<Record<string, unknown> | undefined>,
+): Promise<UiResource> {
   const contents = Array.isArray(result.contents) ? result.contents : [];
   const c = (contents.find((x) => x?.uri === uri) ?? contents[0]) as
     | { uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown; _meta?: unknown }
@@ -533,7 +568,7 @@ function uiResourceOf(server: string, uri: string, result: ReadResourceResult): 
   const ui =
     meta?.ui && typeof meta.ui === 'object' && !Array.isArray(meta.ui)
       ? (meta.ui as Record<string, unknown>)
-      : undefined;
+      : await listed();
   const out: UiResource = { server, uri, mimeType, html };
   const csp = parseCsp(ui?.csp);
   if (csp) out.csp = csp;

@@ -7,6 +7,7 @@ import type {
   MCPServer,
   MCPToolFilterCallable,
   MCPToolFilterStatic,
+  MCPToolMetaResolver,
 } from '@openai/agents';
 import { invalidateServerToolsCache } from '@openai/agents';
 
@@ -29,6 +30,8 @@ export interface ManagedServerOptions {
   cacheToolsList?: boolean;
   /** Time without progress before a call fails. Default: the manager's `toolTimeoutMs`. */
   timeoutMs?: number;
+  /** The SDK's per-call `_meta` (sent to the server as the request's `params._meta`). */
+  toolMetaResolver?: MCPToolMetaResolver;
 }
 
 /** The `_meta.ui.visibility` of an MCP Apps tool, when it says the model must not see it. */
@@ -49,6 +52,7 @@ export class ManagedMcpServer implements MCPServer {
   readonly name: string;
   cacheToolsList: boolean;
   toolFilter?: MCPToolFilterCallable | MCPToolFilterStatic;
+  toolMetaResolver?: MCPToolMetaResolver;
   readonly #source: ManagerSource;
   readonly #timeoutMs: number | undefined;
   #cached: HostTool[] | undefined;
@@ -61,6 +65,7 @@ export class ManagedMcpServer implements MCPServer {
     this.cacheToolsList = options.cacheToolsList ?? true;
     this.#timeoutMs = options.timeoutMs;
     if (options.toolFilter) this.toolFilter = options.toolFilter;
+    if (options.toolMetaResolver) this.toolMetaResolver = options.toolMetaResolver;
     // list_changed (and reconnects) reach the SDK's own cache too.
     this.#unsubscribe = source.on('toolschange', (event) => {
       if (event.server === this.name) void this.invalidateToolsCache();
@@ -125,7 +130,7 @@ export class ManagedMcpServer implements MCPServer {
   async callToolResult(
     toolName: string,
     args: Record<string, unknown> | null,
-    _meta?: Record<string, unknown> | null,
+    meta?: Record<string, unknown> | null,
     options?: MCPCallToolOptions,
   ): Promise<CallToolResult> {
     let tool = this.#byName.get(toolName);
@@ -137,6 +142,7 @@ export class ManagedMcpServer implements MCPServer {
     const callOptions: HostToolCallOptions = {
       ...(options?.signal ? { signal: options.signal } : {}),
       ...(this.#timeoutMs === undefined ? {} : { timeoutMs: this.#timeoutMs }),
+      ...(meta ? { _meta: meta } : {}),
     };
     const result = await tool.call(args ?? {}, callOptions);
     return toCallToolResult(result);
@@ -176,6 +182,7 @@ function toCallToolResult(result: HostToolResult): CallToolResult {
     ...(result.structuredContent === undefined
       ? {}
       : { structuredContent: result.structuredContent }),
+    ...(result._meta ? { _meta: result._meta } : {}),
   } as unknown as CallToolResult;
 }
 

@@ -15,7 +15,9 @@ import { type Io, UsageError } from '../core/io.js';
 import { openManager } from '../core/open-manager.js';
 import type { CliContext } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
+import { neutralize } from '../terminal/neutralize.js';
 import { HOST_JS, HOST_PAGE } from './apps-host/page.js';
+import { ViewOrigins } from './apps-host/view-origins.js';
 
 /**
  * `mcpkit apps [server]`: a reference MCP Apps host on 127.0.0.1. The page lists the App
@@ -23,7 +25,9 @@ import { HOST_JS, HOST_PAGE } from './apps-host/page.js';
  * a sandboxed iframe (an opaque origin, the view's CSP as a header) wired to the official
  * `AppBridge` of `@modelcontextprotocol/ext-apps`. The view's `tools/call` and
  * `resources/read` come back here and go through the manager's App gate
- * (`callToolFromApp`: its own server's tools whose visibility has "app").
+ * (`callToolFromApp`: its own server's tools whose visibility has "app"). A view that
+ * declares `_meta.ui.domain` runs at an origin of its own instead (view-origins.ts), and
+ * `prefersBorder` decides the frame's border and background.
  *
  * Access: a random token in a one-time URL (`/open?t=…`) sets an HttpOnly, SameSite=Strict
  * session cookie; every other route but a view's single-use URL needs that cookie, the API
@@ -39,8 +43,15 @@ const VIEW_TTL_MS = 60_000;
 interface View {
   html: string;
   csp: string;
+  /** The origin the view is served from: the host's own, or its domain's. */
+  origin: string;
   expires: number;
 }
+
+/** An opaque origin: the view reaches nothing of the page but postMessage. */
+const SANDBOX_OPAQUE = 'allow-scripts allow-forms';
+/** A view at its domain's own origin keeps that origin (the spec's sandbox permissions). */
+const SANDBOX_OWN_ORIGIN = 'allow-scripts allow-same-origin allow-forms';
 
 export async function appsCommand(
   io: Io,
@@ -68,6 +79,14 @@ export async function appsCommand(
   let tokenUsed = false;
   const views = new Map<string, View>();
   let origin = '';
+  let connecting: Promise<void> = Promise.resolve();
+  const logged = new Set<string>();
+  const log = (line: string) => {
+    if (logged.size < 256 && !logged.has(line)) {
+      logged.add(line);
+      io.stderr(`mcpkit apps: ${neutralize(line)}\n`);
+    }
+  };
 
   const send = (
     res: ServerResponse,
@@ -87,6 +106,25 @@ export async function appsCommand(
   };
   const json = (res: ServerResponse, status: number, value: unknown) =>
     send(res, status, JSON.stringify(value), 'application/json; charset=utf-8');
+
+  // A view's single-use URL, only at the origin it was given; only the host page frames it.
+  const serveView = (res: ServerResponse, url: URL, at: string) => {
+    const id = url.pathname.slice('/view/'.length);
+    const view = views.get(id);
+    if (!view || view.origin !== at) return send(res, 404, '', 'text/plain');
+    views.delete(id);
+    if (view.expires < Date.now()) return send(res, 404, '', 'text/plain');
+    return send(res, 200, view.html, 'text/html; charset=utf-8', {
+      'content-security-policy': `${view.csp}; frame-ancestors ${origin}`,
+    });
+  };
+  // A domain's origin serves its views' single-use URLs and nothing else.
+  const viewOrigins = new ViewOrigins((req, res, at) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.headers.host !== at.slice('http://'.length)) return send(res, 421, '', 'text/plain');
+    if (req.method === 'GET' && url.pathname.startsWith('/view/')) return serveView(res, url, at);
+    return send(res, 404, '', 'text/plain');
+  });
 
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -110,20 +148,14 @@ export async function appsCommand(
         'set-cookie': `mcpkit_apps=${session}; HttpOnly; SameSite=Strict; Path=/`,
       });
     }
-    if (req.method === 'GET' && url.pathname.startsWith('/view/')) {
-      const id = url.pathname.slice('/view/'.length);
-      const view = views.get(id);
-      views.delete(id);
-      if (!view || view.expires < Date.now()) return send(res, 404, '', 'text/plain');
-      return send(res, 200, view.html, 'text/html; charset=utf-8', {
-        'content-security-policy': view.csp,
-      });
-    }
+    if (req.method === 'GET' && url.pathname.startsWith('/view/'))
+      return serveView(res, url, origin);
     if (!hasSession(req, session)) return send(res, 401, '', 'text/plain');
     if (req.method === 'GET' && url.pathname === '/')
       return send(res, 200, HOST_PAGE, 'text/html; charset=utf-8', {
         'content-security-policy':
-          "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-src 'self'; img-src 'self' data:",
+          "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-src 'self' http://127.0.0.1:*; img-src 'self' data:; frame-ancestors 'none'",
+        'x-frame-options': 'DENY',
       });
     if (req.method === 'GET' && url.pathname === '/host.js')
       return send(res, 200, HOST_JS, 'text/javascript; charset=utf-8');
@@ -140,7 +172,19 @@ export async function appsCommand(
       return json(res, 400, { error: { message: (error as Error).message } });
     }
     try {
-      return json(res, 200, await api(manager, url.pathname, body, views, version, only));
+      return json(
+        res,
+        200,
+        await api(manager, url.pathname, body, {
+          views,
+          viewOrigins,
+          origin,
+          version,
+          only,
+          log,
+          connecting,
+        }),
+      );
     } catch (error) {
       const e = error as {
         name?: string;
@@ -171,7 +215,12 @@ export async function appsCommand(
     http.listen(port, '127.0.0.1', () => resolve());
   });
   origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  manager.connectAll().catch(() => {});
+  // The page's tool list waits for this first connect: a second connectAll() finds every
+  // server added already and returns at once, listing only those connected so far.
+  connecting = manager.connectAll().then(
+    () => {},
+    () => {},
+  );
   io.stdout(`mcpkit apps: open ${origin}/open?t=${token}\n`);
   io.stderr('mcpkit apps: the link works once; Ctrl-C stops the host\n');
   await new Promise<void>((resolve) => {
@@ -180,15 +229,23 @@ export async function appsCommand(
   });
   http.closeAllConnections();
   await new Promise<void>((resolve) => http.close(() => resolve()));
+  await viewOrigins.close();
   await manager.close().catch(() => {});
   return 0;
 }
 
+// Every cookie of that name is tried: cookies are not kept apart by port, so a view at its
+// domain's origin could set one of the same name (a longer path is sent first).
 function hasSession(req: IncomingMessage, session: string): boolean {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, v] = part.trim().split('=');
-    if (k === 'mcpkit_apps' && v !== undefined && v.length === session.length)
-      return timingSafeEqual(Buffer.from(v), Buffer.from(session));
+    if (
+      k === 'mcpkit_apps' &&
+      v !== undefined &&
+      v.length === session.length &&
+      timingSafeEqual(Buffer.from(v), Buffer.from(session))
+    )
+      return true;
   }
   return false;
 }
@@ -219,17 +276,27 @@ const args = (v: unknown): Record<string, unknown> =>
       ? (v as Record<string, unknown>)
       : {};
 
+interface ApiContext {
+  views: Map<string, View>;
+  viewOrigins: ViewOrigins;
+  /** The host page's origin. */
+  origin: string;
+  version: string;
+  only: string | undefined;
+  log(line: string): void;
+  /** The first connect of every server. */
+  connecting: Promise<void>;
+}
+
 async function api(
   manager: McpManager,
   path: string,
   body: Record<string, unknown>,
-  views: Map<string, View>,
-  version: string,
-  only: string | undefined,
+  { views, viewOrigins, origin, version, only, log, connecting }: ApiContext,
 ): Promise<unknown> {
   switch (path) {
     case '/api/tools': {
-      await manager.connectAll().catch(() => {});
+      await connecting;
       const tools = (await manager.tools()).filter(
         (t: HostTool) => t.ui?.resourceUri && (only === undefined || t.server === only),
       );
@@ -279,16 +346,31 @@ async function api(
             },
           ],
         };
+      const csp = uiContentSecurityPolicy(view.csp);
+      let at = origin;
+      let domain: { declared: string; origin?: string; declined?: string } | undefined;
+      if (view.domain !== undefined) {
+        const grant = await viewOrigins.originFor(server, view.domain);
+        const declared = view.domain.slice(0, 300);
+        if ('origin' in grant) {
+          at = grant.origin;
+          domain = { declared, origin: at };
+          log(`server "${server}": views of domain "${declared}" run at ${at}`);
+        } else {
+          domain = { declared, declined: grant.declined };
+          log(`server "${server}": domain "${declared}" declined: ${grant.declined}`);
+        }
+      }
+      const now = Date.now();
+      for (const [key, v] of views) if (v.expires < now) views.delete(key);
       const id = randomBytes(18).toString('base64url');
-      views.set(id, {
-        html: view.html,
-        csp: uiContentSecurityPolicy(view.csp),
-        expires: Date.now() + VIEW_TTL_MS,
-      });
+      views.set(id, { html: view.html, csp, origin: at, expires: now + VIEW_TTL_MS });
       return {
-        src: `/view/${id}`,
+        src: `${at}/view/${id}`,
+        sandbox: at === origin ? SANDBOX_OPAQUE : SANDBOX_OWN_ORIGIN,
         allow: uiAllowAttribute(view.permissions),
-        csp: uiContentSecurityPolicy(view.csp),
+        csp,
+        ...(domain ? { domain } : {}),
         ...(view.prefersBorder !== undefined ? { prefersBorder: view.prefersBorder } : {}),
       };
     }

@@ -36,6 +36,9 @@ function groupsOf(auth: AuthInfo | undefined, claim: string): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
+/** The most decisions kept for one caller. */
+const MAX_DECISIONS_PER_CALLER = 4096;
+
 /**
  * The per-client policy of a gateway config's `access.rules`: deny by default once any
  * rule is given, a matching deny wins over every allow. No rules: everything is allowed.
@@ -44,6 +47,9 @@ export class Policy {
   readonly enabled: boolean;
   private readonly rules: CompiledRule[];
   private readonly groupClaim: string;
+  /** Decisions by caller (collected with it), then by target; the anonymous caller's apart. */
+  private readonly decisions = new WeakMap<AuthInfo, Map<string, boolean>>();
+  private readonly anonymous = new Map<string, boolean>();
 
   constructor(config: AccessConfig | undefined) {
     const rules = config?.rules ?? [];
@@ -78,9 +84,34 @@ export class Policy {
     return true;
   }
 
-  /** Whether the caller may list and call the target. */
+  /**
+   * Whether the caller may list and call the target. Decided once per caller and target:
+   * an `AuthInfo` is frozen and the same object for every request with its token (a
+   * verified JWT's, the static token's), and a new `Policy` comes with each reloaded
+   * config, so a decision kept here is never stale.
+   */
   allows(auth: AuthInfo | undefined, target: AccessTarget): boolean {
     if (!this.enabled) return true;
+    // An introspected token's AuthInfo is made anew for each request: nothing to keep.
+    if (auth?.kind === 'introspection') return this.decide(auth, target);
+    let known = auth === undefined ? this.anonymous : this.decisions.get(auth);
+    if (known === undefined) {
+      known = new Map();
+      this.decisions.set(auth!, known);
+    }
+    // Lengths before the free-form parts: no two targets share a key.
+    const key = `${target.kind}:${target.endpoint.length}:${target.endpoint}${target.server.length}:${target.server}${target.name}`;
+    let allowed = known.get(key);
+    if (allowed === undefined) {
+      allowed = this.decide(auth, target);
+      // A caller reading many resources by URI: the decisions start over past the bound.
+      if (known.size >= MAX_DECISIONS_PER_CALLER) known.clear();
+      known.set(key, allowed);
+    }
+    return allowed;
+  }
+
+  private decide(auth: AuthInfo | undefined, target: AccessTarget): boolean {
     let allowed = false;
     for (const rule of this.rules) {
       if (!this.covers(rule, target) || !this.matchesCaller(rule, auth)) continue;
@@ -102,7 +133,7 @@ export class Policy {
       if (!this.matchesCaller({ ...rule, scopes: undefined }, auth)) continue;
       for (const scope of rule.scopes) {
         const stepped = { ...(auth ?? noAuth), scopes: [...(auth?.scopes ?? []), scope] };
-        if (this.allows(stepped as AuthInfo, target)) found.add(scope);
+        if (this.decide(stepped as AuthInfo, target)) found.add(scope);
       }
     }
     return [...found];

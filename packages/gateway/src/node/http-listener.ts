@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
 import { type AuthInfo, McpkitError } from '@mcpkit/jsonrpc';
 import {
+  type ErrorStatus,
   LOOPBACK_HOSTS,
   listenDefaults,
   listenStreamableHttp,
@@ -276,6 +277,20 @@ export async function listenHttp(
   // What each request's credentials were verified as, for the handlers (`ctx.authInfo`).
   const verified = new WeakMap<IncomingMessage, AuthInfo>();
   const authInfo = (req: IncomingMessage) => verified.get(req);
+  // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/). The
+  // step-up asks for the scopes the token has as well, and names the endpoint's metadata.
+  const errorStatus: ErrorStatus = (error, req) =>
+    accessErrorStatus(
+      error,
+      req === undefined
+        ? {}
+        : {
+            grantedScopes: verified.get(req)?.scopes ?? [],
+            ...(oauth !== undefined
+              ? { resourceMetadata: metadataUrlOf(req, endpointOf(pathOf(req))) }
+              : {}),
+          },
+    );
   // Each named endpoint gets a handler of its own, with the options /mcp has.
   const router = options.endpoints
     ? new EndpointRouter(options.endpoints, {
@@ -284,7 +299,7 @@ export async function listenHttp(
         allowedOrigins,
         maxBodyBytes,
         authInfo,
-        errorStatus: accessErrorStatus,
+        errorStatus,
       })
     : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
@@ -296,8 +311,7 @@ export async function listenHttp(
     allowedOrigins,
     maxBodyBytes,
     authInfo,
-    // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/).
-    errorStatus: accessErrorStatus,
+    errorStatus,
     headersTimeoutMs: options.headersTimeoutMs ?? httpListenerDefaults.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? httpListenerDefaults.requestTimeoutMs,
     maxConnections: options.maxConnections ?? httpListenerDefaults.maxConnections,
@@ -338,6 +352,11 @@ export async function listenHttp(
   /** The endpoint a path belongs to: a name, `undefined` for `/mcp` (and every other path). */
   function endpointOf(pathname: string): string | undefined {
     return router && pathname.startsWith('/mcp/') ? pathname.slice(5) : undefined;
+  }
+  function pathOf(req: IncomingMessage): string {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    return query < 0 ? url : url.slice(0, query);
   }
   function originOf(req: IncomingMessage): string {
     return publicOrigin ?? `http://${(req.headers.host ?? shownAddress()).toLowerCase()}`;

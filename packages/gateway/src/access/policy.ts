@@ -39,6 +39,34 @@ function groupsOf(auth: AuthInfo | undefined, claim: string): string[] {
 /** The most decisions kept for one caller. */
 const MAX_DECISIONS_PER_CALLER = 4096;
 
+/** One caller's decisions: by endpoint, server and kind, then by name. */
+class CallerDecisions {
+  size = 0;
+  private byEndpoint = new Map<
+    string,
+    Map<string, Record<AccessTarget['kind'], Map<string, boolean>>>
+  >();
+
+  names(target: AccessTarget): Map<string, boolean> {
+    let servers = this.byEndpoint.get(target.endpoint);
+    if (servers === undefined) {
+      servers = new Map();
+      this.byEndpoint.set(target.endpoint, servers);
+    }
+    let kinds = servers.get(target.server);
+    if (kinds === undefined) {
+      kinds = { tool: new Map(), prompt: new Map(), resource: new Map() };
+      servers.set(target.server, kinds);
+    }
+    return kinds[target.kind];
+  }
+
+  clear(): void {
+    this.byEndpoint = new Map();
+    this.size = 0;
+  }
+}
+
 /**
  * The per-client policy of a gateway config's `access.rules`: deny by default once any
  * rule is given, a matching deny wins over every allow. No rules: everything is allowed.
@@ -48,8 +76,8 @@ export class Policy {
   private readonly rules: CompiledRule[];
   private readonly groupClaim: string;
   /** Decisions by caller (collected with it), then by target; the anonymous caller's apart. */
-  private readonly decisions = new WeakMap<AuthInfo, Map<string, boolean>>();
-  private readonly anonymous = new Map<string, boolean>();
+  private readonly decisions = new WeakMap<AuthInfo, CallerDecisions>();
+  private readonly anonymous = new CallerDecisions();
 
   constructor(config: AccessConfig | undefined) {
     const rules = config?.rules ?? [];
@@ -96,17 +124,19 @@ export class Policy {
     if (auth?.kind === 'introspection') return this.decide(auth, target);
     let known = auth === undefined ? this.anonymous : this.decisions.get(auth);
     if (known === undefined) {
-      known = new Map();
+      known = new CallerDecisions();
       this.decisions.set(auth!, known);
     }
-    // Lengths before the free-form parts: no two targets share a key.
-    const key = `${target.kind}:${target.endpoint.length}:${target.endpoint}${target.server.length}:${target.server}${target.name}`;
-    let allowed = known.get(key);
+    // Looked up by the target's own strings (the served names, the config's endpoint and
+    // server names: the same string objects call after call, their hashes kept by V8).
+    const names = known.names(target);
+    let allowed = names.get(target.name);
     if (allowed === undefined) {
       allowed = this.decide(auth, target);
       // A caller reading many resources by URI: the decisions start over past the bound.
       if (known.size >= MAX_DECISIONS_PER_CALLER) known.clear();
-      known.set(key, allowed);
+      known.names(target).set(target.name, allowed);
+      known.size++;
     }
     return allowed;
   }

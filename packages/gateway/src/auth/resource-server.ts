@@ -213,7 +213,7 @@ export class ResourceServer {
    * Scopes are not checked here (`requiredScopes`).
    */
   async verify(token: string, resource: string): Promise<AuthInfo> {
-    const known = this.verifiedJwt(token, resource);
+    const known = this.verifiedBefore(token, resource);
     if (known !== undefined) return known;
     if (looksLikeJwt(token) && this.issuers.length > 0) return this.verifyJwt(token, resource);
     if (this.options.introspection) return this.introspect(token, resource);
@@ -225,13 +225,14 @@ export class ResourceServer {
   }
 
   /**
-   * A JWT verified before for the same resource, with the same keys of its issuer, not
-   * expired (a client sends one token with each of its requests: its signature is checked
-   * once). Keys older than `jwksMaxAgeMs` are fetched again first, as for a new token.
-   * Looked up by the token itself: the entry's `AuthInfo` holds the token anyway, and a
-   * hash of it cost as much as the rest of a cached request's check.
+   * The `AuthInfo` of a JWT verified before for the same resource, with the same keys of its
+   * issuer, not expired (a client sends one token with each of its requests: its signature
+   * is checked once); `undefined` when `verify` must be asked (a new token, keys older than
+   * `jwksMaxAgeMs`, an opaque token). Synchronous: what `verify` answers first. Looked up by
+   * the token itself: the entry's `AuthInfo` holds the token anyway, and a hash of it cost
+   * as much as the rest of a known token's check.
    */
-  private verifiedJwt(token: string, resource: string): AuthInfo | undefined {
+  verifiedBefore(token: string, resource: string): AuthInfo | undefined {
     const hit = this.verifiedJwts.get(token);
     if (hit === undefined) return undefined;
     const now = Date.now();

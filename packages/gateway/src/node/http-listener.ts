@@ -393,32 +393,47 @@ export async function listenHttp(
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
-  async function verifyOAuth(
+  function verifyOAuth(
     req: IncomingMessage,
     res: ServerResponse,
     pathname: string,
     given: string,
-  ): Promise<boolean> {
+  ): boolean | Promise<boolean> {
     const endpoint = endpointOf(pathname);
-    const scopes = oauth!.requiredScopes(endpoint);
-    const resourceMetadata = metadataUrlOf(req, endpoint);
     if (given === '') {
       refuse(res, 401, 'Unauthorized: a bearer token is required', {
-        'www-authenticate': bearerChallenge({ scopes, resourceMetadata }),
+        'www-authenticate': bearerChallenge({
+          scopes: oauth!.requiredScopes(endpoint),
+          resourceMetadata: metadataUrlOf(req, endpoint),
+        }),
       });
       return true;
     }
+    const resource = resourceOf(req, endpoint);
+    // A token verified before: answered in this turn, without a promise.
+    const known = oauth!.verifiedBefore(given, resource);
+    if (known !== undefined) return admit(req, res, pathname, endpoint, known);
+    return verifyNow(req, res, pathname, endpoint, given, resource);
+  }
+  async function verifyNow(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    endpoint: string | undefined,
+    given: string,
+    resource: string,
+  ): Promise<boolean> {
     let info: AuthInfo;
     try {
-      info = await oauth!.verify(given, resourceOf(req, endpoint));
+      info = await oauth!.verify(given, resource);
     } catch (error) {
       if (InvalidTokenError.isInstance(error)) {
         refuse(res, 401, `Unauthorized: ${error.reason}`, {
           'www-authenticate': bearerChallenge({
             error: 'invalid_token',
             description: error.reason,
-            scopes,
-            resourceMetadata,
+            scopes: oauth!.requiredScopes(endpoint),
+            resourceMetadata: metadataUrlOf(req, endpoint),
           }),
         });
         return true;
@@ -435,10 +450,23 @@ export async function listenHttp(
       }
       throw error;
     }
+    return admit(req, res, pathname, endpoint, info);
+  }
+  /** A verified token: 403 `insufficient_scope` without the endpoint's scopes, else routed. */
+  function admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    endpoint: string | undefined,
+    info: AuthInfo,
+  ): boolean {
+    const scopes = oauth!.requiredScopes(endpoint);
     const missing = scopes.filter((s) => !info.scopes.includes(s));
     if (missing.length > 0) {
       refuse(res, 403, `Forbidden: the token lacks the scope ${missing.join(' ')}`, {
-        'www-authenticate': insufficientScope(scopes, { resourceMetadata }),
+        'www-authenticate': insufficientScope(scopes, {
+          resourceMetadata: metadataUrlOf(req, endpoint),
+        }),
       });
       return true;
     }

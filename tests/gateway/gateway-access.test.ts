@@ -21,6 +21,7 @@ import { McpManager } from '@mcpkit/manager';
 import { listenStreamableHttp, McpServer } from '@mcpkit/server';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { challengeParams } from './oauth-support.js';
 
 /**
  * #24 items 2–5 through the library: a real HTTP backend built on `@mcpkit/server` (its
@@ -70,6 +71,8 @@ callers['static-ada'] = {
   claims: {},
   token: 'the-static-token-0123456789',
 };
+// Another token of ada's, through another client: a caller of its own for a token exchange.
+callers['ada-other'] = { ...callers.ada!, clientId: 'app-o', token: CALLER_TOKEN('ada-other') };
 
 /** A backend on 127.0.0.1: `read_notes`, `write_notes`, `whoami` (its request's identity headers). */
 async function backend(name: string): Promise<URL> {
@@ -158,7 +161,16 @@ async function front(
   const listener = await listenStreamableHttp(endpoints.default.server, {
     authInfo: (req) => callers[String(req.headers['x-test-caller'])],
     // What listenHttp gives the handler: refusals alone on their POST as 403 / 429.
-    ...(http.errorStatus ? { errorStatus: accessErrorStatus } : {}),
+    // (the caller's scopes asked for again; the metadata URL, which listenHttp makes from the
+    // request, left out here).
+    ...(http.errorStatus
+      ? {
+          errorStatus: (error, req) =>
+            accessErrorStatus(error, {
+              grantedScopes: callers[String(req?.headers['x-test-caller'])]?.scopes ?? [],
+            }),
+        }
+      : {}),
     // Notes each POST's status line and headers as they are written (the real response).
     intercept: (req, res) => {
       if (req.method !== 'POST') return false;
@@ -283,12 +295,13 @@ describe('HTTP answers of a refusal alone on its POST', () => {
       // Refused by policy: no token of the bucket is taken.
       const forbidden = await ada.callTool({ name: 'notes__write_notes' }).catch((e) => e);
       expect(forbidden).toMatchObject({ status: 403 });
-      expect((forbidden as { wwwAuthenticate?: string }).wwwAuthenticate).toMatch(
-        /^Bearer error="insufficient_scope", scope="notes:write"/,
-      );
+      // The scope that allows the call, and the one ada has: a step-up loses none.
+      expect(
+        challengeParams((forbidden as { wwwAuthenticate?: string }).wwwAuthenticate ?? null),
+      ).toMatchObject({ error: 'insufficient_scope', scope: 'notes:read notes:write' });
       expect(gw.answers.at(-1)).toMatchObject({
         status: 403,
-        headers: { 'www-authenticate': expect.stringContaining('scope="notes:write"') },
+        headers: { 'www-authenticate': expect.stringContaining('scope="notes:read notes:write"') },
       });
       await ada.callTool({ name: 'notes__read_notes' });
       // The burst is spent: 429 with Retry-After, and the client shows the JSON-RPC error.
@@ -529,7 +542,7 @@ describe('upstream identity', () => {
       });
   });
 
-  it('RFC 8693: the backend gets a token exchanged for its audience, cached per subject; never the caller’s own', async () => {
+  it('RFC 8693: the backend gets a token exchanged for its audience, cached per caller token (not per subject); never the caller’s own', async () => {
     const endpoint = await tokenEndpoint();
     const gw = await front(
       { ledger: await backend('ledger') },
@@ -558,5 +571,9 @@ describe('upstream identity', () => {
     expect((await seen(ada)).authorization).toBe('Bearer ledger-token-for-ada');
     expect((await seen(bob)).authorization).toBe('Bearer ledger-token-for-bob');
     expect(endpoint.exchanges).toEqual(['ada', 'bob']);
+    // ada's other token (another client) is exchanged itself, not served the first one's answer.
+    const adaOther = await clientOf(gw.url, 'ada-other');
+    expect((await seen(adaOther)).authorization).toBe('Bearer ledger-token-for-ada');
+    expect(endpoint.exchanges).toEqual(['ada', 'bob', 'ada']);
   });
 });

@@ -250,6 +250,45 @@ describe('tokens the gateway refuses, with the challenge that says why', () => {
   });
 });
 
+describe('a call the access policy refuses, alone on its POST (listenHttp)', () => {
+  it('403 insufficient_scope asks for the token’s scopes and the one that allows the call, with the metadata URL', async () => {
+    const own = await startOAuthGateway(
+      { oauth: { issuers: [issuer.issuer], scopes: ['mcp:tools'] } },
+      {
+        rules: [
+          { scope: ['mcp:tools'], servers: ['notes'], tools: ['read_*'] },
+          { scope: ['notes:write'], servers: ['notes'], tools: ['write'] },
+        ],
+      },
+    );
+    const client = new McpClient({ eraCache: false });
+    try {
+      const url = own.listener.url;
+      const token = await issuer.sign({ aud: url.href, scope: 'mcp:tools' });
+      await client.connect(
+        new StreamableHttpTransport({ url, headers: { authorization: `Bearer ${token}` } }),
+      );
+      expect((await client.listTools({ fresh: true })).map((t) => t.name)).toEqual([
+        'notes__read_note',
+      ]);
+      const refused = (await client
+        .callTool({ name: 'notes__write', arguments: {} })
+        .catch((e: unknown) => e)) as { status?: number; wwwAuthenticate?: string };
+      expect(refused.status).toBe(403);
+      // A client that asks for exactly these keeps mcp:tools, which every request needs.
+      expect(challengeParams(refused.wwwAuthenticate ?? null)).toEqual({
+        error: 'insufficient_scope',
+        error_description: 'this client may not call it',
+        scope: 'mcp:tools notes:write',
+        resource_metadata: `${url.origin}/.well-known/oauth-protected-resource/mcp`,
+      });
+    } finally {
+      await client.close();
+      await own.close();
+    }
+  });
+});
+
 describe('the keys, fetched with bounds', () => {
   it('a flood of unknown kids refetches the JWKS at most once per cooldown', async () => {
     const own = await startKeyIssuer();

@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ResolvedServer, ServerConfig } from '@mcpkit/config';
-import { createGatewayEndpoints, GatewayEndpoints, parseGatewayConfig } from '@mcpkit/gateway';
+import {
+  AccessControl,
+  createGatewayEndpoints,
+  GatewayEndpoints,
+  parseGatewayConfig,
+} from '@mcpkit/gateway';
 import { type HttpListener, type HttpListenerOptions, listenHttp } from '@mcpkit/gateway/node';
 import { McpManager } from '@mcpkit/manager';
 import {
@@ -23,6 +28,8 @@ import { composeBackends } from './compose-support.js';
  */
 export async function startOAuthGateway(
   listen: Pick<HttpListenerOptions, 'oauth' | 'token' | 'publicUrl'>,
+  /** An `access` section (policy rules …) for the gateway config. */
+  access?: Record<string, unknown>,
 ): Promise<{ listener: HttpListener; close(): Promise<void> }> {
   const home = mkdtempSync(path.join(tmpdir(), 'mcpkit-oauth-gw-'));
   const entries = Object.entries(composeBackends()).map(
@@ -37,6 +44,11 @@ export async function startOAuthGateway(
         policy: { allowed: true },
       }) as ResolvedServer,
   );
+  const config = parseGatewayConfig(
+    JSON.stringify({ endpoints: { 'notes-only': { servers: ['notes'] } }, access }),
+    { file: 'test.jsonc', servers: entries.map((e) => e.name) },
+  );
+  const control = access ? new AccessControl({ config: config.access }) : undefined;
   let endpoints: GatewayEndpoints | undefined;
   const manager = new McpManager({
     servers: entries,
@@ -51,9 +63,8 @@ export async function startOAuthGateway(
     info: { name: 'oauth-gw', version: '0.0.0' },
     callTimeoutMs: 30_000,
     warn: () => {},
-    config: parseGatewayConfig('{ "endpoints": { "notes-only": { "servers": ["notes"] } } }', {
-      file: 'test.jsonc',
-    }),
+    config,
+    ...(control ? { access: control } : {}),
   });
   await manager.connectAll();
   await endpoints.start();

@@ -212,6 +212,9 @@ export class Gateway {
         ? { visible: (kind, name, ctx) => this.visibleTo(options.access!, kind, name, ctx) }
         : {}),
     });
+    // A reloaded access policy: list_changed to each session whose lists it changed.
+    if (options.access)
+      this.unsubscribe.push(options.access.watchChanges(() => this.server.visibilityChanging()));
     // A client served before the backends connected already sees the two tools of search mode.
     if (this.search) apply(this.registered.tools, this.searchTools());
     this.subscriptions = new ResourceSubscriptions({

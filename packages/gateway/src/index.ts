@@ -22,6 +22,7 @@ export {
   type BucketStore,
   MemoryBucketStore,
   Policy,
+  type StepUpContext,
   TokenExchangeError,
   UpstreamIdentity,
 } from './access/index.js';

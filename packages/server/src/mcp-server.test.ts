@@ -229,3 +229,62 @@ describe('McpServer resolveTool', () => {
     });
   });
 });
+
+describe('McpServer.visibilityChanging', () => {
+  it('tells each session whose lists changed, for those lists only; not one whose view stayed, nor one that never listed', async () => {
+    const server = new McpServer({
+      info: { name: 'unit', version: '1.0.0' },
+      // Who sees what, by the caller's clientInfo name (a gateway's policy uses ctx.authInfo).
+      visible: (kind, name, ctx) =>
+        seen[ctx.clientInfo?.name ?? '']?.has(`${kind}:${name}`) ?? false,
+    });
+    const seen: Record<string, Set<string>> = {
+      a: new Set(['tool:t', 'prompt:p', 'resource:r:1']),
+      b: new Set(['tool:t', 'prompt:p']),
+      c: new Set(['tool:t']),
+    };
+    server.registerTool('t', {}, () => ({ content: [] }));
+    server.registerPrompt('p', {}, () => ({ messages: [] }));
+    server.registerResource('r:1', { name: 'r' }, () => ({ contents: [] }));
+    const heard: Record<string, string[]> = { a: [], b: [], c: [] };
+    const session = async (name: string, lists: boolean) => {
+      const client = await connect(server);
+      for (const kind of ['tools', 'prompts', 'resources'])
+        client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
+          heard[name]!.push(kind);
+        });
+      await client.request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name, version: '0' },
+      });
+      await client.notify('notifications/initialized');
+      if (lists)
+        for (const method of ['tools/list', 'prompts/list', 'resources/list'])
+          await client.request(method, {});
+      return client;
+    };
+    const a = await session('a', true);
+    const b = await session('b', true);
+    const c = await session('c', false);
+    // Registrations of the setup announce themselves; only what comes after counts.
+    await Promise.all([a, b, c].map((p) => p.request('ping', {})));
+    for (const k of Object.keys(heard)) heard[k] = [];
+
+    const done = server.visibilityChanging();
+    seen.a!.delete('prompt:p');
+    seen.a!.delete('resource:r:1');
+    seen.c!.delete('tool:t');
+    done();
+    // In order on each connection: a notification sent by done() arrives before the pong.
+    await Promise.all([a, b, c].map((p) => p.request('ping', {})));
+    expect(heard).toEqual({ a: ['prompts', 'resources'], b: [], c: [] });
+
+    // The next change is judged against what a now sees.
+    const again = server.visibilityChanging();
+    seen.a!.add('prompt:p');
+    again();
+    await a.request('ping', {});
+    expect(heard.a).toEqual(['prompts', 'resources', 'prompts']);
+  });
+});

@@ -149,6 +149,7 @@ interface TemplateEntry {
 }
 
 type ListKind = 'tools' | 'prompts' | 'resources';
+const LIST_KINDS: readonly ListKind[] = ['tools', 'prompts', 'resources'];
 
 /**
  * An MCP server: what it offers (tools, prompts, resources, templates, completions) and how
@@ -280,6 +281,46 @@ export class McpServer {
       });
     }
     this.changed.add(kind);
+  }
+
+  /**
+   * Call before changing what `visible` answers (a gateway's reloaded access policy), and
+   * the function it returns after: each session whose lists, as `visible` shows them to the
+   * caller of its latest list (or `subscriptions/listen`) request, changed hears
+   * `list_changed` for those lists only. A session that never listed hears nothing.
+   */
+  visibilityChanging(): () => void {
+    const before = new Map<ServerSession, string[]>();
+    if (this.visible)
+      for (const session of this.sessions) {
+        const view = this.viewOf(session);
+        if (view) before.set(session, view);
+      }
+    return () => {
+      for (const [session, was] of before) {
+        const now = this.sessions.has(session) ? this.viewOf(session) : undefined;
+        if (!now) continue;
+        LIST_KINDS.forEach((kind, i) => {
+          if (now[i] !== was[i]) session.listChanged(kind);
+        });
+      }
+    };
+  }
+
+  /** What a session's viewer sees of each list (`LIST_KINDS` order), as comparable text. */
+  private viewOf(session: ServerSession): string[] | undefined {
+    const ctx = session.viewer;
+    if (ctx === undefined) return undefined;
+    const names = (kind: VisibleKind, keys: Iterable<string>) =>
+      this.shown(kind, [...keys], (k) => k, ctx);
+    return [
+      JSON.stringify(names('tool', this.tools.keys())),
+      JSON.stringify(names('prompt', this.prompts.keys())),
+      JSON.stringify([
+        names('resource', this.resources.keys()),
+        names('resourceTemplate', this.templates.keys()),
+      ]),
+    ];
   }
 
   /** Serves this server over `transport` (started here) and resolves once it is listening. */

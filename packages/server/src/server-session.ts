@@ -53,6 +53,15 @@ export interface ServerSessionOptions {
   tooLargeAdvice?: string;
 }
 
+/** The requests whose caller a session's lists are shown to (see `ServerSession.viewer`). */
+const VIEW_METHODS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'subscriptions/listen',
+]);
+
 /**
  * Who is at the other end of a session, as its first request said: the era, the revision,
  * and what it declared. A 2025 client declares its capabilities once, in `initialize`; a
@@ -108,6 +117,8 @@ export class ServerSession {
    */
   onclient: ((client: SessionClient) => void) | undefined;
   private knownClient: SessionClient | undefined;
+  /** The context of this session's latest list or listen request: whom its lists were shown to. */
+  private viewedBy: HandlerContext | undefined;
   private legacy: LegacyState | undefined;
   private readonly listens = new Map<JsonRpcId, Listen>();
   /** `network.transport` for the instrumentation: `pipe` (stdio), `tcp` (HTTP). */
@@ -254,6 +265,11 @@ export class ServerSession {
     await this.peer.close();
   }
 
+  /** @internal The caller this session's lists were last shown to (`McpServer.visibilityChanging`). */
+  get viewer(): HandlerContext | undefined {
+    return this.viewedBy;
+  }
+
   /** @internal */
   listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
     const method = `notifications/${kind}/list_changed`;
@@ -362,6 +378,7 @@ export class ServerSession {
       legacy,
       this.options.closeSseStream,
     );
+    if (VIEW_METHODS.has(method)) this.viewedBy = ctx;
     return this.server.dispatch(method, params, ctx);
   }
 
@@ -427,6 +444,7 @@ export class ServerSession {
       if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
       return result;
     }
+    if (VIEW_METHODS.has(method)) this.viewedBy = ctx;
     if (method === 'subscriptions/listen') return this.listen(params, rctx, ctx);
     return Promise.resolve(this.server.dispatch(method, params, ctx)).then((result) => {
       if (CACHEABLE.has(method) && (result as { resultType?: unknown }).resultType === undefined) {

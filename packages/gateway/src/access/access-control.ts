@@ -1,5 +1,6 @@
 import { type AuthInfo, RpcError } from '@mcpkit/jsonrpc';
 import type { HandlerContext } from '@mcpkit/server';
+import { insufficientScope } from '../auth/challenge.js';
 import type { AccessConfig } from '../compose/config.js';
 import type { AuditHealth, AuditRecord, AuditSink } from './audit.js';
 import { UpstreamIdentity } from './identity.js';
@@ -38,6 +39,18 @@ const json = (value: unknown) => {
   }
 };
 
+/** The time as ISO text, made once per millisecond (calls that end together share it). */
+let isoAt = Number.NaN;
+let isoText = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoAt) {
+    isoAt = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
 /**
  * Who the rate limit counts a caller as: its subject, else its client, else its kind. The
  * static token's subject has a bucket of its own, apart from a token's `sub` of the same name.
@@ -65,6 +78,7 @@ export class AccessControl {
   private failed: string | undefined;
   private readonly audit: AuditSink | undefined;
   private readonly buckets: BucketStore;
+  private readonly watchers = new Set<() => () => void>();
 
   constructor(options: AccessControlOptions = {}) {
     this.audit = options.audit;
@@ -76,19 +90,41 @@ export class AccessControl {
     this.auditRequired = options.config?.audit?.required === true;
   }
 
-  /** A new `access` section (a reloaded config): in force for the next list and call. */
+  /**
+   * A new `access` section (a reloaded config): in force for the next list and call. The
+   * `watchChanges` watchers hear of it (the gateways tell each session whose lists changed).
+   */
   configure(config: AccessConfig | undefined): void {
-    this.policy = new Policy(config);
-    this.rate = config?.rateLimit;
-    this.identity = new UpstreamIdentity(config?.identity ?? {});
-    this.auditArguments = config?.audit?.arguments === true;
-    this.auditRequired = config?.audit?.required === true;
-    this.failed = undefined;
+    this.changing(() => {
+      this.policy = new Policy(config);
+      this.rate = config?.rateLimit;
+      this.identity = new UpstreamIdentity(config?.identity ?? {});
+      this.auditArguments = config?.audit?.arguments === true;
+      this.auditRequired = config?.audit?.required === true;
+      this.failed = undefined;
+    });
   }
 
   /** The policy could not be read: nothing is listed and every call is refused until `configure`. */
   failClosed(reason: string): void {
-    this.failed = reason;
+    this.changing(() => {
+      this.failed = reason;
+    });
+  }
+
+  /**
+   * Watches changes of what callers may see: `watcher` is called before each `configure` or
+   * `failClosed`, and the function it returns after it. Returns the unwatch.
+   */
+  watchChanges(watcher: () => () => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  private changing(change: () => void): void {
+    const after = [...this.watchers].map((watcher) => watcher());
+    change();
+    for (const done of after) done();
   }
 
   /**
@@ -171,12 +207,14 @@ export class AccessControl {
         );
       }
       if (this.rate) {
-        const waitMs = await this.buckets.take(
+        const taken = this.buckets.take(
           bucketKey(auth),
           this.rate.rate,
           this.rate.burst,
           Date.now(),
         );
+        // The memory store answers at once: no extra microtask turn for it.
+        const waitMs = typeof taken === 'number' ? taken : await taken;
         if (waitMs > 0) {
           reason = 'rate-limit';
           const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
@@ -223,7 +261,7 @@ export class AccessControl {
     answer: unknown,
   ): void {
     const record: AuditRecord = {
-      time: new Date().toISOString(),
+      time: isoNow(),
       subject: auth?.subject,
       clientId: auth?.clientId,
       session: ctx.sessionId,
@@ -248,30 +286,51 @@ export class AccessControl {
   }
 }
 
+/** What a 403 step-up challenge adds for the request it answers (`accessErrorStatus`). */
+export interface StepUpContext {
+  /** The scopes the caller's token has: asked for again, so that a step-up loses none. */
+  grantedScopes?: readonly string[];
+  /** The endpoint's Protected Resource Metadata URL (RFC 9728), as in the 401 challenges. */
+  resourceMetadata?: string;
+}
+
+const scopeToken = (s: unknown): s is string =>
+  typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s);
+
 /**
- * `StreamableHttpOptions.errorStatus` for a gateway with access control: a call refused by
- * policy, answered alone on its POST, goes out as HTTP 403 with
- * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` when a scope would allow
- * it (the MCP authorization spec's step-up); a rate-limited one as 429 with `Retry-After`.
- * The body is the JSON-RPC error either way; inside a batch or an SSE stream only that
- * error is sent.
+ * `StreamableHttpOptions.errorStatus` for a gateway with access control (given the request's
+ * `StepUpContext`): a call refused by policy, answered alone on its POST, goes out as HTTP
+ * 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…",
+ * resource_metadata="…"` when a scope would allow it (the MCP authorization spec's step-up:
+ * the scopes the token has and those that would allow the call); a rate-limited one as 429
+ * with `Retry-After`. The body is the JSON-RPC error either way; inside a batch or an SSE
+ * stream only that error is sent.
  */
-export function accessErrorStatus(error: {
-  code: number;
-  data?: unknown;
-}): { status: number; headers?: Record<string, string> } | undefined {
+export function accessErrorStatus(
+  error: {
+    code: number;
+    data?: unknown;
+  },
+  context: StepUpContext = {},
+): { status: number; headers?: Record<string, string> } | undefined {
   const data = error.data as { scopes?: unknown; retryAfterSeconds?: unknown } | undefined;
   if (error.code === AccessErrorCode.RateLimited && typeof data?.retryAfterSeconds === 'number')
     return { status: 429, headers: { 'retry-after': String(data.retryAfterSeconds) } };
   if (error.code === AccessErrorCode.Forbidden && Array.isArray(data?.scopes)) {
-    const scopes = data.scopes.filter(
-      (s): s is string => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s),
-    );
-    if (scopes.length > 0)
+    const allowing = data.scopes.filter(scopeToken);
+    if (allowing.length > 0)
       return {
         status: 403,
         headers: {
-          'www-authenticate': `Bearer error="insufficient_scope", scope="${scopes.join(' ')}", error_description="this client may not call it"`,
+          'www-authenticate': insufficientScope(
+            [...new Set([...(context.grantedScopes ?? []).filter(scopeToken), ...allowing])],
+            {
+              description: 'this client may not call it',
+              ...(context.resourceMetadata !== undefined
+                ? { resourceMetadata: context.resourceMetadata }
+                : {}),
+            },
+          ),
         },
       };
   }

@@ -33,8 +33,8 @@ const EXPIRY_MARGIN_MS = 30_000;
 /**
  * How each backend is told who calls (`access.identity`): headers with the subject and
  * client id, or an RFC 8693 token exchange of the caller's token for one with the backend's
- * audience (cached per server and subject until it expires). The caller's own token is
- * never passed on.
+ * audience (cached per server and caller token until it expires, never past the caller's
+ * token). The caller's own token is never passed on.
  */
 export class UpstreamIdentity {
   private readonly exchanged = new Map<string, { token: string; until: number }>();
@@ -80,7 +80,9 @@ export class UpstreamIdentity {
         undefined,
         `mcpkit gateway: server "${server}" takes the caller's identity by token exchange, and this caller has no token from an authorization server`,
       );
-    const key = `${server}\u0000${auth.subject}`;
+    // Per token, not per subject: another token of the same subject (another client, other
+    // scopes, an earlier expiry) gets an exchange of its own, never this one's answer.
+    const key = `${server}\u0000${auth.token}`;
     const cached = this.exchanged.get(key);
     const now = Date.now();
     if (cached && cached.until > now) return cached.token;

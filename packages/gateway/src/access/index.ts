@@ -4,6 +4,7 @@ export {
   type AccessControlOptions,
   AccessErrorCode,
   accessErrorStatus,
+  type StepUpContext,
 } from './access-control.js';
 export {
   AuditFile,

@@ -36,6 +36,37 @@ function groupsOf(auth: AuthInfo | undefined, claim: string): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
+/** The most decisions kept for one caller. */
+const MAX_DECISIONS_PER_CALLER = 4096;
+
+/** One caller's decisions: by endpoint, server and kind, then by name. */
+class CallerDecisions {
+  size = 0;
+  private byEndpoint = new Map<
+    string,
+    Map<string, Record<AccessTarget['kind'], Map<string, boolean>>>
+  >();
+
+  names(target: AccessTarget): Map<string, boolean> {
+    let servers = this.byEndpoint.get(target.endpoint);
+    if (servers === undefined) {
+      servers = new Map();
+      this.byEndpoint.set(target.endpoint, servers);
+    }
+    let kinds = servers.get(target.server);
+    if (kinds === undefined) {
+      kinds = { tool: new Map(), prompt: new Map(), resource: new Map() };
+      servers.set(target.server, kinds);
+    }
+    return kinds[target.kind];
+  }
+
+  clear(): void {
+    this.byEndpoint = new Map();
+    this.size = 0;
+  }
+}
+
 /**
  * The per-client policy of a gateway config's `access.rules`: deny by default once any
  * rule is given, a matching deny wins over every allow. No rules: everything is allowed.
@@ -44,6 +75,9 @@ export class Policy {
   readonly enabled: boolean;
   private readonly rules: CompiledRule[];
   private readonly groupClaim: string;
+  /** Decisions by caller (collected with it), then by target; the anonymous caller's apart. */
+  private readonly decisions = new WeakMap<AuthInfo, CallerDecisions>();
+  private readonly anonymous = new CallerDecisions();
 
   constructor(config: AccessConfig | undefined) {
     const rules = config?.rules ?? [];
@@ -78,9 +112,36 @@ export class Policy {
     return true;
   }
 
-  /** Whether the caller may list and call the target. */
+  /**
+   * Whether the caller may list and call the target. Decided once per caller and target:
+   * an `AuthInfo` is frozen and the same object for every request with its token (a
+   * verified JWT's, the static token's), and a new `Policy` comes with each reloaded
+   * config, so a decision kept here is never stale.
+   */
   allows(auth: AuthInfo | undefined, target: AccessTarget): boolean {
     if (!this.enabled) return true;
+    // An introspected token's AuthInfo is made anew for each request: nothing to keep.
+    if (auth?.kind === 'introspection') return this.decide(auth, target);
+    let known = auth === undefined ? this.anonymous : this.decisions.get(auth);
+    if (known === undefined) {
+      known = new CallerDecisions();
+      this.decisions.set(auth!, known);
+    }
+    // Looked up by the target's own strings (the served names, the config's endpoint and
+    // server names: the same string objects call after call, their hashes kept by V8).
+    const names = known.names(target);
+    let allowed = names.get(target.name);
+    if (allowed === undefined) {
+      allowed = this.decide(auth, target);
+      // A caller reading many resources by URI: the decisions start over past the bound.
+      if (known.size >= MAX_DECISIONS_PER_CALLER) known.clear();
+      known.names(target).set(target.name, allowed);
+      known.size++;
+    }
+    return allowed;
+  }
+
+  private decide(auth: AuthInfo | undefined, target: AccessTarget): boolean {
     let allowed = false;
     for (const rule of this.rules) {
       if (!this.covers(rule, target) || !this.matchesCaller(rule, auth)) continue;
@@ -102,7 +163,7 @@ export class Policy {
       if (!this.matchesCaller({ ...rule, scopes: undefined }, auth)) continue;
       for (const scope of rule.scopes) {
         const stepped = { ...(auth ?? noAuth), scopes: [...(auth?.scopes ?? []), scope] };
-        if (this.allows(stepped as AuthInfo, target)) found.add(scope);
+        if (this.decide(stepped as AuthInfo, target)) found.add(scope);
       }
     }
     return [...found];

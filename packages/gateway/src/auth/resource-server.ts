@@ -142,7 +142,8 @@ interface VerifiedJwt {
  * The gateway as an OAuth 2.1 resource server: verifies a bearer token for one endpoint (a
  * JWT against its issuer's published keys, anything else by introspection) and says what
  * the endpoint needs (scopes, metadata). Stateless towards clients; it keeps the issuers'
- * keys and, briefly, introspection answers (by a hash of the token, never the token).
+ * keys, verified JWTs until they expire (with their `AuthInfo`, which holds the token) and,
+ * briefly, introspection answers (by a hash of the token, never the token).
  */
 export class ResourceServer {
   readonly issuers: readonly string[];
@@ -212,6 +213,8 @@ export class ResourceServer {
    * Scopes are not checked here (`requiredScopes`).
    */
   async verify(token: string, resource: string): Promise<AuthInfo> {
+    const known = this.verifiedBefore(token, resource);
+    if (known !== undefined) return known;
     if (looksLikeJwt(token) && this.issuers.length > 0) return this.verifyJwt(token, resource);
     if (this.options.introspection) return this.introspect(token, resource);
     throw new InvalidTokenError('the token is not a JWT and no introspection is configured');
@@ -222,19 +225,18 @@ export class ResourceServer {
   }
 
   /**
-   * A JWT verified before for the same resource, with the same keys of its issuer, not
-   * expired (a client sends one token with each of its requests: its signature is checked
-   * once). Keys older than `jwksMaxAgeMs` are fetched again first, as for a new token.
+   * The `AuthInfo` of a JWT verified before for the same resource, with the same keys of its
+   * issuer, not expired (a client sends one token with each of its requests: its signature
+   * is checked once); `undefined` when `verify` must be asked (a new token, keys older than
+   * `jwksMaxAgeMs`, an opaque token). Synchronous: what `verify` answers first. Looked up by
+   * the token itself: the entry's `AuthInfo` holds the token anyway, and a hash of it cost
+   * as much as the rest of a known token's check.
    */
-  private async verifyJwt(token: string, resource: string): Promise<AuthInfo> {
-    const max =
-      this.options.verifiedTokenCacheEntries ?? resourceServerDefaults.verifiedTokenCacheEntries;
-    if (max <= 0) return (await this.verifyJwtNow(token, resource)).info;
-    const key = createHash('sha256').update(token).digest('base64url');
-    const hit = this.verifiedJwts.get(key);
+  verifiedBefore(token: string, resource: string): AuthInfo | undefined {
+    const hit = this.verifiedJwts.get(token);
+    if (hit === undefined) return undefined;
     const now = Date.now();
     if (
-      hit !== undefined &&
       hit.resource === resource &&
       hit.keys === hit.cache.keys &&
       now - hit.cache.fetchedAt <
@@ -243,7 +245,14 @@ export class ResourceServer {
       now < hit.until
     )
       return hit.info;
-    if (hit !== undefined) this.verifiedJwts.delete(key);
+    this.verifiedJwts.delete(token);
+    return undefined;
+  }
+
+  private async verifyJwt(token: string, resource: string): Promise<AuthInfo> {
+    const max =
+      this.options.verifiedTokenCacheEntries ?? resourceServerDefaults.verifiedTokenCacheEntries;
+    if (max <= 0) return (await this.verifyJwtNow(token, resource)).info;
     const { info, cache } = await this.verifyJwtNow(token, resource);
     const tolerance =
       (this.options.clockToleranceSec ?? resourceServerDefaults.clockToleranceSec) * 1000;
@@ -253,7 +262,7 @@ export class ResourceServer {
       if (oldest === undefined) break;
       this.verifiedJwts.delete(oldest);
     }
-    this.verifiedJwts.set(key, {
+    this.verifiedJwts.set(token, {
       resource,
       info,
       keys: cache.keys,

@@ -244,7 +244,7 @@ const identitySchema = z.union([
       }),
     })
     .describe(
-      'RFC 8693: the caller’s token is exchanged for one with the backend’s audience (cached per subject until it expires), sent as the call’s bearer token.',
+      'RFC 8693: the caller’s token is exchanged for one with the backend’s audience (cached per caller token until it expires, never past the caller’s own), sent as the call’s bearer token.',
     ),
 ]);
 

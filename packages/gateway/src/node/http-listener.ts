@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
 import { type AuthInfo, McpkitError } from '@mcpkit/jsonrpc';
 import {
+  type ErrorStatus,
   LOOPBACK_HOSTS,
   listenDefaults,
   listenStreamableHttp,
@@ -276,6 +277,20 @@ export async function listenHttp(
   // What each request's credentials were verified as, for the handlers (`ctx.authInfo`).
   const verified = new WeakMap<IncomingMessage, AuthInfo>();
   const authInfo = (req: IncomingMessage) => verified.get(req);
+  // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/). The
+  // step-up asks for the scopes the token has as well, and names the endpoint's metadata.
+  const errorStatus: ErrorStatus = (error, req) =>
+    accessErrorStatus(
+      error,
+      req === undefined
+        ? {}
+        : {
+            grantedScopes: verified.get(req)?.scopes ?? [],
+            ...(oauth !== undefined
+              ? { resourceMetadata: metadataUrlOf(req, endpointOf(pathOf(req))) }
+              : {}),
+          },
+    );
   // Each named endpoint gets a handler of its own, with the options /mcp has.
   const router = options.endpoints
     ? new EndpointRouter(options.endpoints, {
@@ -284,7 +299,7 @@ export async function listenHttp(
         allowedOrigins,
         maxBodyBytes,
         authInfo,
-        errorStatus: accessErrorStatus,
+        errorStatus,
       })
     : undefined;
   const listener = await listenStreamableHttp(gateway.server, {
@@ -296,8 +311,7 @@ export async function listenHttp(
     allowedOrigins,
     maxBodyBytes,
     authInfo,
-    // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/).
-    errorStatus: accessErrorStatus,
+    errorStatus,
     headersTimeoutMs: options.headersTimeoutMs ?? httpListenerDefaults.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? httpListenerDefaults.requestTimeoutMs,
     maxConnections: options.maxConnections ?? httpListenerDefaults.maxConnections,
@@ -339,6 +353,11 @@ export async function listenHttp(
   function endpointOf(pathname: string): string | undefined {
     return router && pathname.startsWith('/mcp/') ? pathname.slice(5) : undefined;
   }
+  function pathOf(req: IncomingMessage): string {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    return query < 0 ? url : url.slice(0, query);
+  }
   function originOf(req: IncomingMessage): string {
     return publicOrigin ?? `http://${(req.headers.host ?? shownAddress()).toLowerCase()}`;
   }
@@ -374,32 +393,47 @@ export async function listenHttp(
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
-  async function verifyOAuth(
+  function verifyOAuth(
     req: IncomingMessage,
     res: ServerResponse,
     pathname: string,
     given: string,
-  ): Promise<boolean> {
+  ): boolean | Promise<boolean> {
     const endpoint = endpointOf(pathname);
-    const scopes = oauth!.requiredScopes(endpoint);
-    const resourceMetadata = metadataUrlOf(req, endpoint);
     if (given === '') {
       refuse(res, 401, 'Unauthorized: a bearer token is required', {
-        'www-authenticate': bearerChallenge({ scopes, resourceMetadata }),
+        'www-authenticate': bearerChallenge({
+          scopes: oauth!.requiredScopes(endpoint),
+          resourceMetadata: metadataUrlOf(req, endpoint),
+        }),
       });
       return true;
     }
+    const resource = resourceOf(req, endpoint);
+    // A token verified before: answered in this turn, without a promise.
+    const known = oauth!.verifiedBefore(given, resource);
+    if (known !== undefined) return admit(req, res, pathname, endpoint, known);
+    return verifyNow(req, res, pathname, endpoint, given, resource);
+  }
+  async function verifyNow(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    endpoint: string | undefined,
+    given: string,
+    resource: string,
+  ): Promise<boolean> {
     let info: AuthInfo;
     try {
-      info = await oauth!.verify(given, resourceOf(req, endpoint));
+      info = await oauth!.verify(given, resource);
     } catch (error) {
       if (InvalidTokenError.isInstance(error)) {
         refuse(res, 401, `Unauthorized: ${error.reason}`, {
           'www-authenticate': bearerChallenge({
             error: 'invalid_token',
             description: error.reason,
-            scopes,
-            resourceMetadata,
+            scopes: oauth!.requiredScopes(endpoint),
+            resourceMetadata: metadataUrlOf(req, endpoint),
           }),
         });
         return true;
@@ -416,10 +450,23 @@ export async function listenHttp(
       }
       throw error;
     }
+    return admit(req, res, pathname, endpoint, info);
+  }
+  /** A verified token: 403 `insufficient_scope` without the endpoint's scopes, else routed. */
+  function admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    endpoint: string | undefined,
+    info: AuthInfo,
+  ): boolean {
+    const scopes = oauth!.requiredScopes(endpoint);
     const missing = scopes.filter((s) => !info.scopes.includes(s));
     if (missing.length > 0) {
       refuse(res, 403, `Forbidden: the token lacks the scope ${missing.join(' ')}`, {
-        'www-authenticate': insufficientScope(scopes, { resourceMetadata }),
+        'www-authenticate': insufficientScope(scopes, {
+          resourceMetadata: metadataUrlOf(req, endpoint),
+        }),
       });
       return true;
     }

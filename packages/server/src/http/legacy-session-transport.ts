@@ -424,7 +424,7 @@ export class LegacySessionTransport implements Transport {
       if (res && !res.headersSent) {
         const special =
           error !== undefined && this.options.errorStatus
-            ? this.options.errorStatus(error)
+            ? this.options.errorStatus(error, res.req)
             : undefined;
         res.writeHead(special?.status ?? 200, {
           ...special?.headers,

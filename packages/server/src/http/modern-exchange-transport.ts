@@ -79,7 +79,8 @@ export class ModernExchangeTransport implements Transport {
     if (!('method' in message)) {
       if (this.mode === 'pending') {
         const error = 'error' in message ? message.error : undefined;
-        const special = error && this.errorStatus ? this.errorStatus(error) : undefined;
+        const special =
+          error && this.errorStatus ? this.errorStatus(error, this.res.req) : undefined;
         const status = special?.status ?? (error === undefined ? 200 : statusOfError(error.code));
         this.mode = 'done';
         this.res

@@ -109,12 +109,15 @@ export interface StreamableHttpOptions {
   replicaHeartbeatMs?: number;
 }
 
-/** See `StreamableHttpOptions.errorStatus`. */
-export type ErrorStatus = (error: {
-  code: number;
-  message: string;
-  data?: unknown;
-}) => { status: number; headers?: Record<string, string> } | undefined;
+/** See `StreamableHttpOptions.errorStatus`; `req` is the POST the error answers. */
+export type ErrorStatus = (
+  error: {
+    code: number;
+    message: string;
+    data?: unknown;
+  },
+  req?: IncomingMessage,
+) => { status: number; headers?: Record<string, string> } | undefined;
 
 /** The bounds on what clients can make a handler hold (every one has a default). */
 export type StreamableHttpLimits = Pick<

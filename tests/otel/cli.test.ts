@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bin, type Sandbox, sandbox } from '../hostile/cli-harness.js';
-import { startOtlpReceiver } from './otlp-receiver.js';
+import { startOtlpReceiver } from './otlp-receiver.mjs';
 
 /**
  * The built CLI and OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT set, `call` exports a

@@ -9,6 +9,7 @@
 //                    is the exporter's, not ours)
 //              sdk-no-cm  as sdk, without the AsyncLocalStorage context manager (a host
 //                    whose MCP spans need no parent carried across awaits)
+//              sdk-unsampled  as sdk, with a sampler that records nothing (AlwaysOffSampler)
 //              sdk-no-hook  the SDK registered as for sdk, no hook (instrumentation: false):
 //                    what registering the SDK costs this process's calls by itself
 //              paired-sdk  the SDK registered (as for sdk); two clients in this process,
@@ -37,7 +38,10 @@ if (mode !== 'none') {
   const { createMcpInstrumentation } = await import('@mcpkit/otel');
   if (mode.startsWith('sdk') || mode === 'paired-sdk') {
     const { registerBatchSdk } = await import('./batch-sdk.mjs');
-    provider = await registerBatchSdk({ contextManager: mode !== 'sdk-no-cm' });
+    provider = await registerBatchSdk({
+      contextManager: mode !== 'sdk-no-cm',
+      sampled: mode !== 'sdk-unsampled',
+    });
   }
   instrumentation = mode === 'sdk-no-hook' ? false : createMcpInstrumentation();
 }

@@ -147,6 +147,7 @@ export async function captureTrace({ signal = 'SIGTERM' } = {}) {
     );
     if (call.code !== 0) throw new Error(`mcpkit call exited ${call.code}:\n${call.stderr}`);
     const gatewaySpansBeforeSignal = receiver.spans.filter((s) => s.service === 'gateway').length;
+    const metricPostsBeforeSignal = receiver.metricPosts.length;
     child.kill(signal);
     const exit = await Promise.race([
       gatewayExit,
@@ -172,14 +173,16 @@ export async function captureTrace({ signal = 'SIGTERM' } = {}) {
       received: [...receiver.spans],
       output: call.stdout,
       gatewaySpansBeforeSignal,
-      /** The `service.name` of each metrics export received. */
-      metricServices: metricPosts.flatMap((body) =>
-        (body.resourceMetrics ?? []).map(
-          (/** @type {any} */ rm) =>
-            rm.resource?.attributes?.find((/** @type {any} */ a) => a.key === 'service.name')?.value
-              ?.stringValue,
+      /** The `service.name` of each metrics export received after the signal. */
+      metricServices: metricPosts
+        .slice(metricPostsBeforeSignal)
+        .flatMap((body) =>
+          (body.resourceMetrics ?? []).map(
+            (/** @type {any} */ rm) =>
+              rm.resource?.attributes?.find((/** @type {any} */ a) => a.key === 'service.name')
+                ?.value?.stringValue,
+          ),
         ),
-      ),
       gatewayUrl: url,
       gatewayExit: exit,
       gatewayStderr: gatewayErr,

@@ -10,6 +10,9 @@
 //              sdk-no-cm  as sdk, without the AsyncLocalStorage context manager (a host
 //                    whose MCP spans need no parent carried across awaits)
 //              sdk-unsampled  as sdk, with a sampler that records nothing (AlwaysOffSampler)
+//              hooks-only  the hooks with a tracer whose spans record but keep nothing
+//                    (null-tracer.mjs) and the AsyncLocalStorage context manager: the
+//                    hooks' cost in a real call without the SDK's spans and processor
 //              sdk-no-hook  the SDK registered as for sdk, no hook (instrumentation: false):
 //                    what registering the SDK costs this process's calls by itself
 //              paired-sdk  the SDK registered (as for sdk); two clients in this process,
@@ -42,6 +45,10 @@ if (mode !== 'none') {
       contextManager: mode !== 'sdk-no-cm',
       sampled: mode !== 'sdk-unsampled',
     });
+  }
+  if (mode === 'hooks-only') {
+    const { registerNullTracer } = await import('./null-tracer.mjs');
+    provider = registerNullTracer();
   }
   instrumentation = mode === 'sdk-no-hook' ? false : createMcpInstrumentation();
 }

@@ -92,10 +92,19 @@ export function printOtelRows({ quick = false } = {}) {
 /**
  * none, api and sdk are the target's modes; sdk-no-hook (the SDK registered, no hook),
  * sdk-no-cm (hooks and SDK without the AsyncLocalStorage context manager) and
- * sdk-unsampled (hooks and SDK, a sampler that records nothing) say where the SDK row's
- * cost is.
+ * sdk-unsampled (hooks and SDK, a sampler that records nothing) and hooks-only (the hooks
+ * with a tracer whose spans record but keep nothing, context manager on) say where the SDK
+ * row's cost is.
  */
-const REAL_MODES = ['none', 'api', 'sdk', 'sdk-no-hook', 'sdk-no-cm', 'sdk-unsampled'];
+const REAL_MODES = [
+  'none',
+  'api',
+  'sdk',
+  'sdk-no-hook',
+  'sdk-no-cm',
+  'sdk-unsampled',
+  'hooks-only',
+];
 const RATIO_MODES = REAL_MODES.filter((m) => m !== 'none');
 
 function realWorker(mode, transport, calls) {
@@ -200,15 +209,15 @@ export function printRealOtelRows({ quick = false } = {}) {
   const lines = [
     '',
     `OpenTelemetry (#26): client CPU per sequential tools/call against a real server process, ${rounds} paired rounds of ${calls} calls (after warm-up)`,
-    '| transport | none (µs) | api, no SDK | SDK + batch | SDK, no hook | SDK + batch, no context manager | SDK + batch, nothing sampled |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    '| transport | none (µs) | api, no SDK | SDK + batch | SDK, no hook | SDK + batch, no context manager | SDK + batch, nothing sampled | hooks, null tracer |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
         `| ${r.transport} | ${r.cpu.none.toFixed(1)} | ${RATIO_MODES.map((m) => `${r.cpu[m].toFixed(1)} µs, ${r.ratio[m].toFixed(3)}×`).join(' | ')} |`,
     ),
     ...rows.map(
       (r) =>
-        `| ${r.transport}, paired in one process | ${r.paired.baseUs.toFixed(1)} | | ${r.paired.cpuPerCallUs.toFixed(1)} µs, ${r.paired.ratio.toFixed(3)}× | | | |`,
+        `| ${r.transport}, paired in one process | ${r.paired.baseUs.toFixed(1)} | | ${r.paired.cpuPerCallUs.toFixed(1)} µs, ${r.paired.ratio.toFixed(3)}× | | | | |`,
     ),
     "(ratios: median of the per-round ratios to the same round's none)",
     `Our hooks' own share with the SDK in a tight loop, no transport (bench/otel/hook-cost.mjs): ${own.ourUs.toFixed(2)} µs per traced call (span start and end, attributes, traceparent into _meta, context), ${((own.ourUs / rows[0].cpu.none) * 100).toFixed(1)} % of a stdio call here`,

@@ -2,15 +2,26 @@
 // W3C propagator, BasicTracerProvider + BatchSpanProcessor with an exporter that drops
 // what it is given (what an OTLP exporter costs on the wire is the exporter's, not ours).
 // Loaded only by the modes that register an SDK. Returns the provider (to shut down).
-export async function registerBatchSdk() {
+// `contextManager: false` leaves the API's no-op context manager in place: spans are still
+// made and propagated (a client span's context goes into `_meta` explicitly), but nothing
+// is carried across awaits, so a span cannot parent what its callee starts.
+// `sampled: false` gives the provider a sampler that records nothing (AlwaysOffSampler):
+// spans are still started and their context still propagated (flags 00), nothing recorded.
+export async function registerBatchSdk({ contextManager = true, sampled = true } = {}) {
   const { context, propagation, trace } = await import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { AlwaysOffSampler, BasicTracerProvider, BatchSpanProcessor } = await import(
+    '@opentelemetry/sdk-trace-base'
+  );
   const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (contextManager)
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const dropping = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
+  const provider = new BasicTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(dropping)],
+    ...(sampled ? {} : { sampler: new AlwaysOffSampler() }),
+  });
   trace.setGlobalTracerProvider(provider);
   return provider;
 }

@@ -7,6 +7,14 @@
 //                    propagator, BasicTracerProvider + BatchSpanProcessor with an exporter
 //                    that drops what it is given (what an OTLP exporter costs on the wire
 //                    is the exporter's, not ours)
+//              sdk-no-cm  as sdk, without the AsyncLocalStorage context manager (a host
+//                    whose MCP spans need no parent carried across awaits)
+//              sdk-unsampled  as sdk, with a sampler that records nothing (AlwaysOffSampler)
+//              hooks-only  the hooks with a tracer whose spans record but keep nothing
+//                    (null-tracer.mjs) and the AsyncLocalStorage context manager: the
+//                    hooks' cost in a real call without the SDK's spans and processor
+//              sdk-no-hook  the SDK registered as for sdk, no hook (instrumentation: false):
+//                    what registering the SDK costs this process's calls by itself
 //              paired-sdk  the SDK registered (as for sdk); two clients in this process,
 //                    each with its own server: one with no hook, one with the hooks;
 //                    blocks of calls alternate ABBA between them, so the machine's load
@@ -31,11 +39,18 @@ let instrumentation = false;
 let provider;
 if (mode !== 'none') {
   const { createMcpInstrumentation } = await import('@mcpkit/otel');
-  if (mode === 'sdk' || mode === 'paired-sdk') {
+  if (mode.startsWith('sdk') || mode === 'paired-sdk') {
     const { registerBatchSdk } = await import('./batch-sdk.mjs');
-    provider = await registerBatchSdk();
+    provider = await registerBatchSdk({
+      contextManager: mode !== 'sdk-no-cm',
+      sampled: mode !== 'sdk-unsampled',
+    });
   }
-  instrumentation = createMcpInstrumentation();
+  if (mode === 'hooks-only') {
+    const { registerNullTracer } = await import('./null-tracer.mjs');
+    provider = registerNullTracer();
+  }
+  instrumentation = mode === 'sdk-no-hook' ? false : createMcpInstrumentation();
 }
 
 const children = [];
@@ -128,6 +143,7 @@ process.stdout.write(
     transport: transportName,
     calls,
     cpuPerCallUs: (used.user + used.system) / calls,
+    userPerCallUs: used.user / calls,
     wallPerCallUs: (wall * 1000) / calls,
   })}\n`,
 );

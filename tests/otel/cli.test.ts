@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bin, type Sandbox, sandbox } from '../hostile/cli-harness.js';
-import { startOtlpReceiver } from './otlp-receiver.js';
+import { startOtlpReceiver } from './otlp-receiver.mjs';
 
 /**
  * The built CLI and OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT set, `call` exports a
@@ -71,6 +71,44 @@ describe('mcpkit and OpenTelemetry', () => {
     // The backend saw the same span as its parent.
     const meta = JSON.parse(r.stdout);
     expect(meta.traceparent).toBe(`00-${span!.traceId}-${span!.spanId}-01`);
+  });
+
+  it.each([
+    ['--version', () => ['--version']],
+    ['list', () => ['--strict-config', '-c', config(), 'list']],
+  ])(
+    'start-up unchanged without OTEL_* variables: mcpkit %s loads no OpenTelemetry module and not the CLI telemetry chunk',
+    async (_name, argv) => {
+      const args = argv();
+      box ??= sandbox('mcpkit-cli-otel-');
+      const log = path.join(box.dir, 'loads.log');
+      const r = await run(['--import', recorder, bin, ...args], {
+        ...box.env,
+        MCPKIT_LOAD_LOG: log,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      expect(urls.some((u) => u.endsWith('/bin.js'))).toBe(true);
+      expect(
+        urls.filter((u) => /@opentelemetry|\/packages\/otel\/|\/telemetry-[^/]*\.js$/.test(u)),
+      ).toEqual([]);
+    },
+  );
+
+  it('the same record sees the SDK when OTEL_EXPORTER_OTLP_ENDPOINT is set (list loads the telemetry chunk then)', async () => {
+    const file = config();
+    const log = path.join(box!.dir, 'loads-on.log');
+    const receiver = await startOtlpReceiver();
+    closers.push(() => receiver.close());
+    const r = await run(['--import', recorder, bin, '--strict-config', '-c', file, 'list'], {
+      ...box!.env,
+      MCPKIT_LOAD_LOG: log,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(urls.some((u) => /\/telemetry-[^/]*\.js$/.test(u))).toBe(true);
+    expect(urls.some((u) => u.includes('@opentelemetry'))).toBe(true);
   });
 
   it('without OTEL_* variables, call loads no OpenTelemetry module and sends no traceparent', async () => {

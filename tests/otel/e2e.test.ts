@@ -12,7 +12,7 @@ import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpGateway, resultText, startHttpGateway } from '../gateway/gateway-process.js';
 import { waitFor } from '../support/wait-for.js';
-import { type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
+import { type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.mjs';
 
 /**
  * One trace from host to backend, on the wire: our McpClient (this process) →

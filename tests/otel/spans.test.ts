@@ -32,6 +32,15 @@ async function pair(options: { capture?: boolean; version?: string } = {}) {
     seenMeta.push(ctx.meta ?? (args as { _meta?: unknown })._meta);
     return { content: [{ type: 'text', text: String((args as { text?: string }).text) }] };
   });
+  // Answers only when the call is cancelled (a server that never answers in time).
+  server.registerTool(
+    'stall',
+    {},
+    (_args, ctx) =>
+      new Promise((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve({ content: [] }), { once: true }),
+      ),
+  );
   server.registerTool('broken', {}, () => ({
     isError: true,
     content: [{ type: 'text', text: 'it broke' }],
@@ -117,6 +126,19 @@ describe('OpenTelemetry spans of McpClient and McpServer', () => {
     expect(span.attributes['error.type']).toBe(code);
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.status.message).toBeTruthy();
+  });
+
+  it('a call that times out ends with our error code as error.type (MCPKIT_TIMEOUT), status ERROR', async () => {
+    const { sdk, client } = await pair();
+    await expect(
+      client.callTool({ name: 'stall', arguments: {} }, { timeoutMs: 50 }),
+    ).rejects.toMatchObject({ code: 'MCPKIT_TIMEOUT' });
+    const span = sdk
+      .spans()
+      .find((s) => s.kind === SpanKind.CLIENT && s.name === 'tools/call stall')!;
+    expect(span.attributes['error.type']).toBe('MCPKIT_TIMEOUT');
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it('captures arguments and result when opted in', async () => {

@@ -20,6 +20,7 @@ import {
  * which this package does not depend on), SSE has none; each is called only when present.
  */
 type InnerTransport = Transport & {
+  readonly url: URL;
   readonly eraKey?: string;
   setProtocolVersion?(version: string | undefined): void;
   setMessageHeaders?(
@@ -71,6 +72,11 @@ export class HttpFallbackTransport implements Transport {
 
   get eraKey(): string | undefined {
     return this.inner.eraKey;
+  }
+
+  /** The server's URL, as the chosen transport holds it (`server.address` of a client span). */
+  get url(): URL {
+    return this.inner.url;
   }
 
   get capabilities() {

@@ -298,6 +298,11 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     sessionId: string,
   ): Promise<LegacySessionTransport | undefined> {
+    // A copy still being taken up is in `sessions` before it is restored and connected: a
+    // request that used it then would open a stream with no priming event and its message
+    // would reach no one (ci10's unanswered call). It waits for the take-up instead.
+    const taking = hydrating.get(sessionId);
+    if (taking) return taking;
     const local = sessions.get(sessionId);
     if (local && !local.isClosed) {
       if (store) {
@@ -311,16 +316,13 @@ export function createStreamableHttpHandler(
       return local;
     }
     if (!store) return undefined;
-    let pending = hydrating.get(sessionId);
-    if (!pending) {
-      pending = hydrate(req, sessionId)
-        .catch((error: unknown) => {
-          reportStoreError(error instanceof Error ? error : new Error(String(error)));
-          throw new StoreUnavailable();
-        })
-        .finally(() => hydrating.delete(sessionId));
-      hydrating.set(sessionId, pending);
-    }
+    const pending = hydrate(req, sessionId)
+      .catch((error: unknown) => {
+        reportStoreError(error instanceof Error ? error : new Error(String(error)));
+        throw new StoreUnavailable();
+      })
+      .finally(() => hydrating.delete(sessionId));
+    hydrating.set(sessionId, pending);
     return pending;
   }
 

@@ -78,6 +78,10 @@ export class LegacySessionTransport implements Transport {
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;
   readonly capabilities = { serverToClientRequests: true, sessions: true } as const;
+  /** Shared sessions: a GET stream (new or resumed) is held here now. */
+  onstandalone: (() => void) | undefined;
+  /** Shared sessions: another replica changed the record, or follows the subscriptions now. */
+  onshared: ((message: SessionBusMessage & { kind: 'record' | 'follow' }) => void) | undefined;
   readonly description: string;
   /** The negotiated revision (the session sets it after `initialize`). */
   protocolVersion: string | undefined;
@@ -120,6 +124,11 @@ export class LegacySessionTransport implements Transport {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Whether this replica holds the session's GET stream now. */
+  get holdsStandalone(): boolean {
+    return this.standalone.res !== undefined;
   }
 
   async start(): Promise<void> {
@@ -227,6 +236,7 @@ export class LegacySessionTransport implements Transport {
       if (this.standalone.res === res) this.standalone.res = undefined;
     });
     this.endAtMaxAge(res);
+    if (this.options.shared) this.onstandalone?.();
   }
 
   /** Ends a GET connection after the maximum stream age; the client reconnects (and resumes). */
@@ -348,6 +358,10 @@ export class LegacySessionTransport implements Transport {
         this.onmessage?.(isResponse(m) ? this.restoreId(m) : m);
         return;
       }
+      case 'record':
+      case 'follow':
+        if (message.replica !== this.options.shared?.replica) this.onshared?.(message);
+        return;
       case 'event':
         return;
     }
@@ -515,7 +529,10 @@ export class LegacySessionTransport implements Transport {
     res.on('close', () => {
       if (live.res === res) live.res = undefined;
     });
-    if (live === this.standalone) this.endAtMaxAge(res);
+    if (live === this.standalone) {
+      this.endAtMaxAge(res);
+      if (this.options.shared) this.onstandalone?.();
+    }
   }
 
   /**

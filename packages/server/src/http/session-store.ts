@@ -43,7 +43,14 @@ export type SessionBusMessage =
   /** A client's answer to a server request (or a cancellation), for the replica it concerns. */
   | { kind: 'client'; message: JsonRpcMessage }
   /** The session was ended (DELETE): every replica lets go of it. */
-  | { kind: 'closed' };
+  | { kind: 'closed' }
+  /** A replica changed the session's record (a subscription, the log level). */
+  | { kind: 'record'; replica: string; record: SessionRecord }
+  /**
+   * A replica follows the session's resource subscriptions now (it holds the GET stream):
+   * the others let go, so that an update reaches the client once.
+   */
+  | { kind: 'follow'; replica: string };
 
 /**
  * Where replicas of one Streamable HTTP endpoint share their 2025 sessions: the session

@@ -375,14 +375,36 @@ export function createStreamableHttpHandler(
       closeSseStream: (requestId) => transport.closeSseStream(requestId),
       ...(store
         ? {
+            // Saved for replicas that take the session up later, told to those that hold it.
             persistState: (record: SessionRecord) =>
-              store.saveSession(sessionId, record, idleTimeoutMs),
+              Promise.all([
+                store.saveSession(sessionId, record, idleTimeoutMs),
+                store.publish(sessionId, { kind: 'record', replica, record }),
+              ]).then(() => undefined),
           }
         : {}),
     });
     session.onnegotiated = (version) => {
       transport.protocolVersion = version;
     };
+    if (store) {
+      // A session's resource subscriptions are followed on one replica: the one holding its
+      // GET stream (else the one that took each), so that an update reaches the client once.
+      const follow = () =>
+        store
+          .publish(sessionId, { kind: 'follow', replica })
+          .catch((e: unknown) => reportStoreError(e instanceof Error ? e : new Error(String(e))));
+      transport.onstandalone = () => {
+        void session.followAll().then(follow);
+      };
+      transport.onshared = (message) => {
+        if (message.kind === 'follow') session.unfollowAll();
+        else
+          void session.syncRecord(message.record, transport.holdsStandalone).then((took) => {
+            if (took) void follow();
+          });
+      };
+    }
     const previous = session.onclose;
     session.onclose = () => {
       sessions.delete(sessionId);

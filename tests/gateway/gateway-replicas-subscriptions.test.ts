@@ -121,3 +121,91 @@ describe('gateway replicas: resource subscriptions', () => {
     expect(quiet.updates).toEqual([]);
   });
 });
+
+const rawHeaders = (sessionId?: string) => ({
+  accept: 'application/json, text/event-stream',
+  'content-type': 'application/json',
+  'mcp-protocol-version': '2025-11-25',
+  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+});
+
+/** One request of a raw session on one replica; the SSE answer's text. */
+async function rawPost(url: URL, sessionId: string | undefined, body: object) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: rawHeaders(sessionId),
+    body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+  });
+  return { res, text: await res.text() };
+}
+
+/** Reads an SSE response until `until` matches what came so far, then drops it. */
+async function readUntil(res: Response, abort: AbortController, until: RegExp): Promise<string> {
+  const reader = res.body!.getReader();
+  let seen = '';
+  while (!until.test(seen)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended first: ${seen}`);
+    seen += Buffer.from(value).toString();
+  }
+  abort.abort();
+  return seen;
+}
+
+describe('gateway replicas: the GET stream down', () => {
+  it('a message for a GET stream no replica holds is kept in the session log and replayed on Last-Event-ID, on another replica', async () => {
+    const [r0, r1, r2] = replicas.map((r) => r.gateway.url) as [URL, URL, URL];
+    const init = await rawPost(r0, undefined, {
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    const sessionId = init.res.headers.get('mcp-session-id')!;
+    expect(sessionId).toBeTruthy();
+    await rawPost(r0, sessionId, { method: 'notifications/initialized' });
+    const subscribed = await rawPost(r1, sessionId, {
+      id: 2,
+      method: 'resources/subscribe',
+      params: { uri: WATCHED },
+    });
+    expect(subscribed.text).toContain('"result":{}');
+    // The GET stream, opened on a third replica, then down (its priming event read).
+    const abort = new AbortController();
+    const get = await fetch(r2, { headers: rawHeaders(sessionId), signal: abort.signal });
+    expect(get.status).toBe(200);
+    const primed = await readUntil(get, abort, /^id: (0_\d+)$/m);
+    const lastEventId = /^id: (0_\d+)$/m.exec(primed)![1]!;
+    // Wait until the replica that held it has seen it go.
+    const { c: other } = await client('toucher');
+    await throughEveryReplica(other);
+    await touch(other);
+    // Kept in the session's log in Redis, though no replica holds the GET stream.
+    await expect
+      .poll(async () => (await replicas[0]!.store.eventsAfter(sessionId, 0, 0)).length)
+      .toBeGreaterThanOrEqual(1);
+    // Resumed on another replica: the update is replayed, then the stream stays open.
+    const again = new AbortController();
+    const resumed = await fetch(r0, {
+      headers: { ...rawHeaders(sessionId), 'last-event-id': lastEventId },
+      signal: again.signal,
+    });
+    expect(resumed.status).toBe(200);
+    const replay = await readUntil(resumed, again, /resources\/updated[^\n]*\n\n/);
+    const after = Number(lastEventId.split('_')[1]);
+    expect(replay).toContain(
+      `id: 0_${after + 1}\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"${WATCHED}"}}\n\n`,
+    );
+    // Unsubscribed (through yet another replica), so that no backend follows it at the end.
+    const gone = await rawPost(r2, sessionId, {
+      id: 3,
+      method: 'resources/unsubscribe',
+      params: { uri: WATCHED },
+    });
+    expect(gone.text).toContain('"result":{}');
+    await throughEveryReplica(other);
+  });
+});

@@ -72,6 +72,24 @@ export function redisConnection(url: string): { url?: string; options: RedisOpti
   throw new RedisUrlError(url);
 }
 
+/**
+ * One round trip for a GET-stream message: the session's next seq, the event kept (bounded,
+ * expiring, listed in the session's key index) and published, atomically, so that seq order
+ * is publish order. KEYS: counter, log, index; ARGV: data, ttl, max, channel.
+ */
+const appendStandaloneScript = `
+local seq = redis.call('INCR', KEYS[1])
+local event = cjson.encode({stream = 0, seq = seq, prev = seq - 1, data = ARGV[1], final = false})
+redis.call('RPUSH', KEYS[2], event)
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[3]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], KEYS[1], KEYS[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+redis.call('PUBLISH', ARGV[4], '{"kind":"standalone","event":' .. event .. '}')
+return event
+`;
+
 /** A record read back from Redis is checked before a session is built on it. */
 function parseRecord(text: string | null): SessionRecord | undefined {
   if (text === null) return undefined;
@@ -116,6 +134,10 @@ export class RedisSessionStore implements SessionStore {
         ? new Redis(redisOptions)
         : new Redis(connection.url, redisOptions);
     this.redis = open();
+    this.redis.defineCommand('mcpkitAppendStandalone', {
+      numberOfKeys: 3,
+      lua: appendStandaloneScript,
+    });
     this.sub = open();
     // Connection trouble is a failed command for the request that needed it, not a crash.
     this.redis.on('error', () => {});
@@ -208,6 +230,30 @@ export class RedisSessionStore implements SessionStore {
       .exec();
     const failed = results?.find(([error]) => error);
     if (failed?.[0]) throw failed[0];
+  }
+
+  async appendStandalone(
+    sessionId: string,
+    data: string,
+    ttlMs: number,
+    maxEvents: number,
+  ): Promise<StoredEvent> {
+    const run = (
+      this.redis as unknown as {
+        mcpkitAppendStandalone(...args: (string | number)[]): Promise<string>;
+      }
+    ).mcpkitAppendStandalone;
+    const text = await run.call(
+      this.redis,
+      this.key('n', sessionId),
+      this.key('e', sessionId, 0),
+      this.key('k', sessionId),
+      data,
+      ttlMs,
+      maxEvents,
+      this.key('c', sessionId),
+    );
+    return JSON.parse(text) as StoredEvent;
   }
 
   async eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]> {

@@ -15,6 +15,8 @@ import { ensureRedis } from '../../scripts/ensure-redis.mjs';
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 3 : 9;
 const CALLS = quick ? 200 : 1000;
+/** Issue #25: the Redis store adds at most 10 % CPU per call over the in-memory store. */
+const TARGET = 1.1;
 const median = (v) => {
   const s = [...v].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -132,9 +134,10 @@ try {
     callsPerRound: CALLS,
     cpuUsPerCall: { memory: median(cpu.memory), redis: median(cpu.redis) },
     redisOverMemoryCpu: median(ratios),
+    target: TARGET,
   };
   process.stdout.write(
-    `| scale-out: CPU per forwarded call, Redis store / in-memory store (one replica, SSE) | ${row.cpuUsPerCall.memory.toFixed(0)} µs | ${row.cpuUsPerCall.redis.toFixed(0)} µs | ${row.redisOverMemoryCpu.toFixed(2)}× (target ≤ 1.10×) |\n`,
+    `| scale-out: CPU per call, Redis store / in-memory store (one replica, SSE, no backend) | ${row.cpuUsPerCall.memory.toFixed(0)} µs | ${row.cpuUsPerCall.redis.toFixed(0)} µs | ${row.redisOverMemoryCpu.toFixed(2)}× (target ≤ ${TARGET.toFixed(2)}×: ${row.redisOverMemoryCpu <= TARGET ? 'met' : 'missed'}) |\n`,
   );
   process.stdout.write(`${JSON.stringify(row)}\n`);
 } finally {

@@ -230,6 +230,50 @@ describe('gateway replicas behind HAProxy, sessions in Redis', () => {
     expect(replicas[resumer]!.id).not.toBe(owner!.replica);
   });
 
+  it('a session taken up by a GET and a POST at once is answered: neither sees it half restored (ci10)', async () => {
+    // What the SDK v1 client does after `initialized`: its GET stream and its first call at
+    // once, here both on a replica that did not open the session. The POST used to find the
+    // copy the GET was still restoring (no protocol version, not connected): its stream
+    // opened without a priming event and its call was never answered.
+    const headers = (sessionId: string) => ({
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    });
+    const other = replicas[1]!.gateway.url;
+    const post = (sessionId: string, id: number) =>
+      fetch(other, {
+        method: 'POST',
+        headers: headers(sessionId),
+        // Bounded: the failure this catches is an answer that never comes.
+        signal: AbortSignal.timeout(20_000),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'probe__whoami' },
+        }),
+      }).then((res) => res.text());
+    for (let round = 0; round < 6; round++) {
+      const sessionId = await initialize(replicas[0]!.gateway.url);
+      const get = new AbortController();
+      const stream = fetch(other, { headers: headers(sessionId), signal: get.signal });
+      // Calls spread over the time the GET takes the session up (this process's turns).
+      const calls: Promise<string>[] = [];
+      for (let i = 0; i < 6; i++) {
+        calls.push(post(sessionId, 10 + i));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      for (const body of await Promise.all(calls)) {
+        expect(body).toMatch(/^id: \d+_\d+\nretry: /);
+        expect(body).toContain(`"text":"${replicas[1]!.pid}"`);
+      }
+      expect((await stream).status).toBe(200);
+      get.abort();
+    }
+  });
+
   it('a bounded load run: 4 SDK v1 clients × 10 calls through HAProxy, no errors, every replica used', async () => {
     const clients = await Promise.all(
       Array.from({ length: 4 }, async (_, i) => {

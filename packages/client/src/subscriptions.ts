@@ -132,6 +132,8 @@ export class Subscriptions {
       notifications = await acknowledged;
     } catch (error) {
       if (id !== undefined) this.acks.delete(id);
+      // The same end, already thrown to the caller: not an unhandled rejection besides.
+      ended.catch(() => {});
       throw error;
     } finally {
       clearTimeout(timer);

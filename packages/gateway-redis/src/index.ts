@@ -72,6 +72,46 @@ export function redisConnection(url: string): { url?: string; options: RedisOpti
   throw new RedisUrlError(url);
 }
 
+/**
+ * One round trip for a GET-stream message: the session's next seq, the event kept (bounded,
+ * expiring, listed in the session's key index) and published, atomically, so that seq order
+ * is publish order. KEYS: counter, log, index; ARGV: data, ttl, max, channel.
+ */
+const appendStandaloneScript = `
+local seq = redis.call('INCR', KEYS[1])
+local event = cjson.encode({stream = 0, seq = seq, prev = seq - 1, data = ARGV[1], final = false})
+redis.call('RPUSH', KEYS[2], event)
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[3]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], KEYS[1], KEYS[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+redis.call('PUBLISH', ARGV[4], '{"kind":"standalone","event":' .. event .. '}')
+return event
+`;
+
+/**
+ * A POST stream's event, in one command (one round trip, and one command for ioredis to
+ * encode instead of four): kept, bounded, expiring, and published, the message built here
+ * around the event's text. KEYS: log; ARGV: event text, ttl, max, channel.
+ */
+const appendEventScript = `
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], '{"kind":"event","event":' .. ARGV[1] .. '}')
+`;
+
+/**
+ * Who answers a POST stream, in one command: the owner with its TTL, and both of the
+ * stream's keys in the session's key index. KEYS: owner, index, log; ARGV: owner text, ttl.
+ */
+const openStreamScript = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SADD', KEYS[2], KEYS[1], KEYS[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+`;
+
 /** A record read back from Redis is checked before a session is built on it. */
 function parseRecord(text: string | null): SessionRecord | undefined {
   if (text === null) return undefined;
@@ -100,6 +140,11 @@ export class RedisSessionStore implements SessionStore {
   private readonly sub: Redis;
   private readonly prefix: string;
   private readonly listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
+  /** The Lua commands defined on the command connection (ioredis adds them at run time). */
+  private readonly scripts: Record<
+    'mcpkitAppendStandalone' | 'mcpkitAppendEvent' | 'mcpkitOpenStream',
+    (...args: (string | number)[]) => Promise<string>
+  >;
 
   constructor(options: RedisSessionStoreOptions = {}) {
     const d = redisSessionStoreDefaults;
@@ -116,6 +161,13 @@ export class RedisSessionStore implements SessionStore {
         ? new Redis(redisOptions)
         : new Redis(connection.url, redisOptions);
     this.redis = open();
+    this.redis.defineCommand('mcpkitAppendStandalone', {
+      numberOfKeys: 3,
+      lua: appendStandaloneScript,
+    });
+    this.redis.defineCommand('mcpkitAppendEvent', { numberOfKeys: 1, lua: appendEventScript });
+    this.redis.defineCommand('mcpkitOpenStream', { numberOfKeys: 3, lua: openStreamScript });
+    this.scripts = this.redis as unknown as typeof this.scripts;
     this.sub = open();
     // Connection trouble is a failed command for the request that needed it, not a crash.
     this.redis.on('error', () => {});
@@ -165,14 +217,13 @@ export class RedisSessionStore implements SessionStore {
     owner: StreamOwner,
     ttlMs: number,
   ): Promise<void> {
-    const ownerKey = this.key('o', sessionId, stream);
-    const index = this.key('k', sessionId);
-    await this.redis
-      .pipeline()
-      .set(ownerKey, JSON.stringify(owner), 'PX', ttlMs)
-      .sadd(index, ownerKey, this.key('e', sessionId, stream))
-      .pexpire(index, ttlMs)
-      .exec();
+    await this.scripts.mcpkitOpenStream(
+      this.key('o', sessionId, stream),
+      this.key('k', sessionId),
+      this.key('e', sessionId, stream),
+      JSON.stringify(owner),
+      ttlMs,
+    );
   }
 
   async streamOwner(sessionId: string, stream: number): Promise<StreamOwner | undefined> {
@@ -193,21 +244,32 @@ export class RedisSessionStore implements SessionStore {
     ttlMs: number,
     maxEvents: number,
   ): Promise<void> {
-    const key = this.key('e', sessionId, event.stream);
-    const text = JSON.stringify(event);
-    // One round trip: kept, bounded, expiring, and told to a replica that resumed the stream.
-    const results = await this.redis
-      .pipeline()
-      .rpush(key, text)
-      .ltrim(key, -maxEvents, -1)
-      .pexpire(key, ttlMs)
-      .publish(
-        this.key('c', `${sessionId}#${event.stream}`),
-        JSON.stringify({ kind: 'event', event }),
-      )
-      .exec();
-    const failed = results?.find(([error]) => error);
-    if (failed?.[0]) throw failed[0];
+    // The event's text is encoded once, here; the published message is built around it.
+    await this.scripts.mcpkitAppendEvent(
+      this.key('e', sessionId, event.stream),
+      JSON.stringify(event),
+      ttlMs,
+      maxEvents,
+      this.key('c', `${sessionId}#${event.stream}`),
+    );
+  }
+
+  async appendStandalone(
+    sessionId: string,
+    data: string,
+    ttlMs: number,
+    maxEvents: number,
+  ): Promise<StoredEvent> {
+    const text = await this.scripts.mcpkitAppendStandalone(
+      this.key('n', sessionId),
+      this.key('e', sessionId, 0),
+      this.key('k', sessionId),
+      data,
+      ttlMs,
+      maxEvents,
+      this.key('c', sessionId),
+    );
+    return JSON.parse(text) as StoredEvent;
   }
 
   async eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]> {

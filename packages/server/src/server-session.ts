@@ -79,7 +79,14 @@ interface LegacyState {
   clientCapabilities: ClientCapabilities;
   clientInfo: Implementation | undefined;
   logLevel: LoggingLevel | undefined;
+  /** The URIs the client subscribed to, through any replica of a shared session. */
   subscriptions: Set<string>;
+  /**
+   * Those this connection follows (its server's subscription hook was called here). A shared
+   * session's subscription is followed by the one replica that took it, so that an update
+   * reaches the client once, however many replicas hold a copy of the session.
+   */
+  followed: Set<string>;
 }
 
 interface Listen {
@@ -166,9 +173,9 @@ export class ServerSession {
       for (const listen of this.listens.values()) listen.end();
       this.listens.clear();
       // A connection that ends takes its subscriptions with it.
-      for (const uri of this.legacy?.subscriptions ?? [])
+      for (const uri of this.legacy?.followed ?? [])
         server.unsubscribed(uri, this.subscriptionContext);
-      this.legacy?.subscriptions.clear();
+      this.legacy?.followed.clear();
       this.onclose?.();
     };
     for (const method of [...FEATURE_METHODS, ...SESSION_METHODS]) {
@@ -181,7 +188,8 @@ export class ServerSession {
 
   /**
    * Takes up a 2025 session that another replica opened, from its stored record: the client
-   * is known at once and its subscriptions are made again here.
+   * is known at once. Its subscriptions stay followed by the replica that took each one (an
+   * update reaches the client from there, once): this copy knows them but does not follow them.
    */
   async restore(record: SessionRecord): Promise<void> {
     if (this.legacy) throw new TypeError('restore: this session is already initialized');
@@ -190,18 +198,56 @@ export class ServerSession {
       clientCapabilities: record.clientCapabilities as ClientCapabilities,
       clientInfo: record.clientInfo as Implementation | undefined,
       logLevel: record.logLevel as LoggingLevel | undefined,
-      subscriptions: new Set(),
+      subscriptions: new Set(record.subscriptions),
+      followed: new Set(),
     };
     this.onnegotiated?.(record.protocolVersion);
     this.meetLegacy();
-    for (const uri of record.subscriptions) {
+  }
+
+  /**
+   * @internal Another replica changed this shared session (its log level, a subscription).
+   * A URI the client unsubscribed from is no longer followed here; with `follow` (this copy
+   * holds the client's GET stream) new ones are followed here. Resolves whether any was.
+   */
+  async syncRecord(record: SessionRecord, follow: boolean): Promise<boolean> {
+    const legacy = this.legacy;
+    if (!legacy) return false;
+    legacy.logLevel = record.logLevel as LoggingLevel | undefined;
+    legacy.subscriptions = new Set(record.subscriptions);
+    for (const uri of [...legacy.followed]) {
+      if (legacy.subscriptions.has(uri)) continue;
+      legacy.followed.delete(uri);
+      this.server.unsubscribed(uri, this.subscriptionContext);
+    }
+    return follow ? this.followAll() : false;
+  }
+
+  /**
+   * @internal This copy of a shared session follows all its subscriptions (it holds the
+   * client's GET stream now, where updates go). Resolves whether it took up any.
+   */
+  async followAll(): Promise<boolean> {
+    const legacy = this.legacy;
+    let took = false;
+    for (const uri of legacy?.subscriptions ?? []) {
+      if (legacy!.followed.has(uri)) continue;
       try {
         await this.server.onsubscribe?.(uri, this.subscriptionContext);
-        this.legacy.subscriptions.add(uri);
+        legacy!.followed.add(uri);
+        took = true;
       } catch (error) {
         this.server.reportError(error instanceof Error ? error : new Error(String(error)));
       }
     }
+    return took;
+  }
+
+  /** @internal Another replica follows this shared session's subscriptions now: this copy lets go. */
+  unfollowAll(): void {
+    for (const uri of this.legacy?.followed ?? [])
+      this.server.unsubscribed(uri, this.subscriptionContext);
+    this.legacy?.followed.clear();
   }
 
   private persist<T>(result: T): T | Promise<T> {
@@ -282,7 +328,7 @@ export class ServerSession {
 
   /** @internal */
   resourceUpdated(uri: string): void {
-    if (this.legacy?.subscriptions.has(uri)) {
+    if (this.legacy?.followed.has(uri)) {
       this.peer.notify(Notification.ResourceUpdated, { uri }).catch(() => {});
     }
     for (const listen of this.listens.values()) {
@@ -394,7 +440,8 @@ export class ServerSession {
       if (legacy.subscriptions.has(uri)) return {};
       await this.server.onsubscribe?.(uri, this.subscriptionContext);
       legacy.subscriptions.add(uri);
-    } else if (legacy.subscriptions.delete(uri)) {
+      legacy.followed.add(uri);
+    } else if (legacy.subscriptions.delete(uri) && legacy.followed.delete(uri)) {
       this.server.unsubscribed(uri, this.subscriptionContext);
     }
     return this.persist({});
@@ -569,6 +616,7 @@ export class ServerSession {
       clientInfo: params.clientInfo as Implementation | undefined,
       logLevel: undefined,
       subscriptions: new Set(),
+      followed: new Set(),
     };
     this.onnegotiated?.(version);
     const result: Record<string, unknown> = {

@@ -78,6 +78,10 @@ export class LegacySessionTransport implements Transport {
   onerror: ((error: Error) => void) | undefined;
   onclose: ((cause?: Error) => void) | undefined;
   readonly capabilities = { serverToClientRequests: true, sessions: true } as const;
+  /** Shared sessions: a GET stream (new or resumed) is held here now. */
+  onstandalone: (() => void) | undefined;
+  /** Shared sessions: another replica changed the record, or follows the subscriptions now. */
+  onshared: ((message: SessionBusMessage & { kind: 'record' | 'follow' }) => void) | undefined;
   readonly description: string;
   /** The negotiated revision (the session sets it after `initialize`). */
   protocolVersion: string | undefined;
@@ -85,6 +89,10 @@ export class LegacySessionTransport implements Transport {
   private readonly streams = new Map<number, Stream>();
   private readonly byRequest = new Map<JsonRpcId, Stream>();
   private readonly standalone: Stream;
+  /** Shared sessions: the seq of the GET stream's last event written here. */
+  private standaloneSeq = 0;
+  /** Shared sessions: GET-stream events that came while the log was being read. */
+  private standaloneEarly: StoredEvent[] | undefined;
   private nextStream: number;
   /** Shared sessions: server request ids as sent (replica-tagged) → as the session made them. */
   private readonly outgoing = new Map<string, JsonRpcId>();
@@ -120,6 +128,11 @@ export class LegacySessionTransport implements Transport {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Whether this replica holds the session's GET stream now. */
+  get holdsStandalone(): boolean {
+    return this.standalone.res !== undefined;
   }
 
   async start(): Promise<void> {
@@ -217,6 +230,10 @@ export class LegacySessionTransport implements Transport {
       sendJsonError(res, 409, -32000, 'Conflict: this session already has a GET stream open');
       return;
     }
+    if (this.options.shared) {
+      void this.holdShared(res, undefined, this.options.shared);
+      return;
+    }
     this.standalone.res = res;
     // A fresh GET (no Last-Event-ID) is a new stream: the old one's events can't be asked for.
     this.options.events.forget(0);
@@ -227,6 +244,74 @@ export class LegacySessionTransport implements Transport {
       if (this.standalone.res === res) this.standalone.res = undefined;
     });
     this.endAtMaxAge(res);
+  }
+
+  /**
+   * Shared sessions: the GET stream held here, its events from the session's log in the
+   * store (one sequence across replicas): after `after` when the client resumes (its
+   * messages sent while no replica held the stream included), none before a fresh one's
+   * priming event. Messages that arrive on the bus meanwhile follow, in order.
+   */
+  private async holdShared(
+    res: ServerResponse,
+    resumed: { after: number; lastEventId: string } | undefined,
+    shared: SharedSessionOptions,
+  ): Promise<void> {
+    const held = this.standalone.res;
+    if (held && held !== res) held.end();
+    this.standalone.res = res;
+    const early: StoredEvent[] = [];
+    this.standaloneEarly = early;
+    res.on('close', () => {
+      if (this.standalone.res === res) this.standalone.res = undefined;
+    });
+    let all: StoredEvent[];
+    try {
+      all = await shared.store.eventsAfter(this.sessionId, 0, 0);
+    } catch (error) {
+      shared.onerror(asError(error));
+      if (this.standalone.res === res) this.standalone.res = undefined;
+      sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed');
+      return;
+    } finally {
+      if (this.standaloneEarly === early) this.standaloneEarly = undefined;
+    }
+    if (this.standalone.res !== res) {
+      res.end();
+      return;
+    }
+    const last = all.length > 0 ? all[all.length - 1]!.seq : 0;
+    if (resumed) {
+      const next = all.find((e) => e.seq > resumed.after);
+      if (next?.prev !== undefined && next.prev > resumed.after) {
+        this.standalone.res = undefined;
+        sendJsonError(
+          res,
+          410,
+          -32000,
+          `Gone: events after Last-Event-ID ${JSON.stringify(resumed.lastEventId)} were trimmed from the session store's event log (its per-stream bound); they cannot be replayed`,
+        );
+        return;
+      }
+    }
+    startSse(res, { 'mcp-session-id': this.sessionId });
+    this.standaloneSeq = resumed ? resumed.after : last;
+    if (!resumed && this.resumable()) res.write(primingEvent(`0_${last}`, this.options.retryMs));
+    for (const e of [...all, ...early].sort((a, b) => a.seq - b.seq)) this.deliverStandalone(e);
+    this.endAtMaxAge(res);
+    this.onstandalone?.();
+  }
+
+  /** Shared sessions: an event of the GET stream, written if this replica holds it. */
+  private deliverStandalone(event: StoredEvent): void {
+    if (this.standaloneEarly) {
+      this.standaloneEarly.push(event);
+      return;
+    }
+    const res = this.standalone.res;
+    if (!res || event.seq <= this.standaloneSeq) return;
+    this.standaloneSeq = event.seq;
+    res.write(sseEvent(event.data, `0_${event.seq}`));
   }
 
   /** Ends a GET connection after the maximum stream age; the client reconnects (and resumes). */
@@ -332,7 +417,7 @@ export class LegacySessionTransport implements Transport {
         void this.close();
         return;
       case 'standalone':
-        if (this.standalone.res) this.writeData(this.standalone, message.data, false);
+        this.deliverStandalone(message.event);
         return;
       case 'client': {
         const m = message.message;
@@ -348,6 +433,10 @@ export class LegacySessionTransport implements Transport {
         this.onmessage?.(isResponse(m) ? this.restoreId(m) : m);
         return;
       }
+      case 'record':
+      case 'follow':
+        if (message.replica !== this.options.shared?.replica) this.onshared?.(message);
+        return;
       case 'event':
         return;
     }
@@ -402,10 +491,11 @@ export class LegacySessionTransport implements Transport {
     error?: { code: number; message: string; data?: unknown },
   ): void {
     const shared = this.options.shared;
-    if (shared && stream === this.standalone && !stream.res) {
-      // The GET stream may be held by another replica: it sends this on.
+    if (shared && stream === this.standalone) {
+      // Kept in the session's log (the client gets it when it resumes its GET stream) and
+      // sent on by the replica that holds the stream now, if any (this one included).
       shared.store
-        .publish(this.sessionId, { kind: 'standalone', data })
+        .appendStandalone(this.sessionId, data, shared.ttlMs, this.options.events.maxEvents)
         .catch((e: unknown) => shared.onerror(asError(e)));
       return;
     }
@@ -476,6 +566,10 @@ export class LegacySessionTransport implements Transport {
     const m = /^(\d+)_(\d+)$/.exec(lastEventId);
     const streamId = m ? Number(m[1]) : Number.NaN;
     const after = m ? Number(m[2]) : Number.NaN;
+    if (m && streamId === 0 && this.options.shared) {
+      void this.holdShared(res, { after, lastEventId }, this.options.shared);
+      return;
+    }
     const live = streamId === 0 ? this.standalone : this.streams.get(streamId);
     const buffer = this.options.events;
     if (m && !live && !buffer.knows(streamId) && this.options.shared) {

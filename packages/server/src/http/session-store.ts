@@ -38,12 +38,19 @@ export interface StreamOwner {
 export type SessionBusMessage =
   /** An event of a POST stream was kept: a replica that resumed that stream sends it on. */
   | { kind: 'event'; event: StoredEvent }
-  /** A message for the session's GET stream, from a replica that does not hold it. */
-  | { kind: 'standalone'; data: string }
+  /** A message of the session's GET stream, as kept in its log: the replica holding the stream sends it. */
+  | { kind: 'standalone'; event: StoredEvent }
   /** A client's answer to a server request (or a cancellation), for the replica it concerns. */
   | { kind: 'client'; message: JsonRpcMessage }
   /** The session was ended (DELETE): every replica lets go of it. */
-  | { kind: 'closed' };
+  | { kind: 'closed' }
+  /** A replica changed the session's record (a subscription, the log level). */
+  | { kind: 'record'; replica: string; record: SessionRecord }
+  /**
+   * A replica follows the session's resource subscriptions now (it holds the GET stream):
+   * the others let go, so that an update reaches the client once.
+   */
+  | { kind: 'follow'; replica: string };
 
 /**
  * Where replicas of one Streamable HTTP endpoint share their 2025 sessions: the session
@@ -72,6 +79,17 @@ export interface SessionStore {
     ttlMs: number,
     maxEvents: number,
   ): Promise<void>;
+  /**
+   * Keeps a message of the session's GET stream (stream 0) under the session's next seq (one
+   * sequence across replicas, at most `maxEvents` kept) and publishes it on the session's
+   * channel as a `standalone` message, in seq order; resolves with the event as kept.
+   */
+  appendStandalone(
+    sessionId: string,
+    data: string,
+    ttlMs: number,
+    maxEvents: number,
+  ): Promise<StoredEvent>;
   /** The kept events of `stream` after `seq`, oldest first. */
   eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]>;
   /** Publishes on a channel: a session's id, or `<sessionId>#<stream>` for a stream's events. */
@@ -89,6 +107,13 @@ export interface SessionStore {
   /** Lets go of connections (the store's data stays). */
   close(): Promise<void>;
 }
+
+/** Whether a memory store key belongs to a session: its record, counter, logs and owners. */
+const ofSession = (key: string, id: string): boolean =>
+  key === `s:${id}` ||
+  key === `n:${id}` ||
+  key.startsWith(`e:${id}:`) ||
+  key.startsWith(`o:${id}:`);
 
 interface MemoryEntry {
   value: unknown;
@@ -123,14 +148,10 @@ export function createMemorySessionStore(): SessionStore {
       return r === undefined ? undefined : clone(r);
     },
     async touchSession(id, ttlMs) {
-      for (const [key, e] of entries)
-        if (key === `s:${id}` || key.startsWith(`e:${id}:`) || key.startsWith(`o:${id}:`))
-          e.expires = Date.now() + ttlMs;
+      for (const [key, e] of entries) if (ofSession(key, id)) e.expires = Date.now() + ttlMs;
     },
     async deleteSession(id) {
-      for (const key of [...entries.keys()])
-        if (key === `s:${id}` || key.startsWith(`e:${id}:`) || key.startsWith(`o:${id}:`))
-          entries.delete(key);
+      for (const key of [...entries.keys()]) if (ofSession(key, id)) entries.delete(key);
     },
     async openStream(id, stream, owner, ttlMs) {
       set(`o:${id}:${stream}`, { ...owner }, ttlMs);
@@ -145,6 +166,18 @@ export function createMemorySessionStore(): SessionStore {
       if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
       set(key, list, ttlMs);
       await store.publish(`${id}#${event.stream}`, { kind: 'event', event: { ...event } });
+    },
+    async appendStandalone(id, data, ttlMs, maxEvents) {
+      const seq = (get<number>(`n:${id}`) ?? 0) + 1;
+      set(`n:${id}`, seq, ttlMs);
+      const event: StoredEvent = { stream: 0, seq, prev: seq - 1, data, final: false };
+      const key = `e:${id}:0`;
+      const list = get<StoredEvent[]>(key) ?? [];
+      list.push({ ...event });
+      if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
+      set(key, list, ttlMs);
+      await store.publish(id, { kind: 'standalone', event: { ...event } });
+      return event;
     },
     async eventsAfter(id, stream, seq) {
       return (get<StoredEvent[]>(`e:${id}:${stream}`) ?? [])

@@ -301,6 +301,11 @@ export function createStreamableHttpHandler(
     req: IncomingMessage,
     sessionId: string,
   ): Promise<LegacySessionTransport | undefined> {
+    // A copy still being taken up is in `sessions` before it is restored and connected: a
+    // request that used it then would open a stream with no priming event and its message
+    // would reach no one (ci10's unanswered call). It waits for the take-up instead.
+    const taking = hydrating.get(sessionId);
+    if (taking) return taking;
     const local = sessions.get(sessionId);
     if (local && !local.isClosed) {
       if (store) {
@@ -314,16 +319,13 @@ export function createStreamableHttpHandler(
       return local;
     }
     if (!store) return undefined;
-    let pending = hydrating.get(sessionId);
-    if (!pending) {
-      pending = hydrate(req, sessionId)
-        .catch((error: unknown) => {
-          reportStoreError(error instanceof Error ? error : new Error(String(error)));
-          throw new StoreUnavailable();
-        })
-        .finally(() => hydrating.delete(sessionId));
-      hydrating.set(sessionId, pending);
-    }
+    const pending = hydrate(req, sessionId)
+      .catch((error: unknown) => {
+        reportStoreError(error instanceof Error ? error : new Error(String(error)));
+        throw new StoreUnavailable();
+      })
+      .finally(() => hydrating.delete(sessionId));
+    hydrating.set(sessionId, pending);
     return pending;
   }
 
@@ -376,14 +378,36 @@ export function createStreamableHttpHandler(
       closeSseStream: (requestId) => transport.closeSseStream(requestId),
       ...(store
         ? {
+            // Saved for replicas that take the session up later, told to those that hold it.
             persistState: (record: SessionRecord) =>
-              store.saveSession(sessionId, record, idleTimeoutMs),
+              Promise.all([
+                store.saveSession(sessionId, record, idleTimeoutMs),
+                store.publish(sessionId, { kind: 'record', replica, record }),
+              ]).then(() => undefined),
           }
         : {}),
     });
     session.onnegotiated = (version) => {
       transport.protocolVersion = version;
     };
+    if (store) {
+      // A session's resource subscriptions are followed on one replica: the one holding its
+      // GET stream (else the one that took each), so that an update reaches the client once.
+      const follow = () =>
+        store
+          .publish(sessionId, { kind: 'follow', replica })
+          .catch((e: unknown) => reportStoreError(e instanceof Error ? e : new Error(String(e))));
+      transport.onstandalone = () => {
+        void session.followAll().then(follow);
+      };
+      transport.onshared = (message) => {
+        if (message.kind === 'follow') session.unfollowAll();
+        else
+          void session.syncRecord(message.record, transport.holdsStandalone).then((took) => {
+            if (took) void follow();
+          });
+      };
+    }
     const previous = session.onclose;
     session.onclose = () => {
       sessions.delete(sessionId);

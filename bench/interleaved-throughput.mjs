@@ -1,21 +1,20 @@
-// Two or more clients in one process, 64 in flight each against its own echo server, in
-// interleaved blocks (the starting client rotates each round), after a 20,000-call warm-up
-// of each: the median CPU per call and throughput of each, and the median of each round's
-// ratio to the first client. The machine's drift hits every client alike.
-// Usage: node interleaved-throughput.mjs [floor,mcpkit] [rounds=12] [callsPerBlock=10000]
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Two or more clients in one process, each against its own echo server, in interleaved
+// blocks (the starting client rotates each round), after a warm-up of each: the median CPU
+// per call and throughput of each, and the median of each round's ratio to the first
+// client. The machine's drift hits every client alike. 64 in flight by default;
+// `--sequential` runs each block one call at a time instead (its warm-up is 3,000 calls).
+// `http-*` clients get the HTTP echo server (see open-client.mjs).
+// Usage: node interleaved-throughput.mjs [floor,mcpkit] [rounds=12] [callsPerBlock=10000] [--sequential]
+import { openClient } from './open-client.mjs';
 
-const bench = path.dirname(fileURLToPath(import.meta.url));
-const names = (process.argv[2] ?? 'floor,mcpkit').split(',');
-const rounds = Number(process.argv[3] ?? 12);
-const block = Number(process.argv[4] ?? 10000);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const sequential = process.argv.includes('--sequential');
+const names = (args[0] ?? 'floor,mcpkit').split(',');
+const rounds = Number(args[1] ?? 12);
+const block = Number(args[2] ?? 10000);
+const inFlight = sequential ? 1 : 64;
 const clients = [];
-for (const n of names) {
-  const [file, dir] = n.split('@');
-  const { open } = await import(dir ? `${dir}/${file}.mjs` : `${bench}/clients/${file}.mjs`);
-  clients.push(await open(process.execPath, [path.join(bench, 'servers/echo-server.mjs')], {}));
-}
+for (const n of names) clients.push(await openClient(n));
 async function run(c, total) {
   let sent = 0;
   async function lane() {
@@ -25,9 +24,9 @@ async function run(c, total) {
       if (r.content[0].text !== `m${i}`) throw new Error('wrong');
     }
   }
-  await Promise.all(Array.from({ length: 64 }, lane));
+  await Promise.all(Array.from({ length: inFlight }, lane));
 }
-for (const c of clients) await run(c, 20000);
+for (const c of clients) await run(c, sequential ? 3000 : 20000);
 const res = names.map(() => ({ cpu: [], tput: [] }));
 for (let r = 0; r < rounds; r++) {
   for (let k = 0; k < clients.length; k++) {

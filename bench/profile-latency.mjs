@@ -2,16 +2,14 @@
 // server with the V8 profiler on (only around the measured calls, after warm-up), then
 // prints per-call self and inclusive time of the hottest functions, the process's CPU per
 // call, and each thread's CPU per call (Linux: /proc/self/task).
-// Usage: node profile-latency.mjs <client> [calls=5000] [samplingIntervalUs=20]
-import { readdirSync, readFileSync } from 'node:fs';
+// `http-*` clients get the HTTP echo server (open-client.mjs).
+// Usage: node profile-latency.mjs <client> [calls=5000] [samplingIntervalUs=20] [out.cpuprofile]
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { openClient } from './open-client.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const [name = 'mcpkit', callsArg = '5000', intervalArg = '20'] = process.argv.slice(2);
-const { open } = await import(`./clients/${name}.mjs`);
-const c = await open(process.execPath, [path.join(here, 'servers/echo-server.mjs')], {});
+const [name = 'mcpkit', callsArg = '5000', intervalArg = '20', outArg] = process.argv.slice(2);
+const c = await openClient(name);
 for (let i = 0; i < 3000; i++) await c.call({ text: `w${i}` });
 
 // Per-thread CPU in ms (clock ticks of 10 ms): which thread pays.
@@ -42,6 +40,7 @@ for (let i = 0; i < n; i++) await c.call({ text: `hello ${i}` });
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const { profile } = await session.post('Profiler.stop');
+if (outArg) writeFileSync(outArg, JSON.stringify(profile));
 const threads1 = threads();
 await c.close();
 

@@ -1,16 +1,14 @@
 // Where a 64-in-flight call's CPU goes: runs one client's in-flight calls against the echo
 // server with the V8 profiler on only around the measured calls (after an in-flight
 // warm-up), then writes the profile and prints the top self-time items and CPU per call.
+// `http-*` clients get the HTTP echo server (open-client.mjs).
 // Usage: node profile-throughput.mjs <client> [calls=40000] [out.cpuprofile]
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { openClient } from './open-client.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const [name = 'mcpkit', callsArg = '40000', out] = process.argv.slice(2);
-const { open } = await import(`./clients/${name}.mjs`);
-const c = await open(process.execPath, [path.join(here, 'servers/echo-server.mjs')], {});
+const c = await openClient(name);
 async function run(total) {
   let sent = 0;
   async function lane() {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runManagerBench, targetLine } from './manager/run.mjs';
-import { median, pairedSequential } from './sequential.mjs';
+import { median, pairedRounds, pairedSequential } from './sequential.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -144,10 +144,30 @@ if (sequentialOnly) {
   process.exit(0);
 }
 
+// 64 in flight, paired rounds as the sequential ones (floor, mcpkit, sdk-v1, sdk-v2,
+// floor-detached, floor, …): one client after all the floor's runs put minutes of the
+// machine's drift between them, and the load on this VM moves by 2× in a minute.
+log('[64 in flight] paired rounds');
+const inFlightClients = [...clients.filter((c) => c !== 'floor'), 'floor-detached'];
+const inFlight = pairedRounds({
+  clients: inFlightClients,
+  keys: ['callsPerSec', 'cpuPerCallUs'],
+  rounds: runs(5),
+  runOne: (client) => worker(client, 'throughput'),
+  what: '64 in flight',
+  log,
+});
+for (const client of clients) results.figures[client].throughput = inFlight.figures[client];
+results.inFlight = {
+  rounds: inFlight.rounds,
+  vsFloor: inFlight.vsFloor,
+  vsSdkV1: inFlight.vsSdkV1,
+  vsDetached: inFlight.vsDetached,
+  floorDetached: inFlight.figures['floor-detached'],
+};
 for (const client of clients) {
-  log(`[${client}] throughput, connect`);
+  log(`[${client}] connect`);
   const f = results.figures[client];
-  f.throughput = repeat(runs(5), () => worker(client, 'throughput'));
   f.connect = repeat(runs(3), () => worker(client, 'connect'));
   for (const size of [1, 10, 50]) {
     log(`[${client}] ${size} MB result`);
@@ -169,13 +189,30 @@ results.figures.sdkServer = {
 };
 const httpClients = ['http-floor', 'http-mcpkit', 'http-sdk-v1'];
 results.figures.http = {};
-for (const client of httpClients) {
-  log(`[${client}] Streamable HTTP latency and throughput`);
-  results.figures.http[client] = {
-    latency: repeat(runs(3), () => worker(client, 'latency', 'http')),
-    throughput: repeat(runs(3), () => worker(client, 'throughput', 'http')),
-  };
+// Paired rounds too (http-floor, http-mcpkit, http-sdk-v1, http-floor, …), each scenario.
+const httpPaired = {};
+for (const [scenario, keys] of [
+  ['latency', ['p50Us', 'p99Us', 'cpuPerCallUs', 'listenerWarnings']],
+  ['throughput', ['callsPerSec', 'cpuPerCallUs', 'listenerWarnings']],
+]) {
+  log(`[Streamable HTTP ${scenario}] paired rounds`);
+  httpPaired[scenario] = pairedRounds({
+    floor: 'http-floor',
+    clients: ['http-mcpkit', 'http-sdk-v1'],
+    keys,
+    rounds: runs(5),
+    runOne: (client) => worker(client, scenario, 'http'),
+    ours: 'http-mcpkit',
+    sdk: 'http-sdk-v1',
+    what: `HTTP ${scenario}`,
+    log,
+  });
 }
+for (const client of httpClients)
+  results.figures.http[client] = {
+    latency: httpPaired.latency.figures[client],
+    throughput: httpPaired.throughput.figures[client],
+  };
 log('[import cost]');
 const base = importCost('0');
 results.figures.importMs = {
@@ -194,21 +231,34 @@ results.figures.importMs = {
 
 // ---------------------------------------------------------------------------------------
 const F = results.figures;
+const xf = (v) => (v === undefined ? 'n/a' : `${v.toFixed(2)}×`);
 const ratio = (a, b) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
 const cell = (fig, key) => (fig?.failed ? 'fails' : fmt(fig?.[key]));
 
 const rows = [];
 const targets = [];
-function row(label, getFig, key, { lowerIsBetter = true, floorTarget, sdkTarget, paired } = {}) {
+function row(
+  label,
+  getFig,
+  key,
+  { lowerIsBetter = true, floorTarget, sdkTarget, paired, inFlightPaired } = {},
+) {
   const v = Object.fromEntries(clients.map((c) => [c, getFig(c)]));
   const ours = v.mcpkit?.[key];
   // Sequential rows give the median of per-pair ratios, not the ratio of the medians, and
   // against floor-detached (spawned as StdioTransport spawns): the plain floor's server
   // shares the client's scheduler autogroup, which alone can triple its latency (#21 item 7).
-  const rf = paired ? sequential.vsDetached[key] : ratio(ours, v.floor?.[key]);
+  // The 64-in-flight rows give the median of per-pair ratios to the plain floor.
+  const rf = paired
+    ? sequential.vsDetached[key]
+    : inFlightPaired
+      ? inFlight.vsFloor.mcpkit[key]
+      : ratio(ours, v.floor?.[key]);
   const rs = paired
     ? sequential.vsSdkV1[key]
-    : ratio(ours, v['sdk-v1']?.failed ? undefined : v['sdk-v1']?.[key]);
+    : inFlightPaired
+      ? inFlight.vsSdkV1[key]
+      : ratio(ours, v['sdk-v1']?.failed ? undefined : v['sdk-v1']?.[key]);
   rows.push([
     label,
     ...clients.map((c) => cell(v[c], key)),
@@ -243,13 +293,15 @@ row('client CPU per call, sequential (µs) †', (c) => F[c].latency, 'cpuPerCal
   floorTarget: 1.3,
   paired: true,
 });
-row('client CPU per call, 64 in flight (µs)', (c) => F[c].throughput, 'cpuPerCallUs', {
+row('client CPU per call, 64 in flight (µs) ‡', (c) => F[c].throughput, 'cpuPerCallUs', {
   floorTarget: 1.2,
+  inFlightPaired: true,
 });
-row('throughput, 64 in flight (calls/s)', (c) => F[c].throughput, 'callsPerSec', {
+row('throughput, 64 in flight (calls/s) ‡', (c) => F[c].throughput, 'callsPerSec', {
   lowerIsBetter: false,
   floorTarget: 0.9,
   sdkTarget: 2,
+  inFlightPaired: true,
 });
 row('connect: spawn to first answer (ms)', (c) => F[c].connect, 'connectMs');
 for (const size of [1, 10, 50]) {
@@ -286,6 +338,7 @@ const table = [header, header.map(() => '---'), ...rows]
 const lifted = F['sdk-v1-lifted'];
 const extra = [
   `† ${sequential.rounds} paired rounds (floor, mcpkit, sdk-v1, sdk-v2, floor-detached, floor, …); mcpkit's ratio in the table above is the median of its per-round ratios to floor-detached (the floor spawned detached, as StdioTransport spawns; the plain floor's server shares the client's scheduler autogroup); the sequential table below also gives each client against the mean of the two plain floor runs beside it, as information.`,
+  `‡ ${inFlight.rounds} paired rounds (floor, mcpkit, sdk-v1, sdk-v2, floor-detached, floor, …); the ratios are medians of per-round ratios. As information, against floor-detached (${fmt(inFlight.figures['floor-detached'].callsPerSec)} calls/s, ${fmt(inFlight.figures['floor-detached'].cpuPerCallUs)} µs per call: the floor with its server spawned as StdioTransport spawns one, in a session and so a scheduler autogroup of its own): mcpkit's throughput ${xf(inFlight.vsDetached.callsPerSec)}, CPU per call ${xf(inFlight.vsDetached.cpuPerCallUs)}.`,
   `SDK v1 with its 10 MiB read-buffer cap lifted: 10 MB in ${cell(lifted.big10, 'ms')} ms (${fmt(ratio(lifted.big10.ms, F.floor.big10.ms))}× floor), 50 MB in ${cell(lifted.big50, 'ms')} ms (${fmt(ratio(lifted.big50.ms, F.floor.big50.ms))}× floor), peak RSS ${cell(lifted.big50, 'peakRssMb')} MB.`,
   `Against a server built with the SDK (McpServer over stdio): sequential p50 mcpkit ${fmt(F.sdkServer.mcpkit.p50Us)} µs vs SDK v1 ${fmt(F.sdkServer['sdk-v1'].p50Us)} µs; client CPU per call ${fmt(F.sdkServer.mcpkit.cpuPerCallUs)} µs vs ${fmt(F.sdkServer['sdk-v1'].cpuPerCallUs)} µs.`,
   `Memory growth for the result (peak RSS − RSS before the call), mcpkit: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.mcpkit[`big${s}`].peakRssMb - F.mcpkit[`big${s}`].rssBeforeMb)} MB`).join(', ')}; floor: ${[1, 10, 50].map((s) => `${s} MB → ${fmt(F.floor[`big${s}`].peakRssMb - F.floor[`big${s}`].rssBeforeMb)} MB`).join(', ')}.`,
@@ -299,9 +352,9 @@ const H = F.http;
 const httpRows = [];
 function httpRow(label, scenario, key, { floorTarget, sdkTarget, lowerIsBetter = true } = {}) {
   const v = Object.fromEntries(httpClients.map((c) => [c, H[c][scenario]]));
-  const ours = v['http-mcpkit']?.[key];
-  const rf = ratio(ours, v['http-floor']?.[key]);
-  const rs = ratio(ours, v['http-sdk-v1']?.[key]);
+  // Medians of per-round ratios (paired rounds), not ratios of medians.
+  const rf = httpPaired[scenario].vsFloor['http-mcpkit'][key];
+  const rs = httpPaired[scenario].vsSdkV1[key];
   httpRows.push([
     label,
     ...httpClients.map((c) => cell(v[c], key)),
@@ -351,7 +404,7 @@ targets.push({
   count: true,
 });
 const httpHeader = [
-  'Streamable HTTP (median of runs)',
+  `Streamable HTTP (median of runs; ratios: median of ${runs(5)} paired rounds)`,
   'node:http floor',
   'mcpkit',
   'sdk-v1',

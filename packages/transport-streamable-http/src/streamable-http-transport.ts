@@ -161,6 +161,7 @@ export class StreamableHttpTransport implements McpTransport {
       readEvents: (body, state, requestId) => this.readEvents(body, state, requestId),
       networkError: (method, error) => this.networkError(method, error),
       url: this.url,
+      target: { origin: this.url.origin, path: `${this.url.pathname}${this.url.search}` },
       dispatcher: this.dispatcher,
       auth: options.auth,
       name: options.name,

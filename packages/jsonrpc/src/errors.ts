@@ -135,9 +135,20 @@ export class TimeoutError extends McpkitError {
   static readonly brand: string = '@mcpkit/jsonrpc.TimeoutError';
   override readonly name: string = 'TimeoutError';
   readonly timeoutMs: number;
-  constructor(message: string, timeoutMs: number, options?: McpkitErrorOptions) {
+  /**
+   * The request option whose budget ran out, when a request's own did: `timeoutMs` (the
+   * time without an answer or progress) or `maxTotalTimeoutMs` (the whole request). A fact
+   * for the application to word ("raise …" in its own settings), never advice here.
+   */
+  readonly option: 'timeoutMs' | 'maxTotalTimeoutMs' | undefined;
+  constructor(
+    message: string,
+    timeoutMs: number,
+    options?: McpkitErrorOptions & { option?: 'timeoutMs' | 'maxTotalTimeoutMs' },
+  ) {
     super(ErrorCode.Timeout, message, options);
     this.timeoutMs = timeoutMs;
+    this.option = options?.option;
   }
 }
 

@@ -15,9 +15,9 @@ import {
   LoopbackAuthorization,
   NeedsAuthError,
   OAuthProvider,
-  parseBearerChallenge,
   SecretSet,
 } from './index.js';
+import { parseBearerChallenge } from './www-authenticate.js';
 
 /** A real HTTP server on 127.0.0.1 that records the paths asked for. */
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {

@@ -19,7 +19,6 @@ export {
   discoverAuthorizationServer,
   discoverProtectedResource,
   type ProtectedResourceMetadata,
-  resourceCovers,
 } from './discovery.js';
 export {
   accessTokenHash,
@@ -38,7 +37,6 @@ export {
   checkEndpoint,
   type EndpointSource,
   isLoopbackHost,
-  metadataEndpointFields,
 } from './endpoint.js';
 export {
   type EnterpriseAuthOptions,
@@ -59,7 +57,6 @@ export {
   type IdentityProviderConfig,
   IdentityProviderSession,
   type IdentityProviderSessionOptions,
-  idpStoreKey,
   XaaError,
   type XaaStage,
 } from './idp-session.js';
@@ -93,5 +90,4 @@ export {
   type AuthChallenges,
   type BearerChallenge,
   parseAuthChallenges,
-  parseBearerChallenge,
 } from './www-authenticate.js';

@@ -10,6 +10,7 @@ import { createInProcessPair } from '@mcpkit/transport-in-process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  ClientErrorCode,
   capabilitiesFor,
   InvalidResultError,
   InvalidToolError,
@@ -128,10 +129,14 @@ describe('McpClient', () => {
     await client.connect(clientEnd);
     const repeated = await client.listTools().catch((e: unknown) => e);
     expect(RepeatedCursorError.isInstance(repeated)).toBe(true);
-    expect(repeated).toMatchObject({ code: ErrorCode.RepeatedCursor, cursor: 'same' });
+    expect(repeated).toMatchObject({ code: ClientErrorCode.RepeatedCursor, cursor: 'same' });
     const pages = await client.listResources().catch((e: unknown) => e);
     expect(LimitExceededError.isInstance(pages)).toBe(true);
-    expect(pages).toMatchObject({ code: ErrorCode.LimitExceeded, option: 'maxPages', limit: 5 });
+    expect(pages).toMatchObject({
+      code: ClientErrorCode.LimitExceeded,
+      option: 'maxPages',
+      limit: 5,
+    });
     // This server speaks a handshake-era revision: listen() is not for it.
     const listen = await Promise.resolve()
       .then(() => client.listen({ resources: [] } as never))
@@ -464,7 +469,7 @@ describe('McpClient, 2026-07-28', () => {
     const error = await client.callTool({ name: 't' }).catch((e: unknown) => e);
     expect(MissingHandlerError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
-      code: ErrorCode.MissingHandler,
+      code: ClientErrorCode.MissingHandler,
       method: 'sampling/createMessage',
       message:
         'server "s": the server asked for "sampling/createMessage", but this client has no handler for it (pass one in options.handlers)',
@@ -503,7 +508,7 @@ describe('McpClient, 2026-07-28', () => {
       'server: tool "bad" left out: x-mcp-header "N" is on a parameter of type "number"; only string, integer and boolean are allowed',
     ]);
     expect(InvalidToolError.isInstance(errors[0])).toBe(true);
-    expect(errors[0]).toMatchObject({ code: ErrorCode.InvalidTool, toolName: 'bad' });
+    expect(errors[0]).toMatchObject({ code: ClientErrorCode.InvalidTool, toolName: 'bad' });
     await client.close();
   });
 

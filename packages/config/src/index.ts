@@ -75,11 +75,7 @@ export type {
   WsServerConfig,
 } from './schemas.js';
 export type { ServerType } from './server-types.js';
-export {
-  type ApprovalRecord,
-  serverSignature,
-  urlOf,
-} from './signature.js';
+export type { ApprovalRecord } from './signature.js';
 export {
   addServer,
   type ConfigWriteConflict,

@@ -84,8 +84,11 @@ export interface GatewayOptions {
    * own message by default.
    */
   describeError?: (error: unknown, server: string) => string | undefined;
-  /** What the gateway could not do (a list unread, a name collision). Ignored by default. */
-  warn?: (text: string) => void;
+  /**
+   * What the gateway could not do (a list unread, a name collision), with the error it is
+   * about when there is one (its facts, for a host to word advice from). Ignored by default.
+   */
+  warn?: (text: string, error?: Error) => void;
   /**
    * What a gateway config gives this gateway to serve (`compositionView(config, endpoint)`):
    * which of `servers` and of their tools, prefixes, tool and argument transforms. Swapped
@@ -170,7 +173,7 @@ export class Gateway {
   /** Served resource templates → their backend (the access policy). */
   private templateOrigins = new Map<string, string>();
 
-  private readonly options: GatewayOptions & { warn: (text: string) => void };
+  private readonly options: GatewayOptions & { warn: (text: string, error?: Error) => void };
 
   constructor(options: GatewayOptions) {
     if (options.naming?.prefix === false && options.servers.length !== 1)
@@ -204,7 +207,7 @@ export class Gateway {
       },
       tasks: true,
       routeTask: (method, params, ctx) => this.taskRoutes.route(method, params, ctx),
-      onerror: (error) => this.options.warn(`gateway: ${error.message}`),
+      onerror: (error) => this.options.warn(`gateway: ${error.message}`, error),
       onsubscribe: (uri, { subscriber }) => this.subscriptions.subscribe(uri, subscriber),
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
       resolveTool: (name) => this.resolveTool(name),

@@ -1,6 +1,7 @@
 import { type CallOptions, isTaskHandle, type McpClient } from '@mcpkit/client';
 import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
-import { declaresTasks, type HandlerContext, taskOwner } from '@mcpkit/server';
+import type { HandlerContext } from '@mcpkit/server';
+import { declaresTasks, taskOwner } from '@mcpkit/server/internal';
 import { z } from 'zod';
 
 /** Task ids remembered at once; the oldest is forgotten past this. */

@@ -34,7 +34,7 @@ function brandOf(ctor: object): symbol {
 
 /**
  * String codes of `@mcpkit/jsonrpc`'s local errors. Stable: match on these, not on messages.
- * The entries marked deprecated belong to other packages, each with its own constant object.
+ * Every other package has its own constant object (`ClientErrorCode`, `StdioErrorCode`, …).
  */
 export const ErrorCode = {
   Timeout: 'MCPKIT_TIMEOUT',
@@ -48,38 +48,16 @@ export const ErrorCode = {
   Rpc: 'MCPKIT_RPC_ERROR',
   Transport: 'MCPKIT_TRANSPORT_ERROR',
   NotConnected: 'MCPKIT_NOT_CONNECTED',
-  /** @deprecated The code of another package: use `@mcpkit/transport-stdio`'s `StdioErrorCode.ProcessExited`. */
-  ProcessExited: 'MCPKIT_PROCESS_EXITED',
   Http: 'MCPKIT_HTTP_ERROR',
   SessionExpired: 'MCPKIT_SESSION_EXPIRED',
   Unauthorized: 'MCPKIT_UNAUTHORIZED',
-  /** @deprecated The code of another package: use `@mcpkit/transport-stdio`'s `StdioErrorCode.ProcessSpawn`. */
-  ProcessSpawn: 'MCPKIT_PROCESS_SPAWN',
   /** The peer broke the protocol: an answer to no request, an invalid response, … */
   Protocol: 'MCPKIT_PROTOCOL_ERROR',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.UnsupportedProtocolVersion`. */
-  UnsupportedProtocolVersion: 'MCPKIT_UNSUPPORTED_PROTOCOL_VERSION',
   ResponseLost: 'MCPKIT_RESPONSE_LOST',
   /** `start()` or `connect()` called a second time (`AlreadyStartedError`). */
   AlreadyStarted: 'MCPKIT_ALREADY_STARTED',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.InvalidResult`. */
-  InvalidResult: 'MCPKIT_INVALID_RESULT',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.OutputSchema`. */
-  OutputSchema: 'MCPKIT_OUTPUT_SCHEMA',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.UnsupportedByServer`. */
-  UnsupportedByServer: 'MCPKIT_UNSUPPORTED_BY_SERVER',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.RepeatedCursor`. */
-  RepeatedCursor: 'MCPKIT_REPEATED_CURSOR',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.LimitExceeded`. */
-  LimitExceeded: 'MCPKIT_LIMIT_EXCEEDED',
-  /** @deprecated The code of another package: use `@mcpkit/config`'s `ConfigErrorCode.Write`. */
-  ConfigWrite: 'MCPKIT_CONFIG_WRITE',
   /** One of our own request or notification handlers threw (`HandlerError`): a host bug. */
   HandlerFailed: 'MCPKIT_HANDLER_FAILED',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.MissingHandler`. */
-  MissingHandler: 'MCPKIT_MISSING_HANDLER',
-  /** @deprecated The code of another package: use `@mcpkit/client`'s `ClientErrorCode.InvalidTool`. */
-  InvalidTool: 'MCPKIT_INVALID_TOOL',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -135,9 +113,20 @@ export class TimeoutError extends McpkitError {
   static readonly brand: string = '@mcpkit/jsonrpc.TimeoutError';
   override readonly name: string = 'TimeoutError';
   readonly timeoutMs: number;
-  constructor(message: string, timeoutMs: number, options?: McpkitErrorOptions) {
+  /**
+   * The request option whose budget ran out, when a request's own did: `timeoutMs` (the
+   * time without an answer or progress) or `maxTotalTimeoutMs` (the whole request). A fact
+   * for the application to word ("raise …" in its own settings), never advice here.
+   */
+  readonly option: 'timeoutMs' | 'maxTotalTimeoutMs' | undefined;
+  constructor(
+    message: string,
+    timeoutMs: number,
+    options?: McpkitErrorOptions & { option?: 'timeoutMs' | 'maxTotalTimeoutMs' },
+  ) {
     super(ErrorCode.Timeout, message, options);
     this.timeoutMs = timeoutMs;
+    this.option = options?.option;
   }
 }
 

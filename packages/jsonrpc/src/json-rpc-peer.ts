@@ -344,8 +344,9 @@ export class JsonRpcPeer {
       new TimeoutError(
         hitMax
           ? `${this.label}: request "${entry.method}" exceeded its maximum total time of ${limit} ms`
-          : `${this.label}: request "${entry.method}" timed out after ${limit} ms (raise timeoutMs if the server is slow)`,
+          : `${this.label}: request "${entry.method}" timed out after ${limit} ms`,
         limit,
+        { option: hitMax ? 'maxTotalTimeoutMs' : 'timeoutMs' },
       ),
     );
   }

@@ -108,7 +108,7 @@ export class NdjsonFramer {
         this.reportedEarly = true;
         this.onerror(
           new MessageTooLargeError(
-            `a message over the ${this.maxMessageBytes}-byte limit is being skipped (raise maxMessageBytes to accept it)`,
+            `a message over the ${this.maxMessageBytes}-byte limit is being skipped`,
             this.maxMessageBytes,
             { id, kind },
           ),
@@ -148,7 +148,7 @@ export class NdjsonFramer {
       this.discardedBytes = 0;
       this.onerror(
         new MessageTooLargeError(
-          `a ${bytes}-byte message exceeds the ${this.maxMessageBytes}-byte limit and was dropped (raise maxMessageBytes to accept it)`,
+          `a ${bytes}-byte message exceeds the ${this.maxMessageBytes}-byte limit and was dropped`,
           this.maxMessageBytes,
           { id, kind },
         ),

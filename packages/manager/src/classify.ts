@@ -1,6 +1,7 @@
 import type { AuthErrorCode } from '@mcpkit/auth';
 import type { McpClient } from '@mcpkit/client';
-import { mayContact, type ResolvedServer, ServerNotEnabledError, urlOf } from '@mcpkit/config';
+import { mayContact, type ResolvedServer, ServerNotEnabledError } from '@mcpkit/config';
+import { urlOf } from '@mcpkit/config/internal';
 import {
   HttpError,
   McpkitError,
@@ -11,7 +12,7 @@ import {
 import type { StdioErrorCode } from '@mcpkit/transport-stdio';
 import type { ReconnectPolicy } from './backoff.js';
 import { CrashLoopError, ServerConnectError, UnsupportedServerTypeError } from './errors.js';
-import type { FailureCause, NextStep } from './failure.js';
+import type { Diagnosis, FailureCause, NextStep } from './failure.js';
 import { defaultHints, type ResolvedHints } from './hints.js';
 import type { ConnectedState, FailedState, NeedsAuthState, ServerState } from './state.js';
 import { cut } from './text.js';
@@ -61,16 +62,6 @@ function find<T>(
     if (value !== undefined) return value;
   }
   return undefined;
-}
-
-/** A connect failure as facts: why, and what gets the server back. */
-export interface Diagnosis {
-  readonly failure: FailureCause;
-  readonly nextStep: NextStep;
-  readonly exitCode?: number;
-  readonly stderrTail?: string;
-  readonly url?: string;
-  readonly status?: number;
 }
 
 // Typed against auth's codes without loading @mcpkit/auth (a host without OAuth never does).

@@ -1,5 +1,6 @@
 import type { McpClient } from '@mcpkit/client';
-import { type ResolvedServer, urlOf } from '@mcpkit/config';
+import type { ResolvedServer } from '@mcpkit/config';
+import { urlOf } from '@mcpkit/config/internal';
 import type { Transport } from '@mcpkit/jsonrpc';
 import {
   CrashLoopBreaker,

@@ -77,3 +77,18 @@ export type NextStep =
   | { readonly kind: 'none' };
 
 export type NextStepKind = NextStep['kind'];
+
+/**
+ * A connect failure as facts: why, what gets the server back, and what the failure left
+ * to show (exit code, stderr, URL, HTTP status). A failed state is one of these.
+ */
+export interface Diagnosis {
+  /** Why, as facts (match on `failure.kind`, never on an error's message). */
+  readonly failure: FailureCause;
+  /** What gets it back, for the host to word in its own commands. */
+  readonly nextStep: NextStep;
+  readonly exitCode?: number;
+  readonly stderrTail?: string;
+  readonly url?: string;
+  readonly status?: number;
+}

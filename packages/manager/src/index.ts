@@ -21,7 +21,7 @@ export {
   reconnectDelay,
 } from './backoff.js';
 export type { ListKind } from './catalog.js';
-export { type Diagnosis, diagnose } from './classify.js';
+export { diagnose } from './classify.js';
 export { type Clock, systemClock } from './clock.js';
 export type { HostCommand } from './commands.js';
 export {
@@ -42,7 +42,13 @@ export {
   UnknownToolError,
   UnsupportedServerTypeError,
 } from './errors.js';
-export type { FailureCause, FailureKind, NextStep, NextStepKind } from './failure.js';
+export type {
+  Diagnosis,
+  FailureCause,
+  FailureKind,
+  NextStep,
+  NextStepKind,
+} from './failure.js';
 export type { ManagerHint, ManagerHints, ResolvedHints } from './hints.js';
 export type { HostTool, HostToolCallOptions } from './host-tool.js';
 export { type ManagerLimits, managerDefaults } from './limits.js';

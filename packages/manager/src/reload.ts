@@ -1,4 +1,5 @@
-import { type ResolvedServer, serverSignature } from '@mcpkit/config';
+import type { ResolvedServer } from '@mcpkit/config';
+import { serverSignature } from '@mcpkit/config/internal';
 
 export interface ReloadResult {
   /** Names that kept their connection. */

@@ -13,6 +13,7 @@ import type {
   ReadResourceResult,
   Tool,
 } from '@mcpkit/protocol';
+import type { StdioErrorCode } from '@mcpkit/transport-stdio';
 import {
   appVisible,
   MCP_APP_MIME_TYPE,
@@ -60,6 +61,9 @@ export interface RouterHost {
   authenticate(name: string): Promise<ServerState>;
 }
 
+// Typed against the stdio transport's codes without loading it (a host without stdio servers never does).
+const PROCESS_EXITED: (typeof StdioErrorCode)['ProcessExited'] = 'MCPKIT_PROCESS_EXITED';
+
 /**
  * A call that failed because the connection went away gets a next step: the manager
  * reconnects on its own, so the caller may retry. Other errors (the server's own answer,
@@ -67,11 +71,7 @@ export interface RouterHost {
  */
 function lostConnection(server: string, error: unknown): unknown {
   const code = (error as { code?: unknown })?.code;
-  if (
-    code !== ErrorCode.ConnectionClosed &&
-    code !== ErrorCode.ProcessExited &&
-    !isConnectionLost(error)
-  )
+  if (code !== ErrorCode.ConnectionClosed && code !== PROCESS_EXITED && !isConnectionLost(error))
     return error;
   const prefix = `server "${server}": `;
   const text = String((error as Error).message ?? error);

@@ -1,7 +1,7 @@
 import type { McpClient } from '@mcpkit/client';
 import type { JsonRpcId } from '@mcpkit/jsonrpc';
 import type { Implementation, LoggingMessageParams, ServerCapabilities } from '@mcpkit/protocol';
-import type { FailureCause, NextStep } from './failure.js';
+import type { Diagnosis, FailureCause, NextStep } from './failure.js';
 
 /** One server as the host sees it. Immutable: a new object on every transition. */
 export type ServerState =
@@ -69,19 +69,12 @@ export interface ToolListIssue {
   readonly reason: string;
 }
 
-export interface FailedState {
+/** A server that could not connect: its error, and the facts of why (`Diagnosis`). */
+export interface FailedState extends Diagnosis {
   readonly name: string;
   readonly state: 'failed';
   /** Typed: names the server, the cause and what to do next. */
   readonly error: Error;
-  /** Why, as facts (match on `failure.kind`, never on `error.message`). */
-  readonly failure: FailureCause;
-  /** What gets it back, for the host to word in its own commands. */
-  readonly nextStep: NextStep;
-  readonly exitCode?: number;
-  readonly stderrTail?: string;
-  readonly url?: string;
-  readonly status?: number;
 }
 
 export interface NeedsAuthState {

@@ -1,4 +1,3 @@
-export { checkCapabilities } from './check-capabilities.js';
 export {
   headerMismatch,
   invalidParams,
@@ -8,12 +7,6 @@ export {
   ServerErrorCode,
   unsupportedVersion,
 } from './errors.js';
-export {
-  hostnameOf,
-  LOOPBACK_HOSTS,
-  normalizeOrigin,
-  refuseHostOrOrigin,
-} from './http/host-check.js';
 export {
   type ListenOptions,
   listenDefaults,
@@ -58,16 +51,13 @@ export {
   type StdioServerTransportOptions,
 } from './stdio-server-transport.js';
 export {
-  declaresTasks,
   TASKS_EXTENSION,
-  TASKS_NOTIFICATION,
   type TaskControl,
   type TaskStatus,
   type TaskStoreOptions,
   type TaskWork,
   type ToolTaskOptions,
   type ToolTaskReturn,
-  taskOwner,
   taskStoreDefaults,
   toolTask,
 } from './tasks-ext.js';

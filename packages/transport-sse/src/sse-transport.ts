@@ -279,7 +279,7 @@ export class SseTransport implements Transport {
       onevent,
       tooLarge: (bytes) =>
         new MessageTooLargeError(
-          `${this.description}: an event on GET ${this.url.href} exceeds the ${limit}-byte message limit (${bytes} bytes so far); the stream was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
+          `${this.description}: an event on GET ${this.url.href} exceeds the ${limit}-byte message limit (${bytes} bytes so far); the stream was closed`,
           limit,
           { serverName: this.options.name, url: this.url.href },
         ),

@@ -287,7 +287,7 @@ export class StreamableHttpTransport implements McpTransport {
   private tooLarge(what: string, method: string, receivedBytes: number): MessageTooLargeError {
     const limit = this.maxMessageBytes;
     return new MessageTooLargeError(
-      `${this.description}: ${what} to ${method} ${this.url.href} exceeds the ${limit}-byte message limit (${receivedBytes} bytes so far); the stream was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
+      `${this.description}: ${what} to ${method} ${this.url.href} exceeds the ${limit}-byte message limit (${receivedBytes} bytes so far); the stream was closed`,
       limit,
       { serverName: this.options.name, url: this.url.href },
     );

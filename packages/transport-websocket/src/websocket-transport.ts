@@ -178,7 +178,7 @@ export class WebSocketTransport implements Transport {
           if (error.message.includes('Max payload size exceeded')) {
             const limit = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
             this.closeCause = new MessageTooLargeError(
-              `${this.description}: a message from ${this.url.href} exceeded the ${limit}-byte message limit; the connection was closed. Raise maxMessageBytes if the server is expected to send more than ${limit} bytes`,
+              `${this.description}: a message from ${this.url.href} exceeded the ${limit}-byte message limit; the connection was closed`,
               limit,
               { serverName: o.name, url: this.url.href },
             );

@@ -1,7 +1,7 @@
 import type { Diagnostic, LoadResult, ResolvedServer } from '@mcpkit/config';
 import { formatDiagnostic } from '@mcpkit/config';
 import type { ManagerHandlers } from '@mcpkit/manager';
-import { inCliWords, listFailure, summarize, toolIssueLines } from '../core/advice.js';
+import { errorText, listFailure, summarize, toolIssueLines } from '../core/advice.js';
 import { assertMayContact } from '../core/gate.js';
 import { UsageError } from '../core/io.js';
 import { openManager } from '../core/open-manager.js';
@@ -260,7 +260,7 @@ async function examine(
       if (isListWarning(error)) return;
       warningCount.set(server, (warningCount.get(server) ?? 0) + 1);
       const kept = warnings.get(server) ?? [];
-      if (kept.length < WARNINGS_KEPT) kept.push(inCliWords(error.message, server));
+      if (kept.length < WARNINGS_KEPT) kept.push(errorText(error));
       warnings.set(server, kept);
     },
   });
@@ -326,7 +326,7 @@ async function examine(
           findings.push({
             check: 'ping',
             level: 'error',
-            message: inCliWords((error as Error).message, state.name),
+            message: errorText(error),
             next: `run "mcpkit -v servers -s ${state.name}" to see its stderr and warnings`,
           });
         }

@@ -29,7 +29,7 @@ import {
   watchGatewayConfig,
 } from '@mcpkit/gateway/node';
 import { MessageTooLargeError } from '@mcpkit/jsonrpc';
-import { inCliWords } from '../core/advice.js';
+import { causeOf, errorAdvice, errorText } from '../core/advice.js';
 import { parseBytesFlag, parseMsFlag } from '../core/flags.js';
 import type { Io } from '../core/io.js';
 import { UsageError } from '../core/io.js';
@@ -57,16 +57,6 @@ export const serveDefaults = {
 /** A millisecond flag of serve's, when given: 0 is allowed (no wait, no delay). */
 function msFlag(flag: string, text: string | undefined): number | undefined {
   return text === undefined ? undefined : parseMsFlag(text, `--${flag}`, { min: 0 });
-}
-
-/** The error itself or one of its causes (a few levels: a cause chain is the library's). */
-function causeOf<T>(error: unknown, is: (e: unknown) => e is T): T | undefined {
-  let current = error;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (is(current)) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /**
@@ -324,9 +314,9 @@ export async function serveCommand(
     // The sign-in runs when a client calls a backend's `authenticate` tool.
     interactiveAuth: new LoopbackAuthorization({ print: (line) => io.stderr(`${line}\n`) }),
   });
-  // Library messages name their own knobs; what the user reads names serve's flags.
+  // A backend's warning, with the CLI's advice from its facts (a flag of serve's).
   manager.on('warning', ({ server, error }) =>
-    io.stderr(`mcpkit serve: ${server}: ${inCliWords(error.message, server)}\n`),
+    io.stderr(`mcpkit serve: ${server}: ${errorText(error)}\n`),
   );
   if (flags.verbose)
     // A backend's stderr is its data: neutralized, never redacted.
@@ -335,9 +325,7 @@ export async function serveCommand(
     );
   manager.on('statechange', ({ name, state, reason }) => {
     if (state.state === 'failed' || state.state === 'needs-auth')
-      io.stderr(
-        `mcpkit serve: ${name}: ${state.state}: ${inCliWords(state.error.message, name)}\n`,
-      );
+      io.stderr(`mcpkit serve: ${name}: ${state.state}: ${errorText(state.error)}\n`);
     else if (flags.verbose) io.stderr(`mcpkit serve: ${name}: ${state.state} (${reason})\n`);
   });
   // Over stdio the one client can be asked what a backend asks outside any call (roots at
@@ -376,7 +364,10 @@ export async function serveCommand(
     ...(ssePollAfterMs !== undefined ? { ssePollAfterMs } : {}),
     ...(stdioFace ? { soleClient: stdioFace } : {}),
     describeError: describeBackendError,
-    warn: (text) => io.stderr(`mcpkit serve: ${inCliWords(text)}\n`),
+    warn: (text, error) => {
+      const advice = errorAdvice(error);
+      io.stderr(`mcpkit serve: ${text}${advice ? ` ${advice}` : ''}\n`);
+    },
     ...(access ? { access } : {}),
   });
   // SIGHUP reopens the audit file (log rotation) instead of stopping the gateway.

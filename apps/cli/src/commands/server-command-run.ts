@@ -1,7 +1,14 @@
 import type { McpClient } from '@mcpkit/client';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import type { HostTool, ListKind, ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
-import { failureLine, inCliWords, listFailure, once, toolIssueLines } from '../core/advice.js';
+import {
+  errorText,
+  failedStateOf,
+  failureLine,
+  listFailure,
+  once,
+  toolIssueLines,
+} from '../core/advice.js';
 import { UsageError } from '../core/io.js';
 import { openManager } from '../core/open-manager.js';
 import {
@@ -91,7 +98,7 @@ export class ServerCommandRun {
                 forward.push(text);
               },
               onwarning: (name: string, error: Error) =>
-                this.out.stderr(`[${name || 'mcpkit'}] warning: ${inCliWords(error.message)}\n`),
+                this.out.stderr(`[${name || 'mcpkit'}] warning: ${errorText(error)}\n`),
             }
           : {}),
       },
@@ -320,9 +327,14 @@ function listError(manager: McpManager, server: string, error: unknown): string 
   return `server "${server}": ${words.reason}; ${words.next}`;
 }
 
-/** A request's failure: the server's name in front, the library's hints in the CLI's words. */
+/**
+ * A request's failure: the server's name in front, the CLI's advice from the error's facts.
+ * A call that found its server failed is worded as the failed state is (`failureLine`).
+ */
 export function serverError(server: string, error: Error): string {
-  const text = once(inCliWords(error.message, server), server);
+  const failed = failedStateOf(server, error);
+  if (failed) return failureLine(failed);
+  const text = once(errorText(error), server);
   if (text.includes(`"${server}"`)) return text;
   return `server "${server}": ${text}`;
 }

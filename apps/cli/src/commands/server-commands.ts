@@ -243,6 +243,10 @@ export async function serverCommand(
             });
           });
         } catch (error) {
+          // A gateway's refusal (its code and data say so) is that, even for a tool the
+          // gateway leaves out of this caller's list.
+          const refused = gatewayRefusalError(server, tool, error);
+          if (refused) throw refused;
           throw (await unknown((error as Error).message, error)) ?? toolFailed(server, tool, error);
         } finally {
           ticket?.stop();
@@ -309,11 +313,16 @@ function leftOut(state: ServerState | undefined, tool: string): boolean {
   );
 }
 
+/** A gateway's refusal of the call (`-32040`/`-32041` with its data), worded; else `undefined`. */
+function gatewayRefusalError(server: string, tool: string, error: unknown): Error | undefined {
+  if (!RpcError.isInstance(error)) return undefined;
+  const refused = gatewayRefusal(server, tool, error);
+  return refused === undefined ? undefined : new Error(refused, { cause: error });
+}
+
 /** A call the server answered with a JSON-RPC error: the server's own error, named as such. */
 function toolFailed(server: string, tool: string, error: unknown): unknown {
   if (!RpcError.isInstance(error)) return error;
-  const refused = gatewayRefusal(server, tool, error);
-  if (refused !== undefined) return new Error(refused, { cause: error });
   return new Error(
     `server "${server}": its tool "${tool}" failed with the server's own error ${error.rpcCode}: ${error.rpcMessage}`,
     { cause: error },

@@ -1,7 +1,7 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import type { LoadResult } from '@mcpkit/config';
 import type { McpManager } from '@mcpkit/manager';
-import { inCliWords } from '../core/advice.js';
+import { errorText } from '../core/advice.js';
 import { openManager } from '../core/open-manager.js';
 import { type CliContext, notStartedHint, type ServerSelection } from '../core/server-selection.js';
 import type { InterruptedError, Shutdown } from '../core/signals.js';
@@ -111,7 +111,7 @@ export async function shellCommand(
         },
       }),
       onwarning: (server, error) =>
-        out.stderr(`[${server || 'mcpkit'}] warning: ${inCliWords(error.message, server)}\n`),
+        out.stderr(`[${server || 'mcpkit'}] warning: ${errorText(error)}\n`),
     },
   );
   // A question takes the terminal: the line editor stops reading keys (the question's own

@@ -1,50 +1,61 @@
 import { ServerNotEnabledError } from '@mcpkit/config';
-import { type ManagerHints, ServerConnectError, type ServerState } from '@mcpkit/manager';
+import { MessageTooLargeError, TimeoutError } from '@mcpkit/jsonrpc';
+import {
+  ConnectTimeoutError,
+  type ManagerHints,
+  ServerConnectError,
+  type ServerState,
+  ServerUnavailableError,
+} from '@mcpkit/manager';
 import { refusalText } from './gate.js';
 import { xaaNextStep } from './xaa-advice.js';
 
 /**
- * The next steps the manager writes into its messages, in the CLI's words (the manager's
- * defaults name its own API). Only hints whose sentences read right with a command in them;
- * the "reconnect" ones are reworded below, since the manager's sentence around them
- * ("… to try again") does not fit "run the command again".
+ * The words the manager puts into its own messages (signIn, connect budget, enable, start
+ * again), as the CLI's commands and flags. They fill the manager's sentences, which also
+ * carry the same step as a structured `nextStep`; where a line is the CLI's own, it is
+ * worded from that field instead (`nextForFailure`, `errorAdvice`).
  */
 export const CLI_HINTS: ManagerHints = {
   signIn: (server) => `run "mcpkit login ${server}"`,
   signInElsewhere: (server) => `run "mcpkit login ${server}"`,
   connectTimeout: () => 'raise mcpkit --timeout <ms> (the connect budget)',
+  reconnect: () => 'run the command again',
   // Only the shell disables a server for the session alone; its own command undoes that.
   hostEnable: (server) => `type "enable ${server}" in the shell`,
 };
 
-/**
- * The client's and transports' hints name their own knobs (`timeoutMs`, `maxMessageBytes`),
- * and the manager's "reconnect" sentences name `reconnect()`; a CLI user has flags and
- * commands instead. These rewrite each into the CLI's words, so that every next step is one
- * the user can take.
- */
-const LIBRARY_HINTS: Array<[RegExp, (server: string) => string]> = [
-  [/\(raise timeoutMs if the server is slow\)/g, () => '(--timeout <ms> allows longer)'],
-  [/\(raise maxMessageBytes to accept it\)/g, () => '(--max-message-bytes <n> accepts more)'],
-  [
-    /Raise maxMessageBytes if the server is expected to send more than (\d+) bytes/g,
-    () => 'mcpkit --max-message-bytes <n> accepts more',
-  ],
-  [/then call reconnect\("[^"]*"\)/g, () => 'then run the command again'],
-  [/call reconnect\("[^"]*"\) to try again/g, () => 'run the command again'],
-  [/call reconnect\(\) to retry/g, () => 'run the command again'],
-  [/until reconnect\(\) is called/g, () => 'until it is started again'],
-  [
-    /the server is running and reachable/g,
-    () => 'the server is running and its URL is right (mcpkit list shows it)',
-  ],
-];
+/** The error itself or one of its causes (a few levels: a cause chain is the library's). */
+export function causeOf<T>(error: unknown, is: (e: unknown) => e is T): T | undefined {
+  let current = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    if (is(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
 
-/** A library message in the CLI's words (flags and commands the CLI has). */
-export function inCliWords(message: string, server = ''): string {
-  let text = message;
-  for (const [pattern, replace] of LIBRARY_HINTS) text = text.replace(pattern, replace(server));
-  return text;
+/**
+ * What the CLI tells the user to do about an error, from its class and facts alone (never
+ * its message, whose wording is the library's): a message over the size limit names
+ * `--max-message-bytes`, a request that ran out of time `--timeout`. Empty when the error
+ * calls for no flag.
+ */
+export function errorAdvice(error: unknown): string {
+  if (causeOf(error, (e): e is MessageTooLargeError => MessageTooLargeError.isInstance(e)))
+    return '(--max-message-bytes <n> accepts more)';
+  const timeout = causeOf(error, (e): e is TimeoutError => TimeoutError.isInstance(e));
+  // The connect budget has its own step (`nextForFailure`); a request's time is `--timeout`.
+  if (timeout && !ConnectTimeoutError.isInstance(timeout) && timeout.option === 'timeoutMs')
+    return '(--timeout <ms> allows longer)';
+  return '';
+}
+
+/** An error's message with the CLI's advice for it (`errorAdvice`) after it. */
+export function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const advice = errorAdvice(error);
+  return advice ? `${message} ${advice}` : message;
 }
 
 /** What a server's state says, in one line, and what to do next (empty when nothing). */
@@ -142,7 +153,7 @@ function failureReason(name: string, state: Failed): string {
   const text = cause.message.startsWith(prefix)
     ? cause.message.slice(prefix.length).replace(/^:\s*/, '')
     : cause.message;
-  return once(`${prefix}: ${inCliWords(text, name)}`, name);
+  return once(`${prefix}: ${text}`, name);
 }
 
 export function summarize(state: ServerState): StateSummary {
@@ -172,7 +183,7 @@ export function summarize(state: ServerState): StateSummary {
         next: '',
       };
     case 'disabled':
-      return { state: 'disabled', reason: inCliWords(state.reason, state.name), next: '' };
+      return { state: 'disabled', reason: state.reason, next: '' };
   }
 }
 
@@ -226,7 +237,8 @@ const LIST_METHOD: Record<Failure['list'], string> = {
 /** A failed list of a connected server in the CLI's words: what failed, why, what to do. */
 export function listFailure(server: string, failure: Failure): { reason: string; next: string } {
   const prefix = `server "${server}": `;
-  let text = once(inCliWords(failure.message, server), server);
+  const advice = errorAdvice(failure.error);
+  let text = once(advice ? `${failure.message} ${advice}` : failure.message, server);
   if (text.startsWith(prefix)) text = text.slice(prefix.length);
   const method = LIST_METHOD[failure.list];
   // The client's message names the method already (`"tools/list" failed: …`).
@@ -310,4 +322,23 @@ export function gatewayRefusal(
   if (data.reason === 'audit-failing')
     return `${call}: its audit log cannot be written, so it refuses every call until whoever runs it fixes that`;
   return undefined;
+}
+
+/** The failed state a `ServerUnavailableError` was made from, rebuilt from its facts. */
+export function failedStateOf(server: string, error: Error): ServerState | undefined {
+  if (!ServerUnavailableError.isInstance(error) || error.state !== 'failed') return undefined;
+  const cause = error.cause;
+  if (!error.failure || !error.nextStep || !(cause instanceof Error)) return undefined;
+  const facts = ServerConnectError.isInstance(cause) ? cause : undefined;
+  return {
+    name: server,
+    state: 'failed',
+    error: cause,
+    failure: error.failure,
+    nextStep: error.nextStep,
+    ...(facts?.exitCode !== undefined ? { exitCode: facts.exitCode } : {}),
+    ...(facts?.stderrTail !== undefined ? { stderrTail: facts.stderrTail } : {}),
+    ...(facts?.url !== undefined ? { url: facts.url } : {}),
+    ...(facts?.status !== undefined ? { status: facts.status } : {}),
+  };
 }

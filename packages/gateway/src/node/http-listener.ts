@@ -4,15 +4,13 @@ import { hostname, networkInterfaces } from 'node:os';
 import { type AuthInfo, McpkitError } from '@mcpkit/jsonrpc';
 import {
   type ErrorStatus,
-  LOOPBACK_HOSTS,
   listenDefaults,
   listenStreamableHttp,
-  normalizeOrigin,
-  refuseHostOrOrigin,
   type StreamableHttpLimits,
   type StreamableHttpStats,
   streamableHttpDefaults,
 } from '@mcpkit/server';
+import { LOOPBACK_HOSTS, normalizeOrigin, refuseHostOrOrigin } from '@mcpkit/server/internal';
 import { accessErrorStatus } from '../access/access-control.js';
 import { bearerChallenge, insufficientScope } from '../auth/challenge.js';
 import { AuthorizationServerUnavailableError } from '../auth/fetch-json.js';

@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { McpManager, ServerState } from '@mcpkit/manager';
-import type { HandlerContext, ToolDefinition } from '@mcpkit/server';
-
-/** The gateway's `authenticate` tool of a backend that needs a sign-in (no backend URL shown). */
-export function authenticateToolDefinition(server: string): ToolDefinition {
-  const description = `Sign in to "${server}" (it needs authorization); its tools appear once signed in.`;
-  return { description, inputSchema: { type: 'object' } };
-}
+import type { HandlerContext } from '@mcpkit/server';
 
 /**
  * Runs a backend's `authenticate` tool. The sign-in's URL goes to the client that called it:
@@ -14,7 +8,7 @@ export function authenticateToolDefinition(server: string): ToolDefinition {
  * then waits in the background for the redirect). Only the stdio face's own client —
  * the user's host on this machine — without URL elicitation gets a local browser opened.
  */
-export async function runSignIn(
+export async function runAuthenticateTool(
   manager: McpManager,
   server: string,
   ctx: HandlerContext,

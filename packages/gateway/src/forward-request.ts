@@ -47,3 +47,13 @@ export function forwardRequest(
     ),
   );
 }
+
+/** `_meta` of the client's request, minus what belongs to the gateway's own hop. */
+export function metaOf(ctx: HandlerContext): { _meta?: Record<string, unknown> } {
+  if (!ctx.meta) return {};
+  const { progressToken: _, ...rest } = ctx.meta;
+  // 2026-07-28 request metadata (protocol version, capabilities) is per hop too.
+  for (const key of Object.keys(rest))
+    if (key.startsWith('io.modelcontextprotocol/')) delete rest[key];
+  return Object.keys(rest).length > 0 ? { _meta: rest } : {};
+}

@@ -1,11 +1,10 @@
 import type { McpClient } from '@mcpkit/client';
 import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
 import type { ManagerHandlers, ServerState } from '@mcpkit/manager';
-import { McpServer, type Registration, type ResolvedTool, TASKS_EXTENSION } from '@mcpkit/server';
+import { McpServer, type ResolvedTool, TASKS_EXTENSION } from '@mcpkit/server';
 import { type ServedOrigins, searchableBy, visibleTo } from './access-visibility.js';
-import { runSignIn } from './authenticate-tool.js';
+import { runAuthenticateTool } from './authenticate-tool.js';
 import { backendCompleters } from './backend-completers.js';
-import { apply, type BackendLists, fetchLists } from './backend-lists.js';
 import { backendRequestHandlers } from './backend-requests.js';
 import { CallForwarder } from './call-forwarder.js';
 import { type CompositionView, everything } from './compose/view.js';
@@ -13,6 +12,7 @@ import { type Forward, forwardRequest } from './forward-request.js';
 import { type GatewayHealth, gatewayHealth } from './gateway-health.js';
 import type { GatewayOptions } from './gateway-options.js';
 import { promptEntry } from './prompt-entry.js';
+import { applyEntries, type RegisteredEntry, type RegistryEntry } from './registry-entries.js';
 import { resourceEntries } from './resource-entries.js';
 import { assignResources, ResourceOwners } from './resource-owners.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
@@ -22,7 +22,6 @@ import type { EntryHost } from './served-entries-host.js';
 import { servedNames } from './served-names.js';
 import { TaskRoutes } from './task-routes.js';
 import {
-  type RegistryEntry,
   type ServedTool,
   searchToolEntries,
   type ToolEntryHost,
@@ -39,17 +38,14 @@ import {
  */
 export class Gateway {
   readonly server: McpServer;
-  private readonly lists = new Map<string, BackendLists>();
-  private readonly needsAuth = new Set<string>();
   private readonly registered = {
-    tools: new Map<string, { key: string; reg: Registration }>(),
-    prompts: new Map<string, { key: string; reg: Registration }>(),
-    resources: new Map<string, { key: string; reg: Registration }>(),
-    templates: new Map<string, { key: string; reg: Registration }>(),
+    tools: new Map<string, RegisteredEntry>(),
+    prompts: new Map<string, RegisteredEntry>(),
+    resources: new Map<string, RegisteredEntry>(),
+    templates: new Map<string, RegisteredEntry>(),
   };
   /** Runs the forwarded calls, and knows which are running on each backend. */
   private readonly calls: CallForwarder;
-  private readonly refreshing = new Map<string, number>();
   /** Which backend owns each served URI and template. */
   private readonly owners = new ResourceOwners();
   /** Resource collisions warned about (each once while it lasts). */
@@ -130,9 +126,10 @@ export class Gateway {
       taskRoutes: this.taskRoutes,
       forward,
       annotationsOf: (server, tool) =>
-        this.lists.get(server)?.tools.find((t) => t.name === tool)?.annotations,
+        this.options.manager.serverListsNow(server)?.tools.find((t) => t.name === tool)
+          ?.annotations,
       authenticate: (server, ctx) =>
-        runSignIn(options.manager, server, ctx, {
+        runAuthenticateTool(options.manager, server, ctx, {
           soleClient: options.soleClient !== undefined,
           warn: this.options.warn,
         }),
@@ -150,7 +147,8 @@ export class Gateway {
         ),
     };
     // A client served before the backends connected already sees the two tools of search mode.
-    if (this.search) apply(this.registered.tools, searchToolEntries(this.search, this.server));
+    if (this.search)
+      applyEntries(this.registered.tools, searchToolEntries(this.search, this.server));
     this.subscriptions = new ResourceSubscriptions({
       owners: this.owners,
       client: (server) => this.connectedClient(server),
@@ -174,9 +172,9 @@ export class Gateway {
     );
     for (const kind of ['toolschange', 'promptschange', 'resourceschange'] as const)
       this.unsubscribe.push(
+        // The manager has the new lists already (published before the event).
         manager.on(kind, ({ server }) => {
-          const state = manager.state(server);
-          if (served.has(server) && state) void this.refresh(server, state);
+          if (served.has(server)) this.scheduleSync();
         }),
       );
     this.unsubscribe.push(
@@ -212,7 +210,7 @@ export class Gateway {
     });
   }
 
-  /** Reads every served backend's lists once (after `connectAll`) and serves them. */
+  /** Waits for every served backend's lists (after `connectAll`) and serves them. */
   async start(): Promise<void> {
     await Promise.all(
       this.options.servers.map((name) => {
@@ -251,33 +249,24 @@ export class Gateway {
     this.warned = new Set();
     this.sync();
   }
-  /** Fetches a backend's lists after a change of state or list; serializes per backend. */
+  /**
+   * A backend's state changed: a new connection gets its logging level, every list read
+   * (the manager's: waited for, never fetched again) and the clients' subscriptions; then
+   * the served lists follow. A pending backend keeps its last lists (the manager keeps them):
+   * a restart is not a change.
+   */
   private async refresh(name: string, state: ServerState): Promise<void> {
-    const generation = (this.refreshing.get(name) ?? 0) + 1;
-    this.refreshing.set(name, generation);
-    if (state.state === 'needs-auth') this.needsAuth.add(name);
-    else this.needsAuth.delete(name);
-    if (state.state === 'failed' || state.state === 'disabled' || state.state === 'needs-auth') {
-      this.lists.delete(name);
-      this.scheduleSync();
-      return;
-    }
-    // A pending backend keeps its last lists: a restart is not a change.
-    if (state.state !== 'connected') return;
-    try {
+    if (state.state === 'connected') {
+      const { manager } = this.options;
       // Backends log at every level; each client's own level filters what it is sent.
       if (state.client.serverCapabilities?.logging)
         await state.client.setLoggingLevel('debug').catch(() => {});
-      const lists = await fetchLists(state.client, name);
-      if (this.refreshing.get(name) !== generation || this.closed) return;
-      this.lists.set(name, lists);
+      // A list that fails is the manager's to report (a warning, the state's `degraded`).
+      await manager.serverLists(name).catch(() => {});
+      if (this.closed || this.connectedClient(name) !== state.client) return;
       void this.subscriptions.resubscribe(name, state.client);
-      this.scheduleSync();
-    } catch (error) {
-      this.options.warn(
-        `server "${name}": its lists could not be read: ${(error as Error).message}`,
-      );
-    }
+    } else if (state.state === 'pending') return;
+    this.scheduleSync();
   }
 
   private scheduleSync(): void {
@@ -305,8 +294,8 @@ export class Gateway {
     const view = this.composition;
     const names = servedNames({
       servers: this.options.servers,
-      lists: (server) => this.lists.get(server),
-      needsAuth: this.needsAuth,
+      lists: (server) => this.options.manager.serverListsNow(server),
+      needsAuth: (server) => this.options.manager.state(server)?.state === 'needs-auth',
       view,
       allowTool: this.options.filter ?? (() => true),
       naming: { separator, prefix },
@@ -350,17 +339,17 @@ export class Gateway {
     }
     this.promptOrigins = promptOrigins;
     const { resources, templates } = this.resourceEntries();
-    apply(this.registered.tools, wantTools);
-    apply(this.registered.prompts, wantPrompts);
-    apply(this.registered.resources, resources);
-    apply(this.registered.templates, templates);
+    applyEntries(this.registered.tools, wantTools);
+    applyEntries(this.registered.prompts, wantPrompts);
+    applyEntries(this.registered.resources, resources);
+    applyEntries(this.registered.templates, templates);
   }
 
   /** The served resources and templates; collisions are warned about (each once while it lasts). */
   private resourceEntries() {
     const assignment = assignResources(
       this.options.servers.filter((s) => this.composition.serves(s)),
-      (server) => this.lists.get(server),
+      (server) => this.options.manager.serverListsNow(server),
     );
     for (const text of assignment.warnings)
       if (!this.warnedResources.has(text)) this.options.warn(text);

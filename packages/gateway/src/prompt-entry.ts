@@ -1,6 +1,6 @@
 import type { Prompt } from '@mcpkit/protocol';
+import type { RegistryEntry } from './registry-entries.js';
 import type { EntryHost } from './served-entries-host.js';
-import type { RegistryEntry } from './tool-entries.js';
 
 /** A served prompt: `prompts/get` forwarded to its backend under the backend's own name. */
 export function promptEntry(

@@ -1,8 +1,7 @@
 import { RpcError } from '@mcpkit/jsonrpc';
-import { templateVariables } from './backend-lists.js';
+import type { RegistryEntry } from './registry-entries.js';
 import type { ResourceAssignment, ResourceOwners } from './resource-owners.js';
 import type { EntryHost } from './served-entries-host.js';
-import type { RegistryEntry } from './tool-entries.js';
 
 /**
  * Resources keep the backend's URI; a URI two backends offer is served as
@@ -77,4 +76,12 @@ export function resourceEntries(
     });
   }
   return { resources, templates, templateOrigins };
+}
+
+/** The variable names of an RFC 6570 template (`{a}`, `{+path}`, `{?x,y}`). */
+export function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const m of template.matchAll(/\{[+#./;?&]?([^}]+)\}/g))
+    for (const part of m[1]!.split(',')) names.push(part.replace(/[*]|:\d+$/g, '').trim());
+  return names;
 }

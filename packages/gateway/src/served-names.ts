@@ -22,8 +22,8 @@ export interface ServedNamesInput {
   servers: readonly string[];
   /** A backend's tools and prompts as the manager last listed them. */
   lists: (server: string) => { tools: readonly Tool[]; prompts: readonly Prompt[] } | undefined;
-  /** Backends that need a sign-in: each gets an `authenticate` tool. */
-  needsAuth: ReadonlySet<string>;
+  /** Whether a backend needs a sign-in: it gets an `authenticate` tool. */
+  needsAuth: (server: string) => boolean;
   view: CompositionView;
   allowTool: (server: string, tool: string) => boolean;
   naming: { separator: string; prefix: boolean };
@@ -65,7 +65,7 @@ export function servedNames(input: ServedNamesInput): {
       }
       toolPairs.push({ server, item: tool.name, tool: shaped.tool, toBackend: shaped.toBackend });
     }
-    if (input.needsAuth.has(server)) toolPairs.push({ server, item: 'authenticate' });
+    if (input.needsAuth(server)) toolPairs.push({ server, item: 'authenticate' });
     for (const prompt of lists?.prompts ?? [])
       promptPairs.push({ server, item: prompt.name, prompt });
   }

@@ -1,22 +1,10 @@
+import { authenticateToolDefinition } from '@mcpkit/manager';
 import type { Tool } from '@mcpkit/protocol';
-import type {
-  HandlerContext,
-  McpServer,
-  Registration,
-  ToolDefinition,
-  ToolHandler,
-} from '@mcpkit/server';
-import { authenticateToolDefinition } from './authenticate-tool.js';
-import { metaOf } from './backend-lists.js';
-import type { Forward } from './forward-request.js';
+import type { HandlerContext, McpServer, ToolDefinition, ToolHandler } from '@mcpkit/server';
+import { type Forward, metaOf } from './forward-request.js';
+import type { RegistryEntry } from './registry-entries.js';
 import { type CatalogTool, type ToolSearch, visibleToModel } from './search/search-tools.js';
 import type { TaskRoutes } from './task-routes.js';
-
-/** An entry of the served registry: its change key, and how to register it. */
-export interface RegistryEntry {
-  key: string;
-  add: () => Registration;
-}
 
 /** One served tool: its definition and handler, and the backend's own name for it. */
 export interface ServedTool extends CatalogTool {
@@ -89,7 +77,8 @@ export function toolEntry(
     return entry(
       `auth\u0000${server}`,
       undefined,
-      authenticateToolDefinition(server),
+      // The manager's definition, without the backend's URL: the clients need not know it.
+      authenticateToolDefinition(server) as ToolDefinition,
       (_args, ctx) => host.authenticate(server, ctx) as never,
     );
   const {

@@ -1,13 +1,13 @@
 import type { ServerRequestContext } from '@mcpkit/client';
 import type { ManagerHandlers } from '@mcpkit/manager';
 import type { InputRequest } from '@mcpkit/server';
-import type { ForwardedCall } from './resumable-call.js';
+import type { ResumableCall } from './resumable-call.js';
 import { originOf } from './routing.js';
 import type { SoleClient } from './sole-client.js';
 
 /** Where a backend's requests may go: the calls running on it, over every gateway of a manager. */
 export interface BackendRequestRoute {
-  calls: ReadonlyArray<ForwardedCall<unknown>>;
+  calls: ReadonlyArray<ResumableCall<unknown>>;
   /** The listener's one client, for a request that belongs to no call. */
   sole: SoleClient | undefined;
   callTimeoutMs: number;

@@ -3,7 +3,9 @@ import type { AccessControl } from './access/access-control.js';
 
 /** A gateway's `/healthz` answer (see `Gateway.health`). */
 export interface GatewayHealth {
+  /** `ok`: every backend connected; `down`: none; else `degraded`. */
   status: 'ok' | 'degraded' | 'down';
+  /** Each backend's state (`degraded`: connected, the lists in `degraded` failed). */
   servers: Array<{ server: string; state: string; degraded?: string[] }>;
   /**
    * With an access policy: `refusing` (every call) while it cannot be read, or while a

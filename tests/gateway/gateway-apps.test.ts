@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { toolFilter } from '@mcpkit/gateway';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as HttpV2,
@@ -8,11 +9,12 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServers, appServers } from '../apps/app-servers.js';
-import { gatewayArgs, type HttpGateway, resultText, startHttpGateway } from './gateway-process.js';
+import { gatewayArgs, resultText } from './gateway-process.js';
+import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
- * MCP Apps through `mcpkit serve` (the built CLI, a real child process) in front of two
- * instances of an Apps fixture (tests/fixtures/app-server.mjs, SDK v1 over stdio): a tool's
+ * MCP Apps through the gateway — `mcpkit serve` over stdio (the built CLI, a real child
+ * process) and `@mcpkit/gateway` in-process over HTTP — in front of two instances of an Apps fixture (tests/fixtures/app-server.mjs, SDK v1 over stdio): a tool's
  * `_meta.ui` (resourceUri, visibility, keys the gateway does not know) passes through as the
  * backend sent it, the `ui://` view is read from its backend, and the view's calls by its
  * server's own tool names reach that server when the name is unique, and are refused, naming
@@ -28,12 +30,15 @@ const SETTLED = ['--backend-wait-ms', '120000'];
 const TOKEN = 'gateway-apps-token-0123456789abcdef';
 const auth = { Authorization: `Bearer ${TOKEN}` };
 
-let http: HttpGateway;
+let http: InProcessGateway;
 const opened: Array<{ close(): Promise<void> }> = [];
 const homes: Array<() => void> = [];
 beforeAll(async () => {
   // b's refresh_dashboard_data is left out: the name is then unique among the served tools.
-  http = await startHttpGateway(servers, ['--token', TOKEN, '--tools', '!b/refresh_*']);
+  http = await startInProcessHttpGateway(servers, {
+    token: TOKEN,
+    filter: toolFilter(['!b/refresh_*']),
+  });
 }, 60_000);
 afterEach(async () => {
   for (const c of opened.splice(0)) await c.close().catch(() => {});

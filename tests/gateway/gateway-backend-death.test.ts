@@ -1,11 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { McpClient } from '@mcpkit/client';
+import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startSdkServer, stopServer } from '../manager/sdk-v1-http.js';
-import { faultServer, gatewayArgs, gatewayStdio, resultText } from './gateway-process.js';
+import { faultServer, resultText } from './gateway-process.js';
+import { startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
- * A call that reaches `mcpkit serve` just after one of its backends was killed (kill -9),
+ * A call that reaches `@mcpkit/gateway` (in-process, over HTTP) just after one of its backends was killed (kill -9),
  * before the gateway has noticed: SERVE.md promises that it waits for the reconnect rather
  * than failing with "connection closed". The request never reached the dead backend, so it
  * goes to the next one.
@@ -16,10 +18,10 @@ afterEach(async () => {
 });
 
 async function gatewayClient(servers: Record<string, unknown>): Promise<McpClient> {
-  const { args, env, cleanup } = gatewayArgs(servers);
-  cleanups.push(cleanup);
+  const gateway = await startInProcessHttpGateway(servers);
+  cleanups.push(() => gateway.close());
   const client = new McpClient({ name: 'gateway', era: 'legacy', eraCache: false });
-  await client.connect(gatewayStdio(args, env));
+  await client.connect(new StreamableHttpTransport({ url: gateway.url, name: 'gateway' }));
   cleanups.push(() => client.close());
   return client;
 }

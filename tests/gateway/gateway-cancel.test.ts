@@ -1,11 +1,15 @@
 import { McpClient } from '@mcpkit/client';
+import { StdioServerTransport as NdjsonPipe } from '@mcpkit/server';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioServerTransport as NdjsonPipeV1 } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { faultServer, gatewayArgs, gatewayStdio, resultText } from './gateway-process.js';
+import { faultServer, resultText } from './gateway-process.js';
+import { type InProcessStdioGateway, startInProcessStdioGateway } from './in-process-gateway.js';
 
 /**
- * A client's cancellation crosses the gateway: the backend's own request is cancelled
+ * A client's cancellation crosses `@mcpkit/gateway` (in-process, its stdio listener on a
+ * pipe pair; each client speaks newline-delimited JSON on the pipes, through a stdio
+ * transport's framing): the backend's own request is cancelled
  * (`notifications/cancelled` with the backend's request id), over stdio, for our client
  * and the SDK v1 client. The gateway forwards a 2025-era call's cancellation without an
  * AbortSignal (`RequestContext.cancellation`); this is what shows it still arrives.
@@ -23,12 +27,17 @@ const backendLog = (result: unknown) =>
 /** One turn of the event loop: the request has been written to the gateway's stdin. */
 const written = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('mcpkit serve: cancellation reaches the backend', () => {
+async function gateway(): Promise<InProcessStdioGateway> {
+  const started = await startInProcessStdioGateway(servers);
+  cleanups.push(() => started.close());
+  return started;
+}
+
+describe('@mcpkit/gateway over stdio: cancellation reaches the backend', () => {
   it('our client aborts a forwarded call: the backend gets notifications/cancelled for its request', async () => {
-    const { args, env, cleanup } = gatewayArgs(servers);
-    cleanups.push(cleanup);
+    const pipes = await gateway();
     const client = new McpClient({ name: 'cancel', era: 'legacy', eraCache: false });
-    await client.connect(gatewayStdio(args, env));
+    await client.connect(new NdjsonPipe({ stdin: pipes.fromGateway, stdout: pipes.toGateway }));
     cleanups.push(() => client.close());
     expect((await client.listTools()).map((t) => t.name)).toContain('slow__wait');
 
@@ -46,12 +55,9 @@ describe('mcpkit serve: cancellation reaches the backend', () => {
   });
 
   it('the SDK v1 client aborts a forwarded call: the backend gets notifications/cancelled', async () => {
-    const { args, env, cleanup } = gatewayArgs(servers);
-    cleanups.push(cleanup);
+    const pipes = await gateway();
     const client = new ClientV1({ name: 'cancel-v1', version: '1.0.0' });
-    await client.connect(
-      new StdioV1({ command: process.execPath, args, env: env as Record<string, string> }),
-    );
+    await client.connect(new NdjsonPipeV1(pipes.fromGateway, pipes.toGateway));
     cleanups.push(() => client.close());
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('slow__wait');
 

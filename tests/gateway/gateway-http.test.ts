@@ -8,24 +8,20 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BACKEND_SECRET,
-  backends,
-  type HttpGateway,
-  resultText,
-  startHttpGateway,
-} from './gateway-process.js';
+import { BACKEND_SECRET, backends, resultText } from './gateway-process.js';
+import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
- * `mcpkit serve --http` (the built CLI as a real child process on 127.0.0.1) in front of
+ * `@mcpkit/gateway` in-process over HTTP (`listenHttp` on 127.0.0.1, as `mcpkit serve --http`
+ * wires it) in front of
  * server-everything, a 2026-07-28 SDK v2 server and a fault fixture, with real clients:
  * SDK v1, SDK v2 (legacy and auto: both eras) and our McpClient.
  */
 const TOKEN = 'gateway-test-token-0123456789abcdef';
-let gateway: HttpGateway;
+let gateway: InProcessGateway;
 const opened: Array<{ close(): Promise<void> }> = [];
 beforeAll(async () => {
-  gateway = await startHttpGateway(backends(), [], { MCPKIT_SERVE_TOKEN: TOKEN });
+  gateway = await startInProcessHttpGateway(backends(), { token: TOKEN });
 }, 60_000);
 afterAll(async () => {
   for (const c of opened.splice(0)) await c.close().catch(() => {});
@@ -35,7 +31,7 @@ afterAll(async () => {
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const text = resultText;
 
-describe('mcpkit serve --http with real clients', () => {
+describe('@mcpkit/gateway over HTTP with real clients', () => {
   it('SDK v1 client: lists and calls through the gateway', async () => {
     const client = new ClientV1({ name: 'sdk-v1', version: '1.0.0' });
     await client.connect(new HttpV1(gateway.url, { requestInit: { headers: auth } }));
@@ -171,7 +167,7 @@ describe('mcpkit serve --http with real clients', () => {
   });
 });
 
-describe('mcpkit serve --http: the HTTP face', () => {
+describe('@mcpkit/gateway over HTTP: the HTTP face', () => {
   const post = (headers: Record<string, string>) =>
     fetch(gateway.url, {
       method: 'POST',

@@ -1,5 +1,5 @@
 import { McpClient } from '@mcpkit/client';
-import { StdioTransport } from '@mcpkit/transport-stdio';
+import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider } from '../support/oidc.js';
 import {
@@ -7,17 +7,19 @@ import {
   type StreamableHttpTestServer,
   startStreamableHttpServer,
 } from '../support/streamable-http-server.js';
-import { backends, gatewayArgs } from './gateway-process.js';
+import { backends } from './gateway-process.js';
+import { type InProcessGateway, startInProcessHttpGateway } from './in-process-gateway.js';
 
 /**
  * A backend behind a real authorization server (oidc-provider) with no stored tokens is
- * `needs-auth`: the gateway serves its `authenticate` tool beside the other backends' tools.
+ * `needs-auth`: `@mcpkit/gateway` (in-process, over HTTP) serves its `authenticate` tool
+ * beside the other backends' tools.
  */
-describe('mcpkit serve with a backend that needs a sign-in', () => {
+describe('@mcpkit/gateway with a backend that needs a sign-in', () => {
   let oidc: Awaited<ReturnType<typeof startOidcProvider>>;
   let mcp: StreamableHttpTestServer;
+  let gateway: InProcessGateway;
   let client: McpClient;
-  let cleanup: () => void;
 
   beforeAll(async () => {
     oidc = await startOidcProvider();
@@ -26,27 +28,19 @@ describe('mcpkit serve with a backend that needs a sign-in', () => {
       protectedResource: { authorizationServers: [oidc.issuer], scopes: ['mcp:tools'] },
       authorize: (req) => oidc.accepts(req.headers.authorization?.replace(/^Bearer /, ''), mcp.url),
     });
-    const started = gatewayArgs({
-      secure: { type: 'http', url: mcp.url },
+    gateway = await startInProcessHttpGateway({
+      secure: { type: 'http', url: mcp.url.toString() },
       fault: backends().fault,
     });
-    cleanup = started.cleanup;
     client = new McpClient({ name: 'gateway', era: 'legacy', eraCache: false });
-    await client.connect(
-      new StdioTransport({
-        command: process.execPath,
-        args: started.args,
-        env: started.env as Record<string, string>,
-        name: 'gateway',
-      }),
-    );
+    await client.connect(new StreamableHttpTransport({ url: gateway.url, name: 'gateway' }));
   }, 60_000);
 
   afterAll(async () => {
     await client?.close();
+    await gateway?.close();
     await mcp?.close();
     await oidc?.close();
-    cleanup?.();
   });
 
   it('lists secure__authenticate beside the other backends, and never the backend URL in its description', async () => {

@@ -1,23 +1,26 @@
 import { fileURLToPath } from 'node:url';
 import { McpClient } from '@mcpkit/client';
+import { StdioServerTransport as NdjsonPipe } from '@mcpkit/server';
 import { StreamableHttpTransport } from '@mcpkit/transport-streamable-http';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioServerTransport as NdjsonPipeV1 } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { backends, gatewayArgs, resultText } from './gateway-process.js';
 import {
-  backends,
-  gatewayArgs,
-  gatewayStdio,
-  resultText,
-  startHttpGateway,
-} from './gateway-process.js';
+  type InProcessStdioGateway,
+  startInProcessHttpGateway,
+  startInProcessStdioGateway,
+} from './in-process-gateway.js';
 
 /**
  * A backend's `roots/list` that belongs to no call (server-everything asks right after it
  * is initialized, and again on `notifications/roots/list_changed`). Over stdio the gateway
  * has one client and asks it; over HTTP, or a client that cannot be asked, it is refused
- * and the backend sees why. The built CLI as a real child process, real backends.
+ * and the backend sees why. `@mcpkit/gateway` in-process (over stdio its listener on a pipe
+ * pair, each client speaking newline-delimited JSON through a stdio transport's framing;
+ * over HTTP its listener on 127.0.0.1), real backends.
  */
 const rootsProbe = {
   command: process.execPath,
@@ -31,6 +34,12 @@ afterEach(async () => {
 
 const text = resultText;
 
+async function stdioGateway(servers: Record<string, unknown>): Promise<InProcessStdioGateway> {
+  const started = await startInProcessStdioGateway(servers);
+  cleanups.push(() => started.close());
+  return started;
+}
+
 /** The probe's outcomes (once it has `count`): what each of its roots/list requests got. */
 async function probeOutcomes(
   call: (name: string, args: Record<string, unknown>) => Promise<unknown>,
@@ -42,13 +51,9 @@ async function probeOutcomes(
   }>;
 }
 
-describe('mcpkit serve: a backend request outside any call', () => {
+describe('@mcpkit/gateway: a backend request outside any call', () => {
   it('stdio: roots/list asked at a backend start reaches the SDK v1 client that declared roots with no call running, and its roots/list_changed reaches every backend', async () => {
-    const { args, env, cleanup } = gatewayArgs({
-      everything: backends().everything,
-      probe: rootsProbe,
-    });
-    cleanups.push(cleanup);
+    const pipes = await stdioGateway({ everything: backends().everything, probe: rootsProbe });
     let roots = [{ uri: 'file:///work/gateway-root-a', name: 'a' }];
     let running = 0;
     /** Whether a call was running at each roots/list the client was asked. */
@@ -78,9 +83,7 @@ describe('mcpkit serve: a backend request outside any call', () => {
         running--;
       }
     };
-    await client.connect(
-      new StdioV1({ command: process.execPath, args, env: env as Record<string, string> }),
-    );
+    await client.connect(new NdjsonPipeV1(pipes.fromGateway, pipes.toGateway));
     cleanups.push(() => client.close());
 
     // Both backends ask once at their start: the client answers before any call is made.
@@ -103,6 +106,8 @@ describe('mcpkit serve: a backend request outside any call', () => {
       listed = text(await call('everything__get-roots-list'));
   });
 
+  // The built CLI (a real child process): `mcpkit serve` over stdio makes its listener the
+  // gateway's sole client, which is what refuses here, naming the capability.
   it('stdio: a client without the roots capability: the backend is refused, told that the client did not declare it', async () => {
     const { args, env, cleanup } = gatewayArgs({ probe: rootsProbe });
     cleanups.push(cleanup);
@@ -118,8 +123,7 @@ describe('mcpkit serve: a backend request outside any call', () => {
   });
 
   it('stdio: a 2026-07-28 client cannot be asked outside a call: the backend is refused, told so', async () => {
-    const { args, env, cleanup } = gatewayArgs({ probe: rootsProbe });
-    cleanups.push(cleanup);
+    const pipes = await stdioGateway({ probe: rootsProbe });
     const asked: string[] = [];
     const client = new McpClient({
       name: 'modern-client',
@@ -132,7 +136,7 @@ describe('mcpkit serve: a backend request outside any call', () => {
         },
       },
     });
-    await client.connect(gatewayStdio(args, env));
+    await client.connect(new NdjsonPipe({ stdin: pipes.fromGateway, stdout: pipes.toGateway }));
     cleanups.push(() => client.close());
     expect(client.era).toBe('modern');
     const [first] = await probeOutcomes((name, args) => client.callTool({ name, arguments: args }));
@@ -142,7 +146,7 @@ describe('mcpkit serve: a backend request outside any call', () => {
   });
 
   it('http: roots/list outside any call is refused (many sessions, none to choose): the backend sees the error, the client is not asked', async () => {
-    const gateway = await startHttpGateway({ probe: rootsProbe });
+    const gateway = await startInProcessHttpGateway({ probe: rootsProbe });
     cleanups.push(() => gateway.close());
     const asked: string[] = [];
     const client = new McpClient({
@@ -156,9 +160,7 @@ describe('mcpkit serve: a backend request outside any call', () => {
         },
       },
     });
-    await client.connect(
-      new StreamableHttpTransport({ url: gateway.url, headers: gateway.headers }),
-    );
+    await client.connect(new StreamableHttpTransport({ url: gateway.url }));
     cleanups.push(() => client.close());
     const [first] = await probeOutcomes((name, args) => client.callTool({ name, arguments: args }));
     expect(first?.error?.message).toContain('arrived outside any call');

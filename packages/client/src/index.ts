@@ -24,6 +24,7 @@ export {
   clientDefaults,
   type InputRoundOptions,
   type McpClientOptions,
+  type SkillOptions,
   type Subscription,
 } from './options.js';
 export { OutputSchemaError } from './output-schema.js';
@@ -34,7 +35,7 @@ export {
   skillsExtensionId,
 } from './skills/entry.js';
 export { SkillError, SkillErrorCode, SkillVerificationError } from './skills/errors.js';
-export { type Skill, type SkillFile, type SkillOptions, skillDefaults } from './skills/skills.js';
+export { type Skill, type SkillFile, skillDefaults } from './skills/skills.js';
 export {
   type ExtensionTask,
   isTaskHandle,

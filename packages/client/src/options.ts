@@ -15,7 +15,6 @@ import type {
 } from '@mcpkit/protocol';
 import type { ClientHandlers } from './client-handlers.js';
 import type { EraRecord } from './modern.js';
-import type { SkillOptions } from './skills/skills.js';
 import type { ExtensionTask } from './tasks-ext.js';
 
 /** Defaults a host may read and override. */
@@ -32,6 +31,13 @@ export const clientDefaults = Object.freeze({
   /** Task polling interval when the server suggests none. */
   taskPollIntervalMs: 1_000,
 });
+
+/** Limits on what a skill (SEP-2640) may make the client read (`skillDefaults` by default). */
+export interface SkillOptions {
+  maxFileBytes?: number;
+  maxSkillBytes?: number;
+  maxResources?: number;
+}
 
 export interface McpClientOptions {
   clientInfo?: Implementation;

@@ -9,7 +9,7 @@ import {
   type InputRequiredReturn,
   inputRequired,
 } from '@mcpkit/server';
-import { ForwardedCall } from './resumable-call.js';
+import { ResumableCall } from './resumable-call.js';
 import { callOptions, InflightCalls, isInputRound } from './routing.js';
 
 export interface CallForwarderOptions {
@@ -33,7 +33,7 @@ export class CallForwarder {
   /** Calls parked for a 2026-07-28 client's next round, by the ticket in its requestState. */
   private readonly tickets = new Map<
     string,
-    { call: ForwardedCall<unknown>; timer: NodeJS.Timeout }
+    { call: ResumableCall<unknown>; timer: NodeJS.Timeout }
   >();
 
   constructor(private readonly options: CallForwarderOptions) {}
@@ -54,7 +54,7 @@ export class CallForwarder {
    */
   private forwardCall<T>(
     server: string,
-    call: ForwardedCall<T | InputRequiredResult>,
+    call: ResumableCall<T | InputRequiredResult>,
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
     repeatable: boolean,
   ): Promise<T | InputRequiredResult> {
@@ -86,7 +86,7 @@ export class CallForwarder {
   private async resend<T>(
     again: {
       server: string;
-      call: ForwardedCall<T | InputRequiredResult>;
+      call: ResumableCall<T | InputRequiredResult>;
       run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>;
       repeatable: boolean;
       startedAt: number;
@@ -149,12 +149,12 @@ export class CallForwarder {
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
     repeatable: boolean,
   ): Promise<T> {
-    const call = new ForwardedCall<T | InputRequiredResult>(ctx);
-    this.inflight.track(server, call as ForwardedCall<unknown>);
+    const call = new ResumableCall<T | InputRequiredResult>(ctx);
+    this.inflight.track(server, call as ResumableCall<unknown>);
     const pollTimer = this.pollTimer(ctx);
     const done = () => {
       if (pollTimer !== undefined) clearTimeout(pollTimer);
-      this.inflight.untrack(server, call as ForwardedCall<unknown>);
+      this.inflight.untrack(server, call as ResumableCall<unknown>);
     };
     let sent: Promise<T | InputRequiredResult>;
     try {
@@ -217,17 +217,17 @@ export class CallForwarder {
     const { callTimeoutMs } = this.options;
     const ticket = (ctx.requestState as { gatewayTicket?: unknown } | undefined)?.gatewayTicket;
     const parked = typeof ticket === 'string' ? this.tickets.get(ticket) : undefined;
-    let call: ForwardedCall<T | InputRequiredResult>;
+    let call: ResumableCall<T | InputRequiredResult>;
     if (parked) {
       this.tickets.delete(ticket as string);
       clearTimeout(parked.timer);
-      call = parked.call as ForwardedCall<T | InputRequiredResult>;
+      call = parked.call as ResumableCall<T | InputRequiredResult>;
       call.attach(ctx);
       call.answer(ctx.inputResponses);
     } else {
-      call = new ForwardedCall<T | InputRequiredResult>(ctx);
-      this.inflight.track(server, call as ForwardedCall<unknown>);
-      const untrack = () => this.inflight.untrack(server, call as ForwardedCall<unknown>);
+      call = new ResumableCall<T | InputRequiredResult>(ctx);
+      this.inflight.track(server, call as ResumableCall<unknown>);
+      const untrack = () => this.inflight.untrack(server, call as ResumableCall<unknown>);
       call.result = this.forwardCall(server, call, run, repeatable);
       call.result.then(untrack, untrack);
     }
@@ -257,7 +257,7 @@ export class CallForwarder {
       );
     }, callTimeoutMs);
     timer.unref();
-    this.tickets.set(id, { call: call as ForwardedCall<unknown>, timer });
+    this.tickets.set(id, { call: call as ResumableCall<unknown>, timer });
     return inputRequired({
       inputRequests: step.inputRequests,
       requestState: { gatewayTicket: id },

@@ -1,133 +1,33 @@
-import { randomUUID } from 'node:crypto';
-import type { InputRoundOptions, McpClient, ServerRequestContext } from '@mcpkit/client';
+import type { McpClient } from '@mcpkit/client';
 import { RpcError, RpcErrorCode } from '@mcpkit/jsonrpc';
-import type { ManagerHandlers, McpManager, ServerState } from '@mcpkit/manager';
-import type { Implementation, Prompt, Tool } from '@mcpkit/protocol';
-import {
-  type Completer,
-  type HandlerContext,
-  type InputRequest,
-  McpServer,
-  type Registration,
-  type ResolvedTool,
-  TASKS_EXTENSION,
-  type ToolDefinition,
-  type ToolHandler,
-  type VisibleKind,
-} from '@mcpkit/server';
-import type { AccessControl } from './access/access-control.js';
-import type { AccessTarget } from './access/policy.js';
-import {
-  apply,
-  type BackendLists,
-  fetchLists,
-  metaOf,
-  templateVariables,
-} from './backend-lists.js';
+import type { ManagerHandlers, ServerState } from '@mcpkit/manager';
+import { McpServer, type ResolvedTool, TASKS_EXTENSION } from '@mcpkit/server';
+import { type ServedOrigins, searchableBy, visibleTo } from './access-visibility.js';
+import { runAuthenticateTool } from './authenticate-tool.js';
+import { backendCompleters } from './backend-completers.js';
+import { backendRequestHandlers } from './backend-requests.js';
 import { CallForwarder } from './call-forwarder.js';
-import { composeNames } from './compose/names.js';
-import { transformTool } from './compose/transform.js';
 import { type CompositionView, everything } from './compose/view.js';
+import { type Forward, forwardRequest } from './forward-request.js';
+import { type GatewayHealth, gatewayHealth } from './gateway-health.js';
+import type { GatewayOptions } from './gateway-options.js';
+import { promptEntry } from './prompt-entry.js';
+import { applyEntries, type RegisteredEntry, type RegistryEntry } from './registry-entries.js';
+import { resourceEntries } from './resource-entries.js';
 import { assignResources, ResourceOwners } from './resource-owners.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
-import { logTarget, originOf } from './routing.js';
-import {
-  type CatalogTool,
-  ToolSearch,
-  type ToolSearchOptions,
-  visibleToModel,
-} from './search/search-tools.js';
-import type { SoleClient } from './sole-client.js';
+import { logTarget } from './routing.js';
+import { ToolSearch } from './search/search-tools.js';
+import type { EntryHost } from './served-entries-host.js';
+import { servedNames } from './served-names.js';
 import { TaskRoutes } from './task-routes.js';
-
-/**
- * MCP Apps: a tool an App view may call (`_meta.ui.visibility` absent, the extension's
- * default `["model", "app"]`, or naming `"app"`). A model-only tool keeps its served name only.
- */
-function visibleToApp(meta: Record<string, unknown> | undefined): boolean {
-  const visibility = (meta?.ui as { visibility?: unknown } | undefined)?.visibility;
-  return !Array.isArray(visibility) || visibility.includes('app');
-}
-
-export interface GatewayOptions {
-  manager: McpManager;
-  /** The backends served, in order. */
-  servers: readonly string[];
-  info: Implementation;
-  /**
-   * How tools and prompts are named: `<server><separator><name>` by the manager's host-name
-   * rules (separator `__` by default); `prefix: false` passes names through (one backend).
-   */
-  naming?: { prefix?: boolean; separator?: string };
-  /** Which backend tools are served (`toolFilter` makes one from patterns). All by default. */
-  filter?: (server: string, tool: string) => boolean;
-  /** How long a call waits for a reconnecting backend, and for its answer. */
-  callTimeoutMs: number;
-  /** Quiet time before list changes are applied (and announced once). */
-  listDebounceMs?: number;
-  /**
-   * HTTP, 2025-11-25 sessions (SEP-1699 polling): a forwarded `tools/call` still running
-   * after this long has its SSE stream closed (after the priming event and `retry`); the
-   * client resumes with `Last-Event-ID` and gets the answer. Off when undefined.
-   */
-  ssePollAfterMs?: number;
-  /**
-   * The listener's one client (stdio), asked a backend's request that belongs to no call.
-   * Over HTTP (many sessions) there is none, and such a request is refused.
-   */
-  soleClient?: SoleClient;
-  /**
-   * A backend's failure as the gateway's client reads it (a tool result's text, a JSON-RPC
-   * error's message), in the host's words: return the text, or `undefined` to pass the
-   * error's own message. The errors carry facts (`MessageTooLargeError.limitBytes`,
-   * `HttpError.status`, codes); a host words its next step in its own terms. The backend's
-   * own message by default.
-   */
-  describeError?: (error: unknown, server: string) => string | undefined;
-  /**
-   * What the gateway could not do (a list unread, a name collision), with the error it is
-   * about when there is one (its facts, for a host to word advice from). Ignored by default.
-   */
-  warn?: (text: string, error?: Error) => void;
-  /**
-   * What a gateway config gives this gateway to serve (`compositionView(config, endpoint)`):
-   * which of `servers` and of their tools, prefixes, tool and argument transforms. Swapped
-   * at run time with `compose()`. Everything in `servers` by default.
-   */
-  composition?: CompositionView;
-  /**
-   * `search`: the endpoint serves a search tool and a call-by-name tool instead of listing
-   * every tool (`toolSearch: true`, below); `all` (the default) lists the tools.
-   */
-  mode?: 'all' | 'search';
-  /**
-   * Search mode, for clients that take only so many tools: `tools/list` gives exactly two
-   * tools, `search_tools` (`{ query, limit? }`: the best matches among the served tools, each
-   * with its name, description and input schema) and `call_tool` (`{ name, arguments? }`:
-   * calls a served tool by its name, forwarded as a listed tool's call is). `true` for the
-   * defaults. Off by default: every tool is listed.
-   */
-  toolSearch?: boolean | ToolSearchOptions;
-  /**
-   * Per-client access (a gateway config's `access`, `AccessControl`): what each caller
-   * (`ctx.authInfo`) lists and calls, rate limits, the audit log, the identity backends are
-   * given. One instance for every endpoint. Everything for everyone when absent.
-   */
-  access?: AccessControl;
-}
-
-/** A forwarded request, as the access control sees it. */
-type Forwarded = Omit<AccessTarget, 'endpoint'> & {
-  method: string;
-  params: Record<string, unknown>;
-};
-
-/** One served tool: its definition and handler, and the backend's own name for it. */
-interface ServedTool extends CatalogTool {
-  server: string;
-  /** The backend's name for it; undefined for the gateway's own `authenticate` tool. */
-  original: string | undefined;
-}
+import {
+  type ServedTool,
+  searchToolEntries,
+  type ToolEntryHost,
+  toolEntry,
+  visibleToApp,
+} from './tool-entries.js';
 
 /**
  * Many backends behind one `McpServer`: the backends' tools, prompts and resources under
@@ -138,17 +38,14 @@ interface ServedTool extends CatalogTool {
  */
 export class Gateway {
   readonly server: McpServer;
-  private readonly lists = new Map<string, BackendLists>();
-  private readonly needsAuth = new Set<string>();
   private readonly registered = {
-    tools: new Map<string, { key: string; reg: Registration }>(),
-    prompts: new Map<string, { key: string; reg: Registration }>(),
-    resources: new Map<string, { key: string; reg: Registration }>(),
-    templates: new Map<string, { key: string; reg: Registration }>(),
+    tools: new Map<string, RegisteredEntry>(),
+    prompts: new Map<string, RegisteredEntry>(),
+    resources: new Map<string, RegisteredEntry>(),
+    templates: new Map<string, RegisteredEntry>(),
   };
   /** Runs the forwarded calls, and knows which are running on each backend. */
   private readonly calls: CallForwarder;
-  private readonly refreshing = new Map<string, number>();
   /** Which backend owns each served URI and template. */
   private readonly owners = new ResourceOwners();
   /** Resource collisions warned about (each once while it lasts). */
@@ -173,6 +70,9 @@ export class Gateway {
   /** Served resource templates → their backend (the access policy). */
   private templateOrigins = new Map<string, string>();
 
+  /** What the served entries' handlers use of this gateway. */
+  private readonly host: ToolEntryHost & EntryHost;
+
   private readonly options: GatewayOptions & { warn: (text: string, error?: Error) => void };
 
   constructor(options: GatewayOptions) {
@@ -190,7 +90,9 @@ export class Gateway {
           toolSearch === true ? {} : toolSearch,
           () =>
             `tools of ${options.servers.length === 1 ? 'the server' : 'the servers'} ${options.servers.map((s) => `"${s}"`).join(', ')}`,
-          options.access ? (name, ctx) => this.searchable(name, ctx) : undefined,
+          options.access
+            ? (name, ctx) => searchableBy(options.access!, this.origins, name, ctx)
+            : undefined,
         )
       : undefined;
     this.server = new McpServer({
@@ -212,14 +114,44 @@ export class Gateway {
       onunsubscribe: (uri, { subscriber }) => this.subscriptions.unsubscribe(uri, subscriber),
       resolveTool: (name) => this.resolveTool(name),
       ...(options.access
-        ? { visible: (kind, name, ctx) => this.visibleTo(options.access!, kind, name, ctx) }
+        ? {
+            visible: (kind, name, ctx) => visibleTo(options.access!, this.origins, kind, name, ctx),
+          }
         : {}),
     });
     // A reloaded access policy: list_changed to each session whose lists it changed.
     if (options.access)
       this.unsubscribe.push(options.access.watchChanges(() => this.server.visibilityChanging()));
+    const forward: Forward = (target, ctx, run, repeatable) =>
+      forwardRequest(this.calls, options.access, this.endpointName, target, ctx, run, repeatable);
+    this.host = {
+      server: this.server,
+      taskRoutes: this.taskRoutes,
+      forward,
+      annotationsOf: (server, tool) =>
+        this.options.manager.serverListsNow(server)?.tools.find((t) => t.name === tool)
+          ?.annotations,
+      authenticate: (server, ctx) =>
+        runAuthenticateTool(options.manager, server, ctx, {
+          soleClient: options.soleClient !== undefined,
+          warn: this.options.warn,
+        }),
+      completers: (server, ref, names) =>
+        backendCompleters(
+          {
+            manager: options.manager,
+            callTimeoutMs: options.callTimeoutMs,
+            worded: (error, s) => this.calls.worded(error, s),
+          },
+          this.connectedClient(server),
+          server,
+          ref,
+          names,
+        ),
+    };
     // A client served before the backends connected already sees the two tools of search mode.
-    if (this.search) apply(this.registered.tools, this.searchTools());
+    if (this.search)
+      applyEntries(this.registered.tools, searchToolEntries(this.search, this.server));
     this.subscriptions = new ResourceSubscriptions({
       owners: this.owners,
       client: (server) => this.connectedClient(server),
@@ -243,9 +175,9 @@ export class Gateway {
     );
     for (const kind of ['toolschange', 'promptschange', 'resourceschange'] as const)
       this.unsubscribe.push(
+        // The manager has the new lists already (published before the event).
         manager.on(kind, ({ server }) => {
-          const state = manager.state(server);
-          if (served.has(server) && state) void this.refresh(server, state);
+          if (served.has(server)) this.scheduleSync();
         }),
       );
     this.unsubscribe.push(
@@ -270,41 +202,18 @@ export class Gateway {
   static handlers(
     gateway: () => Gateway | readonly Gateway[] | undefined,
   ): (server: string) => ManagerHandlers {
-    return (server) => {
-      const gateways = () => {
-        const found = gateway();
-        return found === undefined ? [] : Array.isArray(found) ? found : [found as Gateway];
-      };
-      const forward =
-        (method: string, capability: 'elicitation' | 'sampling') =>
-        async (params: unknown, context: ServerRequestContext) =>
-          (await Gateway.forward(gateways(), server, method, capability, params, context)) as never;
+    return backendRequestHandlers((server) => {
+      const found = gateway();
+      const gateways = found === undefined ? [] : Array.isArray(found) ? found : [found as Gateway];
       return {
-        // Declared to every backend: all the gateway can forward. Each request is then
-        // refused when the calling client lacks what it needs (routing.ts, refuseUndeclared).
-        elicitation: forward('elicitation/create', 'elicitation'),
-        elicitationModes: ['form', 'url'],
-        sampling: forward('sampling/createMessage', 'sampling'),
-        samplingTools: true,
-        roots: async (context) => {
-          const answer = await Gateway.forward(
-            gateways(),
-            server,
-            'roots/list',
-            'roots',
-            {},
-            {
-              ...context,
-              signal: AbortSignal.any([context.signal, AbortSignal.timeout(60_000)]),
-            },
-          );
-          return ((answer as { roots?: unknown[] } | undefined)?.roots ?? []) as never;
-        },
+        calls: gateways.flatMap((g) => g.calls.inflight.of(server)),
+        sole: gateways.find((g) => g.options.soleClient)?.options.soleClient,
+        callTimeoutMs: gateways[0]?.options.callTimeoutMs ?? 0,
       };
-    };
+    });
   }
 
-  /** Reads every served backend's lists once (after `connectAll`) and serves them. */
+  /** Waits for every served backend's lists (after `connectAll`) and serves them. */
   async start(): Promise<void> {
     await Promise.all(
       this.options.servers.map((name) => {
@@ -322,30 +231,8 @@ export class Gateway {
    * (some backend not connected or degraded, at least one connected) or `down` (none
    * connected).
    */
-  health(): {
-    status: 'ok' | 'degraded' | 'down';
-    servers: Array<{ server: string; state: string; degraded?: string[] }>;
-    /**
-     * With an access policy: `refusing` (every call) while it cannot be read, or while a
-     * required audit log cannot be written; `audit` while the audit log is failing.
-     */
-    access?: ReturnType<AccessControl['health']>;
-  } {
-    const servers = this.options.servers.map((server) => {
-      const state = this.options.manager.state(server);
-      if (state?.state === 'connected' && state.degraded?.length)
-        return { server, state: 'degraded', degraded: state.degraded.map((f) => f.list) };
-      return { server, state: state?.state ?? 'unknown' };
-    });
-    const up = servers.filter((s) => s.state === 'connected' || s.state === 'degraded');
-    const status =
-      servers.length > 0 && up.length === 0
-        ? 'down'
-        : servers.every((s) => s.state === 'connected')
-          ? 'ok'
-          : 'degraded';
-    const access = this.options.access?.health();
-    return access ? { status, servers, access } : { status, servers };
+  health(): GatewayHealth {
+    return gatewayHealth(this.options.servers, this.options.manager, this.options.access);
   }
 
   async close(): Promise<void> {
@@ -365,84 +252,24 @@ export class Gateway {
     this.warned = new Set();
     this.sync();
   }
-
   /**
-   * A backend's request, forwarded to the client whose call caused it, among the calls of
-   * every gateway over one manager (one per endpoint).
+   * A backend's state changed: a new connection gets its logging level, every list read
+   * (the manager's: waited for, never fetched again) and the clients' subscriptions; then
+   * the served lists follow. A pending backend keeps its last lists (the manager keeps them):
+   * a restart is not a change.
    */
-  private static async forward(
-    gateways: readonly Gateway[],
-    server: string,
-    method: string,
-    capability: 'elicitation' | 'sampling' | 'roots',
-    params: unknown,
-    context: ServerRequestContext,
-  ): Promise<unknown> {
-    const calls = gateways.flatMap((g) => g.calls.inflight.of(server));
-    const body = (params ?? {}) as Record<string, unknown>;
-    // No call to tie it to (a backend asking for roots at its start): only a face with one
-    // client can still answer it.
-    const sole = gateways.find((g) => g.options.soleClient)?.options.soleClient;
-    if (calls.length === 0 && sole)
-      return sole.ask(server, method, capability, body, context.signal);
-    const call = originOf(calls, server, method, capability, context.relatedRequestId, body);
-    // While its client has not answered, the call is "asking": a backend request that names
-    // no call is not given to it (routing.ts), so one silent client blocks no other.
-    call.asking++;
-    const done = () => {
-      call.asking--;
-    };
-    // 2026-07-28 clients are asked through an input_required result and their retry.
-    if (call.ctx.era === 'modern') {
-      const asked = call.ask(method as InputRequest['method'], body);
-      asked.then(done, done);
-      return asked;
-    }
-    // Bounded by the call's own timeout and ended by its cancellation or its client's
-    // disconnect (the request's signal), whichever comes first: for that call only.
-    const signal = AbortSignal.any([
-      context.signal,
-      call.signal,
-      AbortSignal.timeout(gateways[0]!.options.callTimeoutMs),
-    ]);
-    const answered = Promise.race([
-      call.ctx.request(method, body),
-      new Promise((_, reject) => {
-        if (signal.aborted) reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      }),
-    ]);
-    answered.then(done, done);
-    return answered;
-  }
-
-  /** Fetches a backend's lists after a change of state or list; serializes per backend. */
   private async refresh(name: string, state: ServerState): Promise<void> {
-    const generation = (this.refreshing.get(name) ?? 0) + 1;
-    this.refreshing.set(name, generation);
-    if (state.state === 'needs-auth') this.needsAuth.add(name);
-    else this.needsAuth.delete(name);
-    if (state.state === 'failed' || state.state === 'disabled' || state.state === 'needs-auth') {
-      this.lists.delete(name);
-      this.scheduleSync();
-      return;
-    }
-    // A pending backend keeps its last lists: a restart is not a change.
-    if (state.state !== 'connected') return;
-    try {
+    if (state.state === 'connected') {
+      const { manager } = this.options;
       // Backends log at every level; each client's own level filters what it is sent.
       if (state.client.serverCapabilities?.logging)
         await state.client.setLoggingLevel('debug').catch(() => {});
-      const lists = await fetchLists(state.client, name);
-      if (this.refreshing.get(name) !== generation || this.closed) return;
-      this.lists.set(name, lists);
+      // A list that fails is the manager's to report (a warning, the state's `degraded`).
+      await manager.serverLists(name).catch(() => {});
+      if (this.closed || this.connectedClient(name) !== state.client) return;
       void this.subscriptions.resubscribe(name, state.client);
-      this.scheduleSync();
-    } catch (error) {
-      this.options.warn(
-        `server "${name}": its lists could not be read: ${(error as Error).message}`,
-      );
-    }
+    } else if (state.state === 'pending') return;
+    this.scheduleSync();
   }
 
   private scheduleSync(): void {
@@ -467,69 +294,27 @@ export class Gateway {
   private sync(): void {
     if (this.closed) return;
     const { separator = '__', prefix = true } = this.options.naming ?? {};
-    const allowTool = this.options.filter ?? (() => true);
     const view = this.composition;
-    const toolPairs: Array<{
-      server: string;
-      item: string;
-      tool?: Tool;
-      toBackend?: (args: Record<string, unknown> | undefined) => unknown;
-    }> = [];
-    const promptPairs: Array<{ server: string; item: string; prompt: Prompt }> = [];
-    for (const server of this.options.servers) {
-      if (!view.serves(server)) continue;
-      const lists = this.lists.get(server);
-      for (const tool of lists?.tools ?? []) {
-        if (!allowTool(server, tool.name) || !view.allowsTool(server, tool.name)) continue;
-        const composition = view.tool(server, tool.name);
-        if (!composition) {
-          toolPairs.push({ server, item: tool.name, tool });
-          continue;
-        }
-        const shaped = transformTool(server, tool, composition);
-        if ('problems' in shaped) {
-          for (const problem of shaped.problems)
-            if (!this.warned.has(problem)) {
-              this.warned.add(problem);
-              this.options.warn(`gateway config: ${problem}; the tool is not served`);
-            }
-          continue;
-        }
-        toolPairs.push({ server, item: tool.name, tool: shaped.tool, toBackend: shaped.toBackend });
-      }
-      if (this.needsAuth.has(server)) toolPairs.push({ server, item: 'authenticate' });
-      for (const prompt of lists?.prompts ?? [])
-        promptPairs.push({ server, item: prompt.name, prompt });
-    }
-    const naming = {
-      separator,
-      prefix,
-      labelOf: (server: string) => view.prefixOf(server),
-    };
-    const tools = composeNames(toolPairs, {
-      ...naming,
-      fixedName: (server, item) => view.nameOf(server, item),
+    const names = servedNames({
+      servers: this.options.servers,
+      lists: (server) => this.options.manager.serverListsNow(server),
+      needsAuth: (server) => this.options.manager.state(server)?.state === 'needs-auth',
+      view,
+      allowTool: this.options.filter ?? (() => true),
+      naming: { separator, prefix },
+      warn: this.options.warn,
+      warned: this.warned,
     });
-    const prompts = composeNames(promptPairs, { ...naming, fixedName: () => undefined });
-    for (const c of [...tools.collisions, ...prompts.collisions])
-      this.options.warn(
-        `name "${c.name}" is offered by ${c.kept.map((k) => `"${k.server}" (${k.item})`).join(' and ')}; both kept, the later renamed`,
-      );
-    const byPair = <T extends { server: string; item: string }>(list: T[]) =>
-      new Map(list.map((p) => [`${p.server}\u0000${p.item}`, p]));
-    const toolByPair = byPair(toolPairs);
-    const promptByPair = byPair(promptPairs);
-
-    let wantTools = new Map<string, { key: string; add: () => Registration }>();
+    let wantTools = new Map<string, RegistryEntry>();
     const served = new Map<string, ServedTool>();
     const byOriginal = new Map<string, ServedTool[]>();
-    for (const [name, pair] of tools.names) {
-      const entry = toolByPair.get(`${pair.server}\u0000${pair.item}`)!;
-      const tool = this.toolEntry(
+    for (const [name, pair] of names.tools) {
+      const tool = toolEntry(
+        this.host,
         name,
         pair.server,
-        entry.tool,
-        entry.toBackend,
+        pair.tool,
+        pair.toBackend,
         view.tool(pair.server, pair.item),
       );
       wantTools.set(name, tool);
@@ -547,124 +332,35 @@ export class Gateway {
     if (this.search) {
       // Search mode lists its two tools only; the served ones are searched and called.
       this.search.update(served, new Map([...wantTools].map(([name, { key }]) => [name, key])));
-      wantTools = this.searchTools();
+      wantTools = searchToolEntries(this.search, this.server);
     }
-    const wantPrompts = new Map<string, { key: string; add: () => Registration }>();
+    const wantPrompts = new Map<string, RegistryEntry>();
     const promptOrigins = new Map<string, { server: string; original: string }>();
-    for (const [name, pair] of prompts.names) {
-      const { prompt } = promptByPair.get(`${pair.server}\u0000${pair.item}`)!;
-      promptOrigins.set(name, { server: pair.server, original: prompt.name });
-      wantPrompts.set(name, this.promptEntry(name, pair.server, prompt));
+    for (const [name, { server, prompt }] of names.prompts) {
+      promptOrigins.set(name, { server, original: prompt.name });
+      wantPrompts.set(name, promptEntry(this.host, name, server, prompt));
     }
     this.promptOrigins = promptOrigins;
     const { resources, templates } = this.resourceEntries();
-    apply(this.registered.tools, wantTools);
-    apply(this.registered.prompts, wantPrompts);
-    apply(this.registered.resources, resources);
-    apply(this.registered.templates, templates);
+    applyEntries(this.registered.tools, wantTools);
+    applyEntries(this.registered.prompts, wantPrompts);
+    applyEntries(this.registered.resources, resources);
+    applyEntries(this.registered.templates, templates);
   }
 
-  /** Search mode's two tools (the same key always: registered once, never changed). */
-  private searchTools(): Map<string, { key: string; add: () => Registration }> {
-    return new Map(
-      (this.search?.tools() ?? []).map(({ name, definition, handler }) => [
-        name,
-        { key: 'search', add: () => this.server.registerTool(name, definition, handler) },
-      ]),
+  /** The served resources and templates; collisions are warned about (each once while it lasts). */
+  private resourceEntries() {
+    const assignment = assignResources(
+      this.options.servers.filter((s) => this.composition.serves(s)),
+      (server) => this.options.manager.serverListsNow(server),
     );
-  }
-
-  /** A served tool: its registration key, definition and handler, and how to register it. */
-  private toolEntry(
-    name: string,
-    server: string,
-    tool: Tool | undefined,
-    toBackend?: (args: Record<string, unknown> | undefined) => unknown,
-    composition?: unknown,
-  ): ServedTool & { key: string; add: () => Registration } {
-    const entry = (
-      key: string,
-      original: string | undefined,
-      definition: ToolDefinition,
-      handler: ToolHandler,
-    ) => ({
-      key,
-      name,
-      server,
-      original,
-      definition,
-      handler,
-      forModel: visibleToModel(definition._meta),
-      add: () => this.server.registerTool(name, definition, handler),
-    });
-    if (!tool) {
-      const description = `Sign in to "${server}" (it needs authorization); its tools appear once signed in.`;
-      return entry(
-        `auth\u0000${server}`,
-        undefined,
-        { description, inputSchema: { type: 'object' } },
-        (_args, ctx) => this.authenticate(server, ctx),
-      );
-    }
-    const {
-      name: original,
-      inputSchema,
-      outputSchema,
-      title,
-      description,
-      annotations,
-      icons,
-      _meta,
-    } = tool as Tool & { icons?: never; _meta?: Record<string, unknown> };
-    const definition = {
-      ...(title !== undefined ? { title } : {}),
-      ...(description !== undefined ? { description } : {}),
-      inputSchema: (inputSchema ?? { type: 'object' }) as Record<string, unknown>,
-      ...(outputSchema !== undefined
-        ? { outputSchema: outputSchema as Record<string, unknown> }
-        : {}),
-      ...(annotations !== undefined ? { annotations } : {}),
-      ...(icons !== undefined ? { icons } : {}),
-      ...(_meta !== undefined ? { _meta } : {}),
-    };
-    // Retried after a backend died under it only when the backend itself says it is harmless.
-    // (Looked up only for a composed tool: the others are the backend's own, and a search
-    // per tool would make a sync of many tools quadratic.)
-    const own =
-      composition === undefined
-        ? annotations
-        : this.lists.get(server)?.tools.find((t) => t.name === original)?.annotations;
-    const retry = own?.readOnlyHint === true || own?.idempotentHint === true;
-    return entry(
-      `${server}\u0000${JSON.stringify(tool)}${composition === undefined ? '' : `\u0000${JSON.stringify(composition)}`}`,
-      original,
-      definition,
-      (given, ctx) => {
-        // Renamed arguments back to the backend's names, hidden values set (or a refusal).
-        const args = (toBackend ? toBackend(given) : given) as typeof given;
-        return this.forward(
-          {
-            kind: 'tool',
-            server,
-            name: original,
-            method: 'tools/call',
-            params: { name, arguments: given },
-          },
-          ctx,
-          (client, options) =>
-            client
-              .callTool(
-                // Without request _meta (the usual case) there is nothing to filter or copy.
-                ctx.meta
-                  ? { name: original, arguments: args, ...metaOf(ctx) }
-                  : { name: original, arguments: args },
-                this.taskRoutes.options(ctx, client, options),
-              )
-              .then((answer) => this.taskRoutes.note(server, ctx, answer)),
-          retry,
-        ) as never;
-      },
-    );
+    for (const text of assignment.warnings)
+      if (!this.warnedResources.has(text)) this.options.warn(text);
+    this.warnedResources = new Set(assignment.warnings);
+    this.owners.set(assignment);
+    const entries = resourceEntries(this.host, assignment, this.owners);
+    this.templateOrigins = entries.templateOrigins;
+    return entries;
   }
 
   /**
@@ -687,292 +383,21 @@ export class Gateway {
     );
   }
 
-  /**
-   * A backend's `authenticate` tool. The sign-in's URL goes to the client that called it:
-   * as a URL elicitation when it declared that mode, else in the tool's result (the sign-in
-   * then waits in the background for the redirect). Only the stdio face's own client —
-   * the user's host on this machine — without URL elicitation gets a local browser opened.
-   */
-  private async authenticate(server: string, ctx: HandlerContext) {
-    const text = (t: string, isError = false) => ({
-      content: [{ type: 'text' as const, text: t }],
-      isError,
-    });
-    const finish = (state: ServerState) =>
-      state.state === 'connected'
-        ? text(`Signed in to "${server}".`)
-        : text(`"${server}" is ${state.state} after the sign-in.`, true);
-    const manager = this.options.manager;
-    const urlMode =
-      ctx.era !== 'modern' &&
-      (ctx.clientCapabilities.elicitation as Record<string, unknown> | undefined)?.url !==
-        undefined;
-    if (urlMode) {
-      const stop = new AbortController();
-      const signal = AbortSignal.any([ctx.signal, stop.signal]);
-      const open = async (url: string) => {
-        const answer = await ctx.request('elicitation/create', {
-          mode: 'url',
-          message: `Sign in to "${server}"`,
-          url,
-          elicitationId: randomUUID(),
-        });
-        if (answer.action !== 'accept')
-          stop.abort(
-            new Error(`the sign-in to "${server}" was not accepted (${String(answer.action)})`),
-          );
-      };
-      try {
-        return finish(await manager.authenticate(server, { signal, open }));
-      } catch (error) {
-        return text(
-          `The sign-in to "${server}" did not finish: ${(signal.reason as Error | undefined)?.message ?? (error as Error).message}`,
-          true,
-        );
-      }
-    }
-    if (this.options.soleClient) return finish(await manager.authenticate(server));
-    // Another machine's client, perhaps: never a browser here; the URL is the answer.
-    let given!: (url: string) => void;
-    const url = new Promise<string>((resolve) => {
-      given = resolve;
-    });
-    const signedIn = manager.authenticate(server, { open: (u) => given(u) });
-    signedIn.catch((error: Error) =>
-      this.options.warn(`server "${server}": the sign-in did not finish: ${error.message}`),
-    );
-    return Promise.race([
-      signedIn.then(finish),
-      url.then((u) =>
-        text(`To sign in to "${server}", open this URL: ${u}\nIts tools appear once signed in.`),
-      ),
-    ]);
-  }
-
-  private promptEntry(name: string, server: string, prompt: Prompt) {
-    const { name: original, ...rest } = prompt;
-    const complete = this.completers(
-      server,
-      { type: 'ref/prompt', name: original },
-      (prompt.arguments ?? []).map((a) => a.name),
-    );
-    const definition = complete ? { ...rest, complete } : rest;
-    return {
-      key: `${server}\u0000${JSON.stringify(prompt)}`,
-      add: () =>
-        this.server.registerPrompt(
-          name,
-          definition as never,
-          (args, ctx) =>
-            this.forward(
-              {
-                kind: 'prompt',
-                server,
-                name: original,
-                method: 'prompts/get',
-                params: { name, arguments: args },
-              },
-              ctx,
-              (client, options) => client.getPrompt(original, args, options),
-            ) as never,
-        ),
-    };
-  }
-
-  /**
-   * Resources keep the backend's URI; a URI two backends offer is served as
-   * `<server>:<uri>` for each. Templates likewise. Each served URI and template has exactly
-   * one backend (`assignResources`), collisions are warned about, and a read through a
-   * template goes to its backend only when no other backend's template matches the URI.
-   */
-  private resourceEntries() {
-    const assignment = assignResources(
-      this.options.servers.filter((s) => this.composition.serves(s)),
-      (server) => this.lists.get(server),
-    );
-    for (const text of assignment.warnings)
-      if (!this.warnedResources.has(text)) this.options.warn(text);
-    this.warnedResources = new Set(assignment.warnings);
-    this.owners.set(assignment);
-    const resources = new Map<string, { key: string; add: () => Registration }>();
-    for (const { server, served, resource: r } of assignment.resources) {
-      const { uri: original, ...definition } = r;
-      resources.set(served, {
-        key: `${server}\u0000${JSON.stringify(r)}`,
-        add: () =>
-          this.server.registerResource(
-            served,
-            definition as never,
-            (_uri, ctx) =>
-              this.forward(
-                {
-                  kind: 'resource',
-                  server,
-                  name: original,
-                  method: 'resources/read',
-                  params: { uri: served },
-                },
-                ctx,
-                (client, options) => client.readResource(original, options),
-              ) as never,
-          ),
-      });
-    }
-    const templates = new Map<string, { key: string; add: () => Registration }>();
-    const templateOrigins = new Map<string, string>();
-    for (const { server, served, strip, definition: t } of assignment.templates) {
-      templateOrigins.set(served, server);
-      const { uriTemplate: _, ...plain } = t;
-      const complete = this.completers(
-        server,
-        { type: 'ref/resource', uri: t.uriTemplate },
-        templateVariables(t.uriTemplate),
-      );
-      const definition = complete ? { ...plain, complete } : plain;
-      templates.set(served, {
-        key: `${server}\u0000${served}\u0000${JSON.stringify(t)}`,
-        add: () =>
-          this.server.registerResourceTemplate(served, definition as never, (uri, _vars, ctx) => {
-            // Another backend's template may match the same URI: it is this one's only alone.
-            if (this.owners.ownerOf(uri)?.server !== server)
-              throw new RpcError(-32602, `Resource not found: ${uri}`, { uri });
-            return this.forward(
-              {
-                kind: 'resource',
-                server,
-                name: uri.slice(strip),
-                method: 'resources/read',
-                params: { uri },
-              },
-              ctx,
-              (client, options) => client.readResource(uri.slice(strip), options),
-            ) as never;
-          }),
-      });
-    }
-    this.templateOrigins = templateOrigins;
-    return { resources, templates };
-  }
-
   /** The endpoint's name for the access policy (`default`: /mcp without a config's endpoint). */
   private get endpointName(): string {
     return this.composition.endpoint ?? 'default';
   }
 
-  /**
-   * A forwarded request: through the access control when there is one (policy, rate limit,
-   * audit, the backend's identity headers), else straight to the call forwarder.
-   */
-  private forward<T>(
-    target: Forwarded,
-    ctx: HandlerContext,
-    run: Parameters<CallForwarder['call']>[2],
-    repeatable?: boolean,
-  ): Promise<unknown> {
-    const access = this.options.access;
-    if (!access) return this.calls.call<T>(target.server, ctx, run as never, repeatable);
-    return access.run({ ...target, endpoint: this.endpointName }, ctx, (headers) =>
-      this.calls.call<T>(
-        target.server,
-        ctx,
-        (headers === undefined
-          ? run
-          : (client: McpClient, options: InputRoundOptions) =>
-              run(client, { ...options, headers })) as never,
-        repeatable,
-      ),
-    );
-  }
-
-  /** In search mode: whether the access policy lets this caller find a served tool. */
-  private searchable(name: string, ctx: HandlerContext): boolean {
-    const tool = this.served.get(name);
-    return (
-      tool !== undefined &&
-      this.options.access!.visible(ctx.authInfo, {
-        endpoint: this.endpointName,
-        server: tool.server,
-        kind: 'tool',
-        name: tool.original ?? 'authenticate',
-      })
-    );
-  }
-
-  /** `McpServerOptions.visible`: what the access policy lets this caller list. */
-  private visibleTo(
-    access: AccessControl,
-    kind: VisibleKind,
-    name: string,
-    ctx: HandlerContext,
-  ): boolean {
-    const endpoint = this.endpointName;
-    const auth = ctx.authInfo;
-    switch (kind) {
-      case 'tool': {
-        const tool = this.search ? undefined : this.served.get(name);
-        // Search mode's own two tools: every call through them is checked as the tool's own.
-        if (!tool) return this.search !== undefined && access.health().state === 'ok';
-        return access.visible(auth, {
-          endpoint,
-          server: tool.server,
-          kind: 'tool',
-          name: tool.original ?? 'authenticate',
-        });
-      }
-      case 'prompt': {
-        const origin = this.promptOrigins.get(name);
-        return (
-          origin !== undefined &&
-          access.visible(auth, {
-            endpoint,
-            server: origin.server,
-            kind: 'prompt',
-            name: origin.original,
-          })
-        );
-      }
-      case 'resource': {
-        const owner = this.owners.ownerOf(name);
-        return (
-          owner !== undefined &&
-          access.visible(auth, {
-            endpoint,
-            server: owner.server,
-            kind: 'resource',
-            name: owner.uri,
-          })
-        );
-      }
-      case 'resourceTemplate': {
-        const server = this.templateOrigins.get(name);
-        return (
-          server !== undefined && access.visible(auth, { endpoint, server, kind: 'resource', name })
-        );
-      }
-    }
-  }
-
-  /** Completers that ask the backend (when it offers completions) for each argument. */
-  private completers(
-    server: string,
-    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
-    names: string[],
-  ): Record<string, Completer> | undefined {
-    const client = this.connectedClient(server);
-    if (!client?.serverCapabilities?.completions || names.length === 0) return undefined;
-    const { manager, callTimeoutMs } = this.options;
-    const completer: (name: string) => Completer = (name) => async (value, context) => {
-      try {
-        const backend = await manager.client(server, { timeoutMs: callTimeoutMs });
-        const result = await backend.complete(ref, { name, value }, context, {
-          timeoutMs: callTimeoutMs,
-        });
-        return result.completion.values;
-      } catch (error) {
-        throw this.calls.worded(error, server);
-      }
+  /** The served names and their backends, as the access policy is asked about them. */
+  private get origins(): ServedOrigins {
+    return {
+      endpoint: this.endpointName,
+      served: this.served,
+      searchMode: this.search !== undefined,
+      promptOrigins: this.promptOrigins,
+      owners: this.owners,
+      templateOrigins: this.templateOrigins,
     };
-    return Object.fromEntries(names.map((n) => [n, completer(n)]));
   }
 
   private connectedClient(server: string): McpClient | undefined {

@@ -54,11 +54,8 @@ export {
 export { type TransformedTool, transformTool } from './compose/transform.js';
 export { type CompositionView, compositionView, everything, globMatcher } from './compose/view.js';
 export { exposedName, type NamedPair, nameAll, toolFilter } from './exposed-names.js';
-export {
-  createGateway,
-  Gateway,
-  type GatewayOptions,
-  gatewayHandlers,
-} from './gateway.js';
+export { createGateway, Gateway, gatewayHandlers } from './gateway.js';
+export type { GatewayHealth } from './gateway-health.js';
+export type { GatewayOptions } from './gateway-options.js';
 export { type IndexedTool, ToolIndex, type ToolSearchOptions } from './search/index.js';
 export type { SoleClient } from './sole-client.js';

@@ -37,7 +37,9 @@ export interface ResourceAssignment {
  */
 export function assignResources(
   servers: readonly string[],
-  lists: (server: string) => { resources: Resource[]; templates: ResourceTemplate[] } | undefined,
+  lists: (
+    server: string,
+  ) => { resources: readonly Resource[]; templates: readonly ResourceTemplate[] } | undefined,
 ): ResourceAssignment {
   const warnings: string[] = [];
   const owners = new Map<string, Set<string>>();

@@ -19,7 +19,7 @@ interface Asked {
  * its retry (carrying the answers) resumes the same backend call. The call's signal follows
  * whichever client request is attached; a parked call is not cancelled by its request's end.
  */
-export class ForwardedCall<T> {
+export class ResumableCall<T> {
   ctx: HandlerContext;
   result!: Promise<T>;
   /**

@@ -2,7 +2,7 @@ import type { CallOptions, InputRoundOptions, McpClient } from '@mcpkit/client';
 import { type JsonRpcId, type Progress, RpcError } from '@mcpkit/jsonrpc';
 import type { ClientCapabilities, InputRequiredResult } from '@mcpkit/protocol';
 import type { HandlerContext } from '@mcpkit/server';
-import type { ForwardedCall } from './resumable-call.js';
+import type { ResumableCall } from './resumable-call.js';
 
 /** Error code of a server→client request the gateway's client cannot answer. */
 const NOT_FORWARDABLE = -32601;
@@ -53,13 +53,13 @@ export function asksBack(ctx: HandlerContext): boolean {
  * no client to choose.
  */
 export function originOf(
-  calls: ReadonlyArray<ForwardedCall<unknown>>,
+  calls: ReadonlyArray<ResumableCall<unknown>>,
   server: string,
   method: string,
   capability: 'elicitation' | 'sampling' | 'roots',
   relatedRequestId: JsonRpcId | undefined,
   params: Record<string, unknown> = {},
-): ForwardedCall<unknown> {
+): ResumableCall<unknown> {
   let call =
     relatedRequestId === undefined
       ? undefined
@@ -136,9 +136,9 @@ export function refuseUndeclared(
  * are running, or none: never to a client it may not belong to.
  */
 export function logTarget(
-  calls: ReadonlyArray<ForwardedCall<unknown>>,
+  calls: ReadonlyArray<ResumableCall<unknown>>,
   relatedRequestId: JsonRpcId | undefined,
-): ForwardedCall<unknown> | undefined {
+): ResumableCall<unknown> | undefined {
   if (relatedRequestId !== undefined) return calls.find((c) => c.backendIds.has(relatedRequestId));
   if (calls.length === 0) return undefined;
   const newest = calls[calls.length - 1]!;
@@ -154,7 +154,7 @@ export function logTarget(
  * them itself, asking the caller through the handlers (such calls never park).
  */
 export function callOptions(
-  call: ForwardedCall<unknown>,
+  call: ResumableCall<unknown>,
   client: McpClient,
   timeoutMs: number,
 ): InputRoundOptions {
@@ -190,20 +190,20 @@ export function callOptions(
 
 /** The gateway calls running on each backend, newest last: where a backend's requests go. */
 export class InflightCalls {
-  private readonly calls = new Map<string, Array<ForwardedCall<unknown>>>();
+  private readonly calls = new Map<string, Array<ResumableCall<unknown>>>();
 
-  of(server: string): ReadonlyArray<ForwardedCall<unknown>> {
+  of(server: string): ReadonlyArray<ResumableCall<unknown>> {
     return this.calls.get(server) ?? [];
   }
 
   /** Keeps a call findable while it runs (until `untrack`). */
-  track(server: string, call: ForwardedCall<unknown>): void {
+  track(server: string, call: ResumableCall<unknown>): void {
     const list = this.calls.get(server);
     if (list) list.push(call);
     else this.calls.set(server, [call]);
   }
 
-  untrack(server: string, call: ForwardedCall<unknown>): void {
+  untrack(server: string, call: ResumableCall<unknown>): void {
     const list = this.calls.get(server);
     if (!list) return;
     // Calls mostly end in the order they started: the search is short.

@@ -23,7 +23,28 @@ interface Published {
   tools: HostTool[];
   prompts: HostCommand[];
   resources: HostResource[];
+  /** The same lists as the server gave them (templates too), from its last fetches. */
+  listed?: ServerListing;
 }
+
+/**
+ * A server's four lists exactly as it listed them (titles, icons, annotations, `_meta`), in
+ * its order: what the manager last fetched. A list that failed is empty (the server's state
+ * says which: `degraded`).
+ */
+export interface ServerListing {
+  readonly tools: readonly Tool[];
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly templates: readonly ResourceTemplate[];
+}
+
+const EMPTY_LISTING: ServerListing = Object.freeze({
+  tools: [],
+  prompts: [],
+  resources: [],
+  templates: [],
+});
 
 const json = (v: unknown) => JSON.stringify(v);
 
@@ -334,15 +355,18 @@ export class Catalog {
   private publish(server: string, kinds: readonly ListKind[]): void {
     const lists = this.lists.get(server) ?? {};
     const before = this.published.get(server) ?? { tools: [], prompts: [], resources: [] };
+    const listed = { ...(before.listed ?? EMPTY_LISTING) };
     const next: Published = { ...before };
     const changes: Array<() => void> = [];
     if (kinds.includes('tools')) {
+      listed.tools = lists.tools ?? [];
       next.tools = (lists.tools ?? []).map((t) => this.hostTool(server, t));
       const d = diffLists(before.tools, next.tools, (t) => t.name, hostToolsEqual);
       if (d.added.length + d.removed.length + d.changed.length > 0)
         changes.push(() => this.deps.events.emit('toolschange', { server, ...d }));
     }
     if (kinds.includes('prompts')) {
+      listed.prompts = lists.prompts ?? [];
       next.prompts = (lists.prompts ?? []).map((p) => this.hostCommand(server, p));
       const d = diffLists(
         before.prompts,
@@ -354,6 +378,8 @@ export class Catalog {
         changes.push(() => this.deps.events.emit('promptschange', { server, ...d }));
     }
     if (kinds.includes('resources')) {
+      listed.resources = lists.resources ?? [];
+      listed.templates = lists.templates ?? [];
       next.resources = (lists.resources ?? []).map((r) => ({ ...r, server }));
       const d = diffLists(
         before.resources,
@@ -361,9 +387,12 @@ export class Catalog {
         (r) => r.uri,
         (a, b) => json(a) === json(b),
       );
-      if (d.added.length + d.removed.length + d.changed.length > 0)
+      // A change of the templates alone is a change of the resources too (one list_changed).
+      const templatesChanged = json(before.listed?.templates ?? []) !== json(listed.templates);
+      if (d.added.length + d.removed.length + d.changed.length > 0 || templatesChanged)
         changes.push(() => this.deps.events.emit('resourceschange', { server, ...d }));
     }
+    next.listed = Object.freeze(listed);
     // Published before the events: a listener reads the new lists (and the host names).
     this.published.set(server, next);
     for (const emit of changes) emit();
@@ -416,6 +445,11 @@ export class Catalog {
       });
     if (keepWarm && before.tools.length > 0)
       this.published.set(server, { tools: before.tools, prompts: [], resources: [] });
+  }
+
+  /** The server's lists as it gave them, as last published; undefined before any fetch. */
+  listing(server: string): ServerListing | undefined {
+    return this.published.get(server)?.listed;
   }
 
   resources(server: string): Resource[] {

@@ -92,6 +92,23 @@ export function makeHostTool(
   });
 }
 
+/**
+ * What the `authenticate` tool of a server that needs a sign-in says and takes: its
+ * description names the server, and its URL when `url` is given (a host on the user's own
+ * machine may show it; a gateway serving other clients leaves it out), and it takes no
+ * arguments.
+ */
+export function authenticateToolDefinition(
+  server: string,
+  options: { url?: string } = {},
+): { description: string; inputSchema: Record<string, unknown> } {
+  const { url } = options;
+  return {
+    description: `The MCP server "${server}"${url ? ` (${url})` : ''} needs you to sign in before its tools can be used. Call this to start the sign-in; its tools appear once it succeeds.`,
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  };
+}
+
 /** The one tool a server that needs a sign-in shows: calling it runs the sign-in. */
 export function makeAuthenticateTool(
   server: string,
@@ -103,8 +120,7 @@ export function makeAuthenticateTool(
     name,
     server,
     tool: 'authenticate',
-    description: `The MCP server "${server}"${url ? ` (${url})` : ''} needs you to sign in before its tools can be used. Call this to start the sign-in; its tools appear once it succeeds.`,
-    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    ...authenticateToolDefinition(server, { url }),
     readOnly: false,
     destructive: false,
     idempotent: true,

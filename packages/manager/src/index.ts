@@ -20,7 +20,7 @@ export {
   reconnectDefaults,
   reconnectDelay,
 } from './backoff.js';
-export type { ListKind } from './catalog.js';
+export type { ListKind, ServerListing } from './catalog.js';
 export { diagnose } from './classify.js';
 export { type Clock, systemClock } from './clock.js';
 export type { HostCommand } from './commands.js';
@@ -50,7 +50,11 @@ export type {
   NextStepKind,
 } from './failure.js';
 export type { ManagerHint, ManagerHints, ResolvedHints } from './hints.js';
-export type { HostTool, HostToolCallOptions } from './host-tool.js';
+export {
+  authenticateToolDefinition,
+  type HostTool,
+  type HostToolCallOptions,
+} from './host-tool.js';
 export { type ManagerLimits, managerDefaults } from './limits.js';
 export { McpManager } from './mcp-manager.js';
 export { HOST_NAME_PATTERN, hostName, NameRegistry, type NamingOptions } from './names.js';

@@ -11,7 +11,7 @@ import {
   type ReconnectPolicy,
   reconnectDefaults,
 } from './backoff.js';
-import { ALL_KINDS, Catalog, type ListKind } from './catalog.js';
+import { ALL_KINDS, Catalog, type ListKind, type ServerListing } from './catalog.js';
 import { type Clock, systemClock } from './clock.js';
 import type { HostCommand } from './commands.js';
 import { connectInPools } from './connect-pools.js';
@@ -420,6 +420,28 @@ export class McpManager implements ManagerView {
   serverTools(server: string, options?: { signal?: AbortSignal }): Promise<Tool[]> {
     this.assertOpen();
     return this.router.serverTools(server, options);
+  }
+
+  /**
+   * One server's tools, prompts, resources and resource templates exactly as it listed them,
+   * in its order: the manager's lists (fetched at each connect and after `list_changed`), not
+   * new requests when it has them. For a connected server, lists not read yet are fetched
+   * and followed from then on. A list that failed is empty; the server's state says so
+   * (`degraded`). Undefined for a server with no lists (not connected, failed, …); a pending
+   * (reconnecting) server keeps its last. Changes come as `toolschange`, `promptschange` and
+   * `resourceschange` (templates included).
+   */
+  serverLists(
+    server: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<ServerListing | undefined> {
+    this.assertOpen();
+    return this.router.serverLists(server, options);
+  }
+
+  /** `serverLists()` as published now, without a promise or a fetch (a gateway's sync). */
+  serverListsNow(server: string): ServerListing | undefined {
+    return this.catalog.listing(server);
   }
 
   listResourceTemplates(

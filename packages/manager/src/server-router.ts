@@ -23,7 +23,7 @@ import {
   parseToolUi,
   type UiResource,
 } from './apps.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, ServerListing } from './catalog.js';
 import { isConnectionLost } from './classify.js';
 import type { HostCommand } from './commands.js';
 import type { ServerConnection } from './connection.js';
@@ -383,6 +383,31 @@ export class ServerRouter {
     const failed = this.host.catalog.failure(c.name, 'tools');
     if (failed) throw failed;
     return [...tools];
+  }
+
+  /**
+   * One server's four lists as it gave them. For a connected server, lists under way are
+   * waited for and lists not read yet are fetched (and followed from then on), as a read of
+   * each would; then the published lists. Else the last published (a pending server keeps
+   * them), or undefined.
+   */
+  async serverLists(
+    server: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ServerListing | undefined> {
+    options.signal?.throwIfAborted();
+    const [c] = this.connectedOnes(server);
+    if (c) {
+      const { catalog } = this.host;
+      await Promise.all([
+        catalog.ensure(c.name, c.client, 'tools'),
+        catalog.ensure(c.name, c.client, 'prompts'),
+        catalog.ensure(c.name, c.client, 'resources'),
+      ]);
+      // After the resources: the same fetch brings the templates, so not asked twice.
+      await catalog.ensure(c.name, c.client, 'templates');
+    }
+    return this.host.catalog.listing(server);
   }
 
   async listResources(

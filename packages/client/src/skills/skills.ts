@@ -19,12 +19,6 @@ export const skillDefaults = Object.freeze({
   maxResources: 512,
 });
 
-export interface SkillOptions {
-  maxFileBytes?: number;
-  maxSkillBytes?: number;
-  maxResources?: number;
-}
-
 /** A loaded skill: its SKILL.md, verified against the listing and split at its front matter. */
 export interface Skill {
   uri: string;

@@ -3,8 +3,8 @@ import {
   createGateway,
   gatewayHandlers as createGatewayHandlers,
   type Gateway,
-  type GatewayOptions,
 } from '../gateway.js';
+import type { GatewayOptions } from '../gateway-options.js';
 import type { GatewayConfig } from './config.js';
 import { type CompositionView, compositionView } from './view.js';
 

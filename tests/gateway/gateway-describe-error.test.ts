@@ -58,7 +58,8 @@ describe('@mcpkit/gateway describeError', () => {
     const client = await connect(() => undefined);
     const over = await client.callTool({ name: 'probe__big', arguments: { bytes: LIMIT * 2 } });
     expect(over.isError).toBe(true);
-    expect(resultText(over)).toContain(`${LIMIT}-byte limit`);
-    expect(resultText(over)).toContain('maxMessageBytes');
+    // The library's own sentence: the facts, with no advice (no option or flag named).
+    expect(resultText(over)).toContain(`a message over the ${LIMIT}-byte limit`);
+    expect(resultText(over)).not.toContain('--max-message-bytes');
   });
 });

@@ -2,6 +2,7 @@
 // its result, write `notifications/initialized`. No MCP library, no validation, no
 // probe; the same pool rule as the others (a slot frees the moment its server answers).
 import { spawn } from 'node:child_process';
+import { serverEnvironment } from './server-env.mjs';
 
 const initialize = (id) =>
   `${JSON.stringify({
@@ -17,8 +18,8 @@ const initialize = (id) =>
 const initialized = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`;
 
 function connectOne(command, args) {
-  // The same minimal environment the MCP clients give their servers.
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+  // The environment @mcpkit/transport-stdio gives its servers (see server-env.mjs).
+  const env = serverEnvironment();
   // Spawned the way @mcpkit/transport-stdio spawns: its own process group (session). On a
   // Linux with scheduler autogroups (this VM) a new session is scheduled as its own group,
   // which under load makes a start much faster; the floor must not lose by that alone.

@@ -175,7 +175,7 @@ async function openHttp(name, home) {
     );
   } else if (name === 'floor-proxy') {
     started = startListening(
-      [path.join(servers, 'floor-proxy-http.mjs'), ...backend],
+      [...profileFlags('floor-proxy'), path.join(servers, 'floor-proxy-http.mjs'), ...backend],
       home,
       /PORT (\d+)/,
       'stdout',

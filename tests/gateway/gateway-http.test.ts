@@ -191,6 +191,12 @@ describe('@mcpkit/gateway over HTTP: the HTTP face', () => {
   it('refuses a request without the bearer token, or with a wrong one (401)', async () => {
     expect((await post({})).status).toBe(401);
     expect((await post({ Authorization: 'Bearer wrong-token-of-some-length' })).status).toBe(401);
+    // The same length with one byte changed, a prefix, an extension: each refused.
+    const sameLength = `${TOKEN.slice(0, -1)}${TOKEN.endsWith('f') ? 'e' : 'f'}`;
+    expect(sameLength.length).toBe(TOKEN.length);
+    expect((await post({ Authorization: `Bearer ${sameLength}` })).status).toBe(401);
+    expect((await post({ Authorization: `Bearer ${TOKEN.slice(0, -1)}` })).status).toBe(401);
+    expect((await post({ Authorization: `Bearer ${TOKEN}0` })).status).toBe(401);
     expect((await post(auth)).status).toBe(200);
   });
 

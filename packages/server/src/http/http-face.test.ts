@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServer } from '../mcp-server.js';
@@ -22,7 +22,7 @@ function post(
   url: URL,
   headers: Record<string, string>,
   body: string,
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -33,7 +33,9 @@ function post(
         res.on('data', (chunk: string) => {
           text += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }),
+        );
       },
     );
     req.on('error', reject);
@@ -78,6 +80,29 @@ describe('media types, parsed (the includes() check let text/plain;charset=appli
     expect(acceptsMediaType(undefined, 'application/json')).toBe(false);
   });
 
+  it('answers seen before are remembered per type and per value, and stay bounded', () => {
+    // The same Accept answered for two types: each keeps its own answer.
+    for (let i = 0; i < 3; i++) {
+      expect(acceptsMediaType('application/json', 'application/json')).toBe(true);
+      expect(acceptsMediaType('application/json', 'text/event-stream')).toBe(false);
+      expect(mediaTypeOf('text/plain;charset=application/json')).toBe('text/plain');
+      expect(mediaTypeOf('application json')).toBeUndefined();
+    }
+    // Many distinct values (more than the memo holds) and a long one: answers stay right.
+    for (let i = 0; i < 500; i++) {
+      expect(acceptsMediaType(`text/x${i}, text/event-stream;q=0`, 'text/event-stream')).toBe(
+        false,
+      );
+      expect(mediaTypeOf(`application/x${i}`)).toBe(`application/x${i}`);
+    }
+    const long = `${'a/b;p=1;'.repeat(100)}`;
+    expect(mediaTypeOf(long)).toBe('a/b');
+    expect(acceptsMediaType(`${'text/x, '.repeat(60)}text/event-stream`, 'text/event-stream')).toBe(
+      true,
+    );
+    expect(acceptsMediaType('text/event-stream;q=0', 'text/event-stream')).toBe(false);
+  });
+
   it('a POST with Content-Type text/plain;charset=application/json gets 415', async () => {
     listener = await serve();
     const res = await post(
@@ -93,6 +118,11 @@ describe('media types, parsed (the includes() check let text/plain;charset=appli
       initialize,
     );
     expect(ok.status).toBe(200);
+    // A JSON answer goes out with its length, not in chunks.
+    expect(ok.headers['content-type']).toBe('application/json');
+    expect(ok.headers['content-length']).toBe(String(Buffer.byteLength(ok.body)));
+    expect(ok.headers['transfer-encoding']).toBeUndefined();
+    expect(JSON.parse(ok.body)).toMatchObject({ jsonrpc: '2.0', id: 1 });
   });
 });
 

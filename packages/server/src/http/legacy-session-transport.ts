@@ -520,6 +520,8 @@ export class LegacySessionTransport implements Transport {
           ...special?.headers,
           'content-type': 'application/json',
           'mcp-session-id': this.sessionId,
+          // Known length: the body goes out in one piece, without chunked framing.
+          'content-length': Buffer.byteLength(data),
         });
         res.end(data);
       }

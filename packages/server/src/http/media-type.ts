@@ -2,12 +2,35 @@
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 /**
+ * The answers for header values seen before: a client sends the same `Content-Type` and
+ * `Accept` on every request, and parsing them cost about 3 µs of a forwarded call. Bounded:
+ * at most MEMO_ENTRIES values of at most MEMO_VALUE_CHARS characters each, per map.
+ */
+const MEMO_ENTRIES = 64;
+const MEMO_VALUE_CHARS = 256;
+const contentTypes = new Map<string, string | undefined>();
+const accepted = new Map<string, Map<string, boolean>>();
+
+function remember<T>(memo: Map<string, T>, value: string, answer: T): T {
+  if (value.length > MEMO_VALUE_CHARS) return answer;
+  if (memo.size >= MEMO_ENTRIES) memo.clear();
+  memo.set(value, answer);
+  return answer;
+}
+
+/**
  * The media type of a `Content-Type` value (RFC 9110 §8.3.1): `type/subtype`, lowercased,
  * without its parameters; undefined when the value is not one. Only what stands before the
  * first `;` counts, so `text/plain;charset=application/json` is `text/plain`.
  */
 export function mediaTypeOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
+  const known = contentTypes.get(value);
+  if (known !== undefined || contentTypes.has(value)) return known;
+  return remember(contentTypes, value, parseMediaType(value));
+}
+
+function parseMediaType(value: string): string | undefined {
   const bare = (value.split(';', 1)[0] ?? '').trim().toLowerCase();
   const slash = bare.indexOf('/');
   if (slash === -1) return undefined;
@@ -24,6 +47,17 @@ export function mediaTypeOf(value: string | undefined): string | undefined {
  */
 export function acceptsMediaType(accept: string | undefined, type: string): boolean {
   if (accept === undefined) return false;
+  let byAccept = accepted.get(type);
+  if (byAccept === undefined) {
+    if (accepted.size >= MEMO_ENTRIES) accepted.clear();
+    byAccept = new Map();
+    accepted.set(type, byAccept);
+  }
+  const known = byAccept.get(accept);
+  return known ?? remember(byAccept, accept, parseAccepts(accept, type));
+}
+
+function parseAccepts(accept: string, type: string): boolean {
   const [major] = type.split('/', 1);
   for (const range of accept.split(',')) {
     const [head = '', ...params] = range.split(';');

@@ -84,7 +84,12 @@ export class ModernExchangeTransport implements Transport {
         const status = special?.status ?? (error === undefined ? 200 : statusOfError(error.code));
         this.mode = 'done';
         this.res
-          .writeHead(status, { ...special?.headers, 'content-type': 'application/json' })
+          .writeHead(status, {
+            ...special?.headers,
+            'content-type': 'application/json',
+            // Known length: the body goes out in one piece, without chunked framing.
+            'content-length': Buffer.byteLength(data),
+          })
           .end(data);
       } else {
         this.mode = 'done';

@@ -1,8 +1,10 @@
 // Run by agent.test.ts on Node 22 (@mastra/core declares Node >= 22.13): real Mastra
 // `Agent` loops, with the AI SDK's scripted model (MockLanguageModelV3 from `ai/test`, which
 // Mastra takes as a LanguageModelV3), over the built @mcpkit/mastra and @mcpkit/manager, with
-// server-everything and the adapters' fixture server as stdio children. Prints one JSON line.
-// Usage: node agent-run.mjs <server-everything entry> <adapter fixture server>
+// server-everything and the adapters' fixture server as stdio children, then the tasks
+// fixture (a 2026-07-28 server on @mcpkit/server whose long tools answer with tasks) under a
+// manager with the tasks extension on. Prints one JSON line.
+// Usage: node agent-run.mjs <server-everything entry> <adapter fixture server> <tasks fixture>
 import { Agent } from '@mastra/core/agent';
 import { resolveConfig } from '@mcpkit/config';
 import { McpManager } from '@mcpkit/manager';
@@ -10,7 +12,7 @@ import { MastraMcpClient, McpToolError } from '@mcpkit/mastra';
 import { MockLanguageModelV3 } from 'ai/test';
 import { toolResultsIn, usage } from '../support/language-model-prompt.mjs';
 
-const [everythingEntry, fixtureEntry] = process.argv.slice(2);
+const [everythingEntry, fixtureEntry, tasksEntry] = process.argv.slice(2);
 
 /**
  * Step 1 calls the tool (when one is given); the next step answers with the outputs of the
@@ -185,5 +187,83 @@ try {
 } finally {
   await mcp.disconnect();
   await manager.close();
+}
+
+// The tasks extension: a tool that answers with a task is one awaited call for the agent.
+// The tool source wraps the manager's tools only to see `ontask` (the id the manager is told
+// the moment the server answers with a task) and to act on it: release the gated task, or
+// abort the run, only once the task exists on the server.
+const tasksManager = new McpManager({
+  servers: resolveConfig({
+    sources: [
+      {
+        scope: 'dynamic',
+        source: 'mastra tasks test',
+        value: {
+          mcpServers: { tasks: { command: process.execPath, args: [tasksEntry, 'stdio'] } },
+        },
+      },
+    ],
+  }).servers,
+  tasks: true,
+  handlers: { elicitation: async () => ({ action: 'accept', content: { name: 'Grace' } }) },
+  clientInfo: { name: 'mcpkit-mastra-test', version: '0' },
+});
+const told = [];
+let onTask = () => {};
+const tasksMcp = new MastraMcpClient({
+  tools: async (options) =>
+    (await tasksManager.tools(options)).map((t) => ({
+      ...t,
+      call: (args, callOptions) =>
+        t.call(args, {
+          ...callOptions,
+          ontask: (task) => {
+            told.push({ tool: t.tool, ...task });
+            onTask(t.tool);
+          },
+        }),
+    })),
+});
+try {
+  const snapshot = await tasksManager.connectAll();
+  out.tasks = { states: snapshot.servers.map((s) => [s.name, s.state]) };
+
+  // An input round (tasks/update) answered by the manager's elicitation handler.
+  const asked = await runOnce(tasksMcp, { name: 'tasks_ask_name', args: {} });
+  out.tasks.askName = { sent: asked.sent, result: asked.results[0], steps: asked.offered.length };
+
+  // A task that finishes only when released, released only once the server has made it.
+  onTask = (tool) => {
+    if (tool === 'gated') void tasksManager.callTool('tasks', 'release', { gate: 'mastra-gated' });
+  };
+  const gated = await runOnce(tasksMcp, { name: 'tasks_gated', args: { gate: 'mastra-gated' } });
+  out.tasks.gated = { sent: gated.sent, result: gated.results[0], steps: gated.offered.length };
+
+  // The run's abort signal cancels the task on the server (tasks/cancel).
+  const controller = new AbortController();
+  onTask = (tool) => {
+    if (tool === 'until_cancelled') controller.abort(new Error('stop'));
+  };
+  const stopped = await runOnce(
+    tasksMcp,
+    { name: 'tasks_until_cancelled', args: { gate: 'mastra-stop' } },
+    { signal: controller.signal },
+  ).then(
+    (r) => ({ settled: 'resolved', results: r.results }),
+    (e) => ({ settled: 'rejected', error: String(e) }),
+  );
+  // tasks/cancel is sent as the call settles; ask until the server's work saw it (bounded).
+  let seenCancel = 'false';
+  for (let i = 0; i < 100 && seenCancel !== 'true'; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const r = await tasksManager.callTool('tasks', 'was_cancelled', { gate: 'mastra-stop' });
+    seenCancel = r.text;
+  }
+  out.tasks.abort = { ...stopped, cancelledOnServer: seenCancel };
+  out.tasks.told = told.map((t) => [t.tool, t.server, typeof t.taskId]);
+} finally {
+  await tasksMcp.disconnect();
+  await tasksManager.close();
 }
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adapterServerPath } from '../support/adapter-manager.js';
 import { everythingEntry } from '../support/everything.js';
+import { tasksFixture } from '../tasks/support.js';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,6 +27,13 @@ type Seen = {
   badArgs: { sent: Sent[]; goodSent: Sent[]; calls: number };
   abort: { settled: string; results: unknown[]; cancelledOnServer: boolean };
   listChanged: { before: string[]; offered: string[]; sent: Sent[] };
+  tasks: {
+    states: [string, string][];
+    askName: { sent: Sent[]; result: Record<string, unknown>; steps: number };
+    gated: { sent: Sent[]; result: Record<string, unknown>; steps: number };
+    abort: { settled: string; results?: unknown[]; error?: string; cancelledOnServer: string };
+    told: [string, string, string][];
+  };
 };
 
 // Runs the built packages ("pnpm test" builds first; alone: pnpm turbo run build --filter @mcpkit/mastra...).
@@ -35,7 +43,7 @@ describe('@mcpkit/mastra on Node 22: Mastra Agent loops over a real McpManager',
   beforeAll(() => {
     const r = spawnSync(
       node22,
-      [path.join(here, 'agent-run.mjs'), everythingEntry, adapterServerPath],
+      [path.join(here, 'agent-run.mjs'), everythingEntry, adapterServerPath, tasksFixture],
       {
         encoding: 'utf8',
         timeout: 170_000,
@@ -130,5 +138,26 @@ describe('@mcpkit/mastra on Node 22: Mastra Agent loops over a real McpManager',
     expect(seen.listChanged.before).not.toContain('late');
     expect(seen.listChanged.offered).toContain('late');
     expect(seen.listChanged.sent).toEqual([{ type: 'text', value: 'late' }]);
+  });
+
+  it('tasks extension: a tool that answers with a task is one awaited call for the agent, input round included', () => {
+    expect(seen.tasks.states).toEqual([['tasks', 'connected']]);
+    // The elicitation handler answered the task's input round; the model got the final text.
+    expect(seen.tasks.askName.sent).toEqual([{ type: 'text', value: 'Hello, Grace!' }]);
+    expect(seen.tasks.askName.result).toMatchObject({ text: 'Hello, Grace!', isError: false });
+    // Released only after the server had made the task: the tool call awaited it, one step.
+    expect(seen.tasks.gated.sent).toEqual([{ type: 'text', value: 'released mastra-gated' }]);
+    expect(seen.tasks.gated.steps).toBe(2);
+    expect(seen.tasks.askName.steps).toBe(2);
+    expect(seen.tasks.told).toEqual([
+      ['ask_name', 'tasks', 'string'],
+      ['gated', 'tasks', 'string'],
+      ['until_cancelled', 'tasks', 'string'],
+    ]);
+  });
+
+  it("tasks extension: the run's abort signal cancels the task on the server", () => {
+    expect(seen.tasks.abort).toMatchObject({ settled: 'resolved', results: [] });
+    expect(seen.tasks.abort.cancelledOnServer).toBe('true');
   });
 });

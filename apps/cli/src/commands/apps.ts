@@ -11,9 +11,10 @@ import {
   uiAllowAttribute,
   uiContentSecurityPolicy,
 } from '@mcpkit/manager';
+import { failureLine } from '../core/advice.js';
 import { type Io, UsageError } from '../core/io.js';
 import { openManager } from '../core/open-manager.js';
-import type { CliContext } from '../core/server-selection.js';
+import { type CliContext, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
 import { neutralize } from '../terminal/neutralize.js';
 import { HOST_JS, HOST_PAGE } from './apps-host/page.js';
@@ -217,8 +218,16 @@ export async function appsCommand(
   origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   // The page's tool list waits for this first connect: a second connectAll() finds every
   // server added already and returns at once, listing only those connected so far.
+  // The terminal says which servers the page will not have, and why (the page lists only
+  // App tools of connected servers): not started by the gate, or failed to connect.
+  for (const entry of servers)
+    if (entry.status !== 'enabled') log(`not started: ${notStartedHint(entry)}`);
   connecting = manager.connectAll().then(
-    () => {},
+    (snapshot) => {
+      for (const state of snapshot.servers)
+        if (state.state === 'failed' || state.state === 'needs-auth')
+          for (const line of failureLine(state).split('\n')) log(line);
+    },
     () => {},
   );
   io.stdout(`mcpkit apps: open ${origin}/open?t=${token}\n`);

@@ -151,7 +151,7 @@ describe('mcpkit with an enterprise-managed ("oauth.xaa") server', () => {
   });
 
   it('tools and call work with the stored token, without a browser', async () => {
-    const tools = await run(['tools', 'corp']);
+    const tools = await run(['tools', 'corp']); // a positional names the server, as -s does
     expect(tools.code).toBe(0);
     expect(tools.stdout).toContain('whoami');
     const call = await run(['call', 'corp', 'whoami']);

@@ -47,6 +47,38 @@ describe('mcpkit enable / disable', () => {
     expect(JSON.parse(back.stdout).servers[0]).toMatchObject({ name: 'fx', status: 'connected' });
   });
 
+  it('a listing asked for one server the gate does not start exits 1; a name given as a positional works as -s', async () => {
+    box = sandbox('mcpkit-cli-enable-');
+    const config = box.file('x.json', {
+      mcpServers: {
+        off: { command: process.execPath, args: [fixture, 'ok'], disabled: true },
+        fx: { command: process.execPath, args: [fixture, 'ok', path.join(box.dir, 'fx.log')] },
+      },
+    });
+    const run = (...args: string[]) =>
+      runCli(['-c', config, ...args], { env: box!.env, cwd: box!.cwd });
+    const named = await run('tools', '-s', 'off');
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain('server "off" is disabled in');
+    // The other server alone: listed, exit 0; both: the disabled one still fails the run.
+    expect((await run('tools', '-s', 'fx')).code).toBe(0);
+    const both = await run('tools', '-s', 'fx', '-s', 'off');
+    expect(both.code).toBe(1);
+    expect(both.stdout).toMatch(/^fx \(/m);
+    // Without -s a disabled server is the config's choice: not a failure of the listing.
+    expect((await run('tools')).code).toBe(0);
+    // "mcpkit tools fx" is "mcpkit tools -s fx" (it used to ignore the name and list all).
+    expect(await run('tools', 'off')).toMatchObject({ code: 1, stdout: '' });
+    const one = await run('--json', 'tools', 'fx');
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout).servers.map((s: { name: string }) => s.name)).toEqual(['fx']);
+    for (const command of ['resources', 'prompts', 'servers']) {
+      const unknown = await run(command, 'nosuch');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('no server named "nosuch"');
+    }
+  });
+
   it('a --config server is refused with where to change it', async () => {
     box = sandbox('mcpkit-cli-enable-');
     const config = box.file('x.json', { mcpServers: { x: { command: 'true' } } });

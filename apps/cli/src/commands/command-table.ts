@@ -612,11 +612,11 @@ const serverCommands = command({
   help: {
     servers: {
       group: 'use',
-      usage: 'servers',
+      usage: 'servers [name...]',
       summary: 'connect to every enabled server and show its state',
       about: 'Exit 1 when a started server is not connected or is degraded.',
       flags: [...START, 'server', 'json', 'no-progress'],
-      examples: ['mcpkit servers', 'mcpkit servers -s everything', 'mcpkit --json servers'],
+      examples: ['mcpkit servers', 'mcpkit servers everything', 'mcpkit --json servers'],
     },
     get: {
       group: 'use',
@@ -627,10 +627,10 @@ const serverCommands = command({
     },
     tools: {
       group: 'use',
-      usage: 'tools',
+      usage: 'tools [server...]',
       summary: 'the tools of every server, with their parameters',
       flags: [...START, 'server', 'json', 'no-progress'],
-      examples: ['mcpkit tools', 'mcpkit tools -s everything', 'mcpkit --json tools'],
+      examples: ['mcpkit tools', 'mcpkit tools everything', 'mcpkit --json tools'],
     },
     call: {
       group: 'use',
@@ -648,10 +648,10 @@ const serverCommands = command({
     },
     resources: {
       group: 'use',
-      usage: 'resources',
+      usage: 'resources [server...]',
       summary: 'the resources of every server',
       flags: [...START, 'server', 'json', 'no-progress'],
-      examples: ['mcpkit resources', 'mcpkit resources -s everything'],
+      examples: ['mcpkit resources', 'mcpkit resources everything'],
     },
     read: {
       group: 'use',
@@ -662,7 +662,7 @@ const serverCommands = command({
     },
     prompts: {
       group: 'use',
-      usage: 'prompts',
+      usage: 'prompts [server...]',
       summary: 'the prompts of every server',
       flags: [...START, 'server', 'json', 'no-progress'],
       examples: ['mcpkit prompts', 'mcpkit --json prompts'],

@@ -208,7 +208,7 @@ export class ServerCommandRun {
   ): Promise<number> {
     // The manager fetches only the tools ("tools" shows them from its list, with their host
     // names); the other commands list what they show themselves.
-    const { manager, states } = await this.connect(
+    const { manager, states, notStarted } = await this.connect(
       this.selected(filter),
       what === 'tools' ? ['tools'] : [],
     );
@@ -258,7 +258,9 @@ export class ServerCommandRun {
     }
     for (const w of warnings) this.out.stderr(`mcpkit: warning: ${w}\n`);
     for (const e of errors) this.out.stderr(`mcpkit: ${e.error}\n`);
-    return errors.length > 0 ? 1 : 0;
+    // A server named with -s that the gate does not start was not listed: a failure too.
+    const namedNotStarted = (filter?.length ?? 0) > 0 && notStarted.length > 0;
+    return errors.length > 0 || namedNotStarted ? 1 : 0;
   }
 
   async one(

@@ -57,6 +57,8 @@ function parseJsonArgument(
   return value as Record<string, unknown>;
 }
 
+const LISTINGS = new Set(['servers', 'tools', 'resources', 'prompts']);
+
 /**
  * The commands that use servers: the config is resolved, its problems said on stderr,
  * then one manager connects what the command needs.
@@ -70,6 +72,12 @@ export async function serverCommand(
   shutdown: Shutdown,
   options: ServerCommandOptions,
 ): Promise<number> {
+  // A listing's positionals name servers, as -s does ("mcpkit tools corp"): before, they
+  // were ignored and every server was listed.
+  const named =
+    rest.length > 0 && LISTINGS.has(command)
+      ? [...(options.server ?? []), ...rest]
+      : options.server;
   const resolved = await resolveServers(ctx, selection);
   for (const line of problems(resolved)) out.stderr(`mcpkit: ${line}\n`);
   if (command === 'login' || command === 'logout') {
@@ -112,13 +120,13 @@ export async function serverCommand(
       );
     }
     case 'servers':
-      return Math.max(failedConfig, await run.servers(options.server));
+      return Math.max(failedConfig, await run.servers(named));
     case 'tools':
       return Math.max(
         failedConfig,
         await run.list(
           'tools',
-          options.server,
+          named,
           async (_c, manager, server) => {
             // The manager's list (fetched once, at connect), in the server's order, each
             // tool with the name a host (an agent) would call it by.
@@ -141,7 +149,7 @@ export async function serverCommand(
         failedConfig,
         await run.list(
           'resources',
-          options.server,
+          named,
           (c) => c.listResources(run.call),
           (r) => [r.uri, r.name],
         ),
@@ -151,7 +159,7 @@ export async function serverCommand(
         failedConfig,
         await run.list(
           'prompts',
-          options.server,
+          named,
           (c) => c.listPrompts(run.call),
           (p) => [
             p.name +

@@ -29,7 +29,7 @@ describe('mcpkit apps: servers the page will not have are named on the terminal'
     const lines = host.stderr().split('\n');
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^mcpkit apps: not started: server "off" is disabled in .*: run "mcpkit enable off"$/,
+        /^mcpkit apps: not started: server "off" is disabled in dynamic config 1: remove its "disabled": true there$/,
       ),
     );
     const broken = lines.findIndex((l) => l.startsWith('mcpkit apps: server "broken"'));

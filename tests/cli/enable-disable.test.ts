@@ -59,7 +59,10 @@ describe('mcpkit enable / disable', () => {
       runCli(['-c', config, ...args], { env: box!.env, cwd: box!.cwd });
     const named = await run('tools', '-s', 'off');
     expect(named.code).toBe(1);
-    expect(named.stderr).toContain('server "off" is disabled in');
+    // A --config entry is not one "mcpkit enable" writes: the advice says where to change it.
+    expect(named.stderr).toContain(
+      `server "off" is disabled in ${config}: remove its "disabled": true there`,
+    );
     // The other server alone: listed, exit 0; both: the disabled one still fails the run.
     expect((await run('tools', '-s', 'fx')).code).toBe(0);
     const both = await run('tools', '-s', 'fx', '-s', 'off');

@@ -70,6 +70,8 @@ export interface NotStartedFacts {
   source: string;
   replaces?: readonly ServerOrigin[] | undefined;
   approvalNeeded?: ApprovalNeeded | undefined;
+  /** The entry's scope, when known: a --config entry is not one `mcpkit enable` writes. */
+  scope?: string | undefined;
 }
 
 /** The gate's refusal (`ServerNotEnabledError`) as the facts `notStartedHint` words. */
@@ -104,7 +106,9 @@ export function notStartedHint(server: NotStartedFacts): string {
     case 'blocked':
       return `server "${server.name}" is ${server.reason}; "mcpkit list" shows the policy that blocks it`;
     case 'disabled':
-      return `server "${server.name}" is disabled in ${server.source}: run "mcpkit enable ${server.name}"`;
+      return server.scope === 'dynamic'
+        ? `server "${server.name}" is disabled in ${server.source}: remove its "disabled": true there`
+        : `server "${server.name}" is disabled in ${server.source}: run "mcpkit enable ${server.name}"`;
     case 'skipped':
       return `server "${server.name}" is skipped: ${server.reason}`;
     default:

@@ -684,6 +684,8 @@ const serverCommands = command({
       usage: 'login <server> [--no-browser]',
       line: 'login | logout <server>',
       summary: 'sign in to a remote server (OAuth), or forget its tokens',
+      about:
+        'An entry with "oauth": { "xaa": true } signs in once at the identity provider of your settings (identityProvider) and gets each such server its token from that sign-in (enterprise-managed sign-in; the CLI README says how).',
       flags: ['no-browser', 'login-timeout', 'timeout'],
       examples: ['mcpkit login docs', 'mcpkit login docs --no-browser'],
     },

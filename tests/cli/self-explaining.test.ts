@@ -134,7 +134,9 @@ describe('help: top level in 40 lines, each command its own', () => {
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(40);
-    expect(r.stdout).toMatch(/^ {2}tools +the tools of every server, with their parameters$/m);
+    expect(r.stdout).toMatch(
+      /^ {2}tools \[server\.\.\.\] +the tools of every server, with their parameters$/m,
+    );
   });
 
   it('call --help: only the flags call takes, and examples', () => {

@@ -260,6 +260,8 @@ export class AccessControl {
     started: number,
     answer: unknown,
   ): void {
+    // One shape for every record (`reason` and `arguments` undefined when absent: the JSON
+    // line leaves them out all the same).
     const record: AuditRecord = {
       time: isoNow(),
       subject: auth?.subject,
@@ -271,12 +273,10 @@ export class AccessControl {
       tool: call.name,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       outcome,
-      ...(reason !== undefined ? { reason } : {}),
+      reason,
       requestBytes: json(call.params),
       responseBytes: json(answer),
-      ...(this.auditArguments && call.params.arguments !== undefined
-        ? { arguments: call.params.arguments }
-        : {}),
+      arguments: this.auditArguments ? call.params.arguments : undefined,
     };
     try {
       this.audit!.write(record);

@@ -120,6 +120,17 @@ const refused = (reason: string) => ({
   code: -32040,
   data: expect.objectContaining({ reason }),
 });
+/** Failed closed: both heard it (their `n`th), list nothing, and are refused what they had. */
+async function closedFor(n: { alice: number; bob: number }) {
+  await heardExactly('alice', n.alice);
+  await heardExactly('bob', n.bob);
+  expect(await aliceTools()).toEqual([]);
+  expect(await bobTools()).toEqual([]);
+  expect(await aliceCallError('notes__read_note', { id: '1' })).toEqual(
+    refused('policy-unreadable'),
+  );
+  expect(await bobCallError('files__read_note', { id: '1' })).toEqual(refused('policy-unreadable'));
+}
 
 describe('a reloaded access policy tells the sessions whose lists it changed', () => {
   it('list_changed to the callers whose lists changed, and to nobody else; what was taken away is refused; fails closed when the file does not check or is removed', async () => {
@@ -188,16 +199,7 @@ describe('a reloaded access policy tells the sessions whose lists it changed', (
     // Does not check: the policy fails closed, every list is empty and every call refused
     // (what was allowed too); both hear it.
     config.writeText('{ "access": { "rules": [ { "servers": "notes" } ] } }');
-    await heardExactly('alice', 4);
-    await heardExactly('bob', 2);
-    expect(await aliceTools()).toEqual([]);
-    expect(await bobTools()).toEqual([]);
-    expect(await aliceCallError('notes__read_note', { id: '1' })).toEqual(
-      refused('policy-unreadable'),
-    );
-    expect(await bobCallError('files__read_note', { id: '1' })).toEqual(
-      refused('policy-unreadable'),
-    );
+    await closedFor({ alice: 4, bob: 2 });
 
     // Fixed: both lists are back, and both hear it.
     write([rules.alice, rules.bob]);
@@ -208,16 +210,7 @@ describe('a reloaded access policy tells the sessions whose lists it changed', (
 
     // The file removed (cannot be read): fails closed as well, never back to allow-all.
     rmSync(config.file);
-    await heardExactly('alice', 6);
-    await heardExactly('bob', 4);
-    expect(await aliceTools()).toEqual([]);
-    expect(await bobTools()).toEqual([]);
-    expect(await aliceCallError('notes__read_note', { id: '1' })).toEqual(
-      refused('policy-unreadable'),
-    );
-    expect(await bobCallError('files__read_note', { id: '1' })).toEqual(
-      refused('policy-unreadable'),
-    );
+    await closedFor({ alice: 6, bob: 4 });
     expect(gateway.stderr()).toContain('every call is refused until it is fixed');
 
     // Written again: served again.

@@ -260,8 +260,6 @@ export class AccessControl {
     started: number,
     answer: unknown,
   ): void {
-    // One shape for every record (`reason` and `arguments` undefined when absent: the JSON
-    // line leaves them out all the same).
     const record: AuditRecord = {
       time: isoNow(),
       subject: auth?.subject,
@@ -273,10 +271,12 @@ export class AccessControl {
       tool: call.name,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       outcome,
-      reason,
+      ...(reason !== undefined ? { reason } : {}),
       requestBytes: json(call.params),
       responseBytes: json(answer),
-      arguments: this.auditArguments ? call.params.arguments : undefined,
+      ...(this.auditArguments && call.params.arguments !== undefined
+        ? { arguments: call.params.arguments }
+        : {}),
     };
     try {
       this.audit!.write(record);

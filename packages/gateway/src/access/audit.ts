@@ -15,7 +15,7 @@ export interface AuditRecord {
   durationMs: number;
   outcome: 'ok' | 'tool-error' | 'protocol-error' | 'refused';
   /** Why a call was refused: `policy` or `rate-limit`. */
-  reason?: string | undefined;
+  reason?: string;
   /** The request's params and the answer, as JSON, in bytes. */
   requestBytes: number;
   responseBytes: number;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runShellPiped } from '../cli/support/shell-piped.js';
 import { processesWith, runCli, type Sandbox, sandbox } from '../hostile/cli-harness.js';
 import { composeBackends, configFile } from './compose-support.js';
 import { type HttpGateway, startHttpGateway } from './gateway-process.js';
@@ -7,7 +8,8 @@ import { type HttpGateway, startHttpGateway } from './gateway-process.js';
  * `mcpkit call` through a real `mcpkit serve --http` with an access section (both the built
  * CLI): a tool the caller's policy does not allow comes back -32040, and the CLI says the
  * gateway's policy refused it (not that the gateway has no such tool, though the tool is not
- * in this caller's list); a call over the caller's rate limit (-32041) says so, with the wait.
+ * in this caller's list), in `mcpkit call` and in `mcpkit shell`; a call over the caller's rate
+ * limit (-32041) says so, with the wait.
  */
 const TOKEN = 'refusal-cli-token-0123456789abcdef';
 const access = {
@@ -53,6 +55,18 @@ describe('mcpkit call through a gateway that refuses the call', () => {
     );
     expect(r.stderr).not.toContain('has no tool');
     expect(r.stderr).not.toContain('did you mean');
+  });
+
+  it('in mcpkit shell as well: a refused call of a tool not in the list is the policy refusal, not an unknown tool', async () => {
+    const r = await runShellPiped(
+      ['--strict-config', '-c', servers, 'shell'],
+      'call gw notes__write {}\n',
+      { env: box.env, cwd: box.cwd },
+    );
+    expect(r.stderr).toContain(
+      'server "gw" (a gateway) refused the call of its tool "notes__write": its access policy does not let you call it; ask whoever runs the gateway for access',
+    );
+    expect(r.stderr).not.toContain('has no tool');
   });
 
   it('-32041 by its rate limit: the limit and how long to wait', async () => {

@@ -1,6 +1,8 @@
 import type { LoadResult } from '@mcpkit/config';
+import { RpcError } from '@mcpkit/jsonrpc';
 import type { McpManager } from '@mcpkit/manager';
 import { counted, serverError, stringPairs } from '../commands/server-command-run.js';
+import { gatewayRefusal } from '../core/advice.js';
 import { isPairs, noArguments, typedPairs } from '../core/call-arguments.js';
 import { checkArguments } from '../core/check-arguments.js';
 import { type CliContext, resolveServers, type ServerSelection } from '../core/server-selection.js';
@@ -196,6 +198,11 @@ export async function runShellLine(
           ticket ? { ...call, onprogress: ticket.onprogress } : call,
         );
       } catch (error) {
+        // A gateway's refusal is that, even of a tool it leaves out of this caller's list.
+        const refused = RpcError.isInstance(error)
+          ? gatewayRefusal(server!, tool, error)
+          : undefined;
+        if (refused !== undefined) throw new Error(refused, { cause: error });
         if (!listed && !signal.aborted)
           throw new Error(
             `server "${server}" has no tool "${tool}" (it said: ${(error as Error).message.split('\n')[0]}); "tools ${server}" lists its tools`,

@@ -152,6 +152,37 @@ function bearerOf(header: string | undefined): string {
 }
 
 /**
+ * What a connection's last request gave: its `Authorization` header and the token in it,
+ * its endpoint and `Host` and the resource URI made of them. A client sends the same header
+ * with each request of a connection: the next one's token is then the same string object,
+ * whose hash V8 keeps (the verified-JWT cache is looked up by it), without the match.
+ */
+interface ConnectionAuth {
+  header: string | undefined;
+  token: string;
+  host: string | undefined;
+  endpoint: string | undefined;
+  resource: string | undefined;
+}
+const connectionAuth = new WeakMap<object, ConnectionAuth>();
+
+/** The request's bearer token (`bearerOf`), taken from its connection's last request when the header is the same. */
+function tokenOf(req: IncomingMessage): string {
+  const header = req.headers.authorization;
+  let last = connectionAuth.get(req.socket);
+  if (last !== undefined && last.header === header) return last.token;
+  const token = bearerOf(header);
+  if (last === undefined) {
+    last = { header, token, host: undefined, endpoint: undefined, resource: undefined };
+    connectionAuth.set(req.socket, last);
+  } else {
+    last.header = header;
+    last.token = token;
+  }
+  return token;
+}
+
+/**
  * The host names a bind answers to: the loopback names for a loopback bind; the address
  * itself for a specific one; for the wildcard every interface address of the machine (IPv4
  * for `0.0.0.0`, all for `::`) and its host name.
@@ -336,7 +367,7 @@ export async function listenHttp(
         serveMetadata(req, res, pathname.slice(PRM_PATH.length));
         return true;
       }
-      const given = bearerOf(req.headers.authorization);
+      const given = tokenOf(req);
       if (tokenBytes !== undefined && given !== '' && sameToken(given, tokenBytes)) {
         verified.set(req, staticTokenInfo!);
         return route(req, res, pathname);
@@ -374,6 +405,18 @@ export async function listenHttp(
   /** The endpoint's canonical URI (RFC 8707): each endpoint is a resource of its own. */
   function resourceOf(req: IncomingMessage, endpoint: string | undefined): string {
     return `${originOf(req)}/mcp${endpoint === undefined ? '' : `/${endpoint}`}`;
+  }
+  /** `resourceOf`, the same string as the connection's last request's when its Host and endpoint are. */
+  function connectionResourceOf(req: IncomingMessage, endpoint: string | undefined): string {
+    const last = connectionAuth.get(req.socket);
+    if (last === undefined) return resourceOf(req, endpoint);
+    const host = req.headers.host;
+    if (last.resource !== undefined && last.host === host && last.endpoint === endpoint)
+      return last.resource;
+    last.host = host;
+    last.endpoint = endpoint;
+    last.resource = resourceOf(req, endpoint);
+    return last.resource;
   }
   function metadataUrlOf(req: IncomingMessage, endpoint: string | undefined): string {
     return `${originOf(req)}${PRM_PATH}/mcp${endpoint === undefined ? '' : `/${endpoint}`}`;
@@ -416,7 +459,7 @@ export async function listenHttp(
       });
       return true;
     }
-    const resource = resourceOf(req, endpoint);
+    const resource = connectionResourceOf(req, endpoint);
     // A token verified before: answered in this turn, without a promise.
     const known = oauth!.verifiedBefore(given, resource);
     if (known !== undefined) return admit(req, res, pathname, endpoint, known);
@@ -468,7 +511,7 @@ export async function listenHttp(
     info: AuthInfo,
   ): boolean {
     const scopes = oauth!.requiredScopes(endpoint);
-    const missing = scopes.filter((s) => !info.scopes.includes(s));
+    const missing = scopes.length === 0 ? scopes : scopes.filter((s) => !info.scopes.includes(s));
     if (missing.length > 0) {
       refuse(res, 403, `Forbidden: the token lacks the scope ${missing.join(' ')}`, {
         'www-authenticate': insufficientScope(scopes, {

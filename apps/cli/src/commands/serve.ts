@@ -442,8 +442,12 @@ export async function serveCommand(
               ? gatewayConfigLines(error)
               : [`${configFile}: ${error.message}`];
             // An access policy that cannot be read fails closed: no call is served until
-            // the file is fixed (and /healthz says so).
-            if (access && accessOn) {
+            // the file is fixed (and /healthz says so). That is the policy in force, or one
+            // being added: a file that parses but whose access section does not check.
+            const addingPolicy =
+              GatewayConfigError.isInstance(error) &&
+              error.issues.some((i) => i.path === 'access' || i.path.startsWith('access.'));
+            if (access && (accessOn || addingPolicy)) {
               access.failClosed(lines[0] ?? 'the gateway config could not be read');
               io.stderr(
                 `mcpkit serve: the gateway config cannot be read; every call is refused until it is fixed:\n${lines.map((l) => `  ${l}\n`).join('')}`,

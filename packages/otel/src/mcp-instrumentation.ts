@@ -98,6 +98,14 @@ function requestAttributes(request: InstrumentedRequest): Attributes {
   if (request.serverAddress !== undefined)
     attributes[McpAttr.ServerAddress] = request.serverAddress;
   if (request.serverPort !== undefined) attributes[McpAttr.ServerPort] = request.serverPort;
+  if (request.networkProtocolName !== undefined)
+    attributes[McpAttr.NetworkProtocolName] = request.networkProtocolName;
+  if (request.networkProtocolVersion !== undefined)
+    attributes[McpAttr.NetworkProtocolVersion] = request.networkProtocolVersion;
+  if (request.clientAddress !== undefined) {
+    attributes[McpAttr.ClientAddress] = request.clientAddress;
+    if (request.clientPort !== undefined) attributes[McpAttr.ClientPort] = request.clientPort;
+  }
   return attributes;
 }
 
@@ -120,6 +128,10 @@ function metricAttributes(
     kept[McpAttr.NetworkTransport] = request.networkTransport;
   if (request.serverAddress !== undefined) kept[McpAttr.ServerAddress] = request.serverAddress;
   if (request.serverPort !== undefined) kept[McpAttr.ServerPort] = request.serverPort;
+  if (request.networkProtocolName !== undefined)
+    kept[McpAttr.NetworkProtocolName] = request.networkProtocolName;
+  if (request.networkProtocolVersion !== undefined)
+    kept[McpAttr.NetworkProtocolVersion] = request.networkProtocolVersion;
   if (errorType !== undefined) kept[McpAttr.ErrorType] = errorType;
   if (rpcCode !== undefined) kept[McpAttr.ResponseStatusCode] = rpcCode;
   return kept;
@@ -552,6 +564,10 @@ function sessionAttributes(session: InstrumentedSession, error: unknown): Attrib
     kept[McpAttr.NetworkTransport] = session.networkTransport;
   if (session.serverAddress !== undefined) kept[McpAttr.ServerAddress] = session.serverAddress;
   if (session.serverPort !== undefined) kept[McpAttr.ServerPort] = session.serverPort;
+  if (session.networkProtocolName !== undefined)
+    kept[McpAttr.NetworkProtocolName] = session.networkProtocolName;
+  if (session.networkProtocolVersion !== undefined)
+    kept[McpAttr.NetworkProtocolVersion] = session.networkProtocolVersion;
   if (error !== undefined && error !== null) kept[McpAttr.ErrorType] = errorTypeOf(error).type;
   return kept;
 }

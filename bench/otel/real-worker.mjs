@@ -133,7 +133,9 @@ async function spanWrapped(client) {
 if (mode === 'paired-sdk' || mode === 'paired-spans-only') {
   const base = await connect(false);
   const traced =
-    mode === 'paired-sdk' ? await connect(instrumentation) : await spanWrapped(await connect(false));
+    mode === 'paired-sdk'
+      ? await connect(instrumentation)
+      : await spanWrapped(await connect(false));
   const block = 500;
   const rounds = Math.max(6, Math.round(calls / block));
   const timeBlock = async (client) => {

@@ -121,9 +121,10 @@ const SERVER_SPAN = { kind: SpanKind.SERVER } as const;
  * Whether `send` runs inside the request's context (`context.with`). Over stdio nothing
  * below the send can start a span (a pipe write; no HTTP client for an instrumentation to
  * trace), and the trace context reaches the server in `_meta` either way: so a stdio
- * request does not enter the context manager. Entering it is not free: on Node 20 the SDK's
- * `AsyncLocalStorage` manager switches on async hooks for every promise of the process from
- * the first `context.with` on, and a client that never enters it never pays that.
+ * request does not enter the context manager. Over HTTP it does, so that an HTTP client
+ * instrumentation's request span is a child of the MCP span (the conventions' example).
+ * What entering costs was measured (bench/README.md, "OpenTelemetry rows"): nothing
+ * visible in a call; the SDK enters the context for its own exports anyway.
  */
 const sendsInContext = (request: InstrumentedRequest): boolean =>
   request.networkTransport !== 'pipe';

@@ -21,6 +21,8 @@
 //                    per call, with no code of ours around it
 //              paired-spans-only  as paired-sdk, the second client with no hook but each
 //                    call inside a span the loop makes (as sdk-spans-only)
+//              paired-hooks-only  as paired-sdk with hooks-only's null tracer instead of
+//                    the SDK: our hooks alone, paired
 //              paired-sdk  the SDK registered (as for sdk); two clients in this process,
 //                    each with its own server: one with no hook, one with the hooks;
 //                    blocks of calls alternate ABBA between them, so the machine's load
@@ -48,14 +50,14 @@ if (mode !== 'none') {
   const { createMcpInstrumentation } = await import(
     process.env.BENCH_OTEL_ENTRY ? path.resolve(process.env.BENCH_OTEL_ENTRY) : '@mcpkit/otel'
   );
-  if (mode.startsWith('sdk') || mode.startsWith('paired')) {
+  if (mode.startsWith('sdk') || mode === 'paired-sdk' || mode === 'paired-spans-only') {
     const { registerBatchSdk } = await import('./batch-sdk.mjs');
     provider = await registerBatchSdk({
       contextManager: mode !== 'sdk-no-cm',
       sampled: mode !== 'sdk-unsampled',
     });
   }
-  if (mode === 'hooks-only') {
+  if (mode === 'hooks-only' || mode === 'paired-hooks-only') {
     const { registerNullTracer } = await import('./null-tracer.mjs');
     provider = registerNullTracer();
   }
@@ -130,12 +132,12 @@ async function spanWrapped(client) {
   };
 }
 
-if (mode === 'paired-sdk' || mode === 'paired-spans-only') {
+if (mode === 'paired-sdk' || mode === 'paired-spans-only' || mode === 'paired-hooks-only') {
   const base = await connect(false);
   const traced =
-    mode === 'paired-sdk'
-      ? await connect(instrumentation)
-      : await spanWrapped(await connect(false));
+    mode === 'paired-spans-only'
+      ? await spanWrapped(await connect(false))
+      : await connect(instrumentation);
   const block = 500;
   const rounds = Math.max(6, Math.round(calls / block));
   const timeBlock = async (client) => {

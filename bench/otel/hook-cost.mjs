@@ -4,8 +4,13 @@
 // process, blocks alternating ABBA, so a shared machine's load falls on both alike.
 //   node hook-cost.mjs [rounds]
 // Prints one JSON line: { bareUs, hookedUs, ourUs } (medians of per-block CPU per call).
-import { createMcpInstrumentation } from '@mcpkit/otel';
+import path from 'node:path';
 import { registerBatchSdk } from './batch-sdk.mjs';
+
+// BENCH_OTEL_ENTRY: another build of @mcpkit/otel (a path), to compare two builds.
+const { createMcpInstrumentation } = await import(
+  process.env.BENCH_OTEL_ENTRY ? path.resolve(process.env.BENCH_OTEL_ENTRY) : '@mcpkit/otel'
+);
 
 const rounds = Number(process.argv[2] ?? 40);
 const provider = await registerBatchSdk();

@@ -15,6 +15,14 @@
 //                    hooks' cost in a real call without the SDK's spans and processor
 //              sdk-no-hook  the SDK registered as for sdk, no hook (instrumentation: false):
 //                    what registering the SDK costs this process's calls by itself
+//              sdk-spans-only  the SDK registered as for sdk, no hook; the loop itself
+//                    starts and ends one CLIENT span per call with the attributes our
+//                    hooks set (the same count and kinds): the SDK's own cost of one span
+//                    per call, with no code of ours around it
+//              paired-spans-only  as paired-sdk, the second client with no hook but each
+//                    call inside a span the loop makes (as sdk-spans-only)
+//              paired-hooks-only  as paired-sdk with hooks-only's null tracer instead of
+//                    the SDK: our hooks alone, paired
 //              paired-sdk  the SDK registered (as for sdk); two clients in this process,
 //                    each with its own server: one with no hook, one with the hooks;
 //                    blocks of calls alternate ABBA between them, so the machine's load
@@ -38,19 +46,23 @@ const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 2000);
 let instrumentation = false;
 let provider;
 if (mode !== 'none') {
-  const { createMcpInstrumentation } = await import('@mcpkit/otel');
-  if (mode.startsWith('sdk') || mode === 'paired-sdk') {
+  // BENCH_OTEL_ENTRY: another build of @mcpkit/otel (a path), to compare two builds.
+  const { createMcpInstrumentation } = await import(
+    process.env.BENCH_OTEL_ENTRY ? path.resolve(process.env.BENCH_OTEL_ENTRY) : '@mcpkit/otel'
+  );
+  if (mode.startsWith('sdk') || mode === 'paired-sdk' || mode === 'paired-spans-only') {
     const { registerBatchSdk } = await import('./batch-sdk.mjs');
     provider = await registerBatchSdk({
       contextManager: mode !== 'sdk-no-cm',
       sampled: mode !== 'sdk-unsampled',
     });
   }
-  if (mode === 'hooks-only') {
+  if (mode === 'hooks-only' || mode === 'paired-hooks-only') {
     const { registerNullTracer } = await import('./null-tracer.mjs');
     provider = registerNullTracer();
   }
-  instrumentation = mode === 'sdk-no-hook' ? false : createMcpInstrumentation();
+  instrumentation =
+    mode === 'sdk-no-hook' || mode === 'sdk-spans-only' ? false : createMcpInstrumentation();
 }
 
 const children = [];
@@ -90,9 +102,42 @@ async function makeTransport() {
 }
 
 const params = { name: 'echo', arguments: { text: 'hello' } };
-if (mode === 'paired-sdk') {
+
+/**
+ * A call of `client` inside one CLIENT span the caller makes itself, with the attributes
+ * our hooks set (the same count and kinds): the SDK's cost of a span per call, no code of
+ * ours around it.
+ */
+async function spanWrapped(client) {
+  const { SpanKind, trace } = await import('@opentelemetry/api');
+  const tracer = trace.getTracer('bench');
+  const options = { kind: SpanKind.CLIENT };
+  let id = 0;
+  return {
+    callTool: async (p) => {
+      const span = tracer.startSpan('tools/call echo', options);
+      span.setAttribute('mcp.method.name', 'tools/call');
+      span.setAttribute('gen_ai.operation.name', 'execute_tool');
+      span.setAttribute('gen_ai.tool.name', 'echo');
+      span.setAttribute('mcp.protocol.version', '2025-11-25');
+      span.setAttribute('network.transport', transportName === 'stdio' ? 'pipe' : 'tcp');
+      span.setAttribute('jsonrpc.request.id', String(++id));
+      try {
+        return await client.callTool(p);
+      } finally {
+        span.end();
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+if (mode === 'paired-sdk' || mode === 'paired-spans-only' || mode === 'paired-hooks-only') {
   const base = await connect(false);
-  const traced = await connect(instrumentation);
+  const traced =
+    mode === 'paired-spans-only'
+      ? await spanWrapped(await connect(false))
+      : await connect(instrumentation);
   const block = 500;
   const rounds = Math.max(6, Math.round(calls / block));
   const timeBlock = async (client) => {
@@ -127,11 +172,15 @@ if (mode === 'paired-sdk') {
   );
   process.exit(0);
 }
-const client = await connect(instrumentation);
-for (let i = 0; i < WARMUP; i++) await client.callTool(params);
+const client =
+  mode === 'sdk-spans-only'
+    ? await spanWrapped(await connect(false))
+    : await connect(instrumentation);
+const call = () => client.callTool(params);
+for (let i = 0; i < WARMUP; i++) await call();
 const before = process.cpuUsage();
 const started = performance.now();
-for (let i = 0; i < calls; i++) await client.callTool(params);
+for (let i = 0; i < calls; i++) await call();
 const wall = performance.now() - started;
 const used = process.cpuUsage(before);
 await client.close();

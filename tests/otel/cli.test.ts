@@ -71,6 +71,125 @@ describe('mcpkit and OpenTelemetry', () => {
     // The backend saw the same span as its parent.
     const meta = JSON.parse(r.stdout);
     expect(meta.traceparent).toBe(`00-${span!.traceId}-${span!.spanId}-01`);
+    // No OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf, the specification's default.
+    expect(new Set(receiver.posts.map((p) => p.contentType))).toEqual(
+      new Set(['application/x-protobuf']),
+    );
+  });
+
+  /** `call` with the receiver as endpoint and `extra` variables; what the receiver got. */
+  async function callWith(extra: NodeJS.ProcessEnv, log?: string) {
+    const receiver = await startOtlpReceiver();
+    closers.push(() => receiver.close());
+    const file = config();
+    const r = await run(
+      [
+        ...(log !== undefined ? ['--import', recorder] : []),
+        bin,
+        '--strict-config',
+        '-c',
+        file,
+        'call',
+        'v1',
+        'meta',
+        '{}',
+      ],
+      {
+        ...box!.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        ...(log !== undefined ? { MCPKIT_LOAD_LOG: log } : {}),
+        ...extra,
+      },
+    );
+    const encodings = (path: string) => [
+      ...new Set(receiver.posts.filter((p) => p.path === path).map((p) => p.contentType)),
+    ];
+    return { r, receiver, traces: encodings('/v1/traces'), metrics: encodings('/v1/metrics') };
+  }
+
+  it.each([
+    [
+      'OTEL_EXPORTER_OTLP_PROTOCOL=http/json',
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      'application/json',
+      'application/json',
+    ],
+    [
+      'OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf',
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+      'application/x-protobuf',
+      'application/x-protobuf',
+    ],
+    [
+      'http/json overall, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf',
+      {
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      },
+      'application/x-protobuf',
+      'application/json',
+    ],
+    [
+      'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL=http/json alone',
+      { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' },
+      'application/x-protobuf',
+      'application/json',
+    ],
+  ])(
+    '%s: spans and metrics leave in the encoding asked for, and the receiver decodes the span',
+    async (_name, extra, traces, metrics) => {
+      const got = await callWith(extra);
+      expect(got.r.code, got.r.stderr).toBe(0);
+      expect(got.traces).toEqual([traces]);
+      expect(got.metrics).toEqual([metrics]);
+      const span = got.receiver.spans.find((s) => s.name === 'tools/call meta');
+      expect(span).toMatchObject({
+        service: 'mcpkit',
+        kind: 3,
+        attributes: { 'mcp.method.name': 'tools/call', 'network.transport': 'pipe' },
+      });
+      expect(JSON.parse(got.r.stdout).traceparent).toBe(`00-${span!.traceId}-${span!.spanId}-01`);
+    },
+  );
+
+  it.each([
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'grpc'],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, 'grpc'],
+    [
+      'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL',
+      { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'thrift' },
+      'thrift',
+    ],
+  ])(
+    '%s asking for an encoding the CLI cannot send is refused (exit 2, the variable named), nothing runs',
+    async (variable, extra, value) => {
+      const got = await callWith(extra);
+      expect(got.r.code).toBe(2);
+      expect(got.r.stderr).toContain(`${variable}="${value}" is not supported`);
+      expect(got.r.stderr).toContain('http/protobuf');
+      expect(got.r.stdout).toBe('');
+      expect(got.receiver.posts).toEqual([]);
+    },
+  );
+
+  it('OTEL_SDK_DISABLED=true wins over the endpoint: no OpenTelemetry module loads, nothing is exported, no traceparent is sent', async () => {
+    box ??= sandbox('mcpkit-cli-otel-');
+    const log = path.join(box.dir, 'loads-disabled.log');
+    const got = await callWith({ OTEL_SDK_DISABLED: 'true' }, log);
+    expect(got.r.code, got.r.stderr).toBe(0);
+    expect(JSON.parse(got.r.stdout)).toBeNull();
+    expect(got.receiver.posts).toEqual([]);
+    const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(urls.filter((u) => /@opentelemetry|\/packages\/otel\//.test(u))).toEqual([]);
+  });
+
+  it('OTEL_TRACES_EXPORTER=none: no span is exported and no traceparent sent; the metrics still are', async () => {
+    const got = await callWith({ OTEL_TRACES_EXPORTER: 'none' });
+    expect(got.r.code, got.r.stderr).toBe(0);
+    expect(JSON.parse(got.r.stdout)).toBeNull();
+    expect(got.traces).toEqual([]);
+    expect(got.receiver.spans).toEqual([]);
+    expect(got.metrics).toEqual(['application/x-protobuf']);
   });
 
   it.each([

@@ -48,8 +48,19 @@ describe('the example trace of the @mcpkit/otel docs page', () => {
       'server.address': '127.0.0.1',
       'server.port': Number(gatewayUrl.port),
       'mcpkit.server.name': 'gw',
+      // Through the manager's HTTP fallback wrapper, which says its transport's version.
+      'network.protocol.name': 'http',
+      'network.protocol.version': '1.1',
     });
+    // The gateway's SERVER span names the host's socket (over OTLP protobuf, decoded).
+    expect(chain[1]!.attributes).toMatchObject({
+      'network.protocol.name': 'http',
+      'network.protocol.version': '1.1',
+      'client.address': '127.0.0.1',
+    });
+    expect(typeof chain[1]!.attributes['client.port']).toBe('number');
     expect(chain[3]!.attributes['network.transport']).toBe('pipe');
+    expect(chain[3]!.attributes['network.protocol.name']).toBeUndefined();
     // Nothing of the gateway had left before the signal; all of it after.
     expect(run.gatewaySpansBeforeSignal).toBe(0);
     expect(run.gatewayExit).toEqual({ code: 143, signal: null });

@@ -1,6 +1,6 @@
 import module from 'node:module';
 import { VERSION } from './core/version.js';
-import { telemetryWanted } from './telemetry-wanted.js';
+import { otlpProtocols, telemetryWanted } from './telemetry-wanted.js';
 
 // Node ≥ 22.1: V8's compile cache for the CLI's modules (in the OS temp folder; Node's own
 // NODE_DISABLE_COMPILE_CACHE turns it off), enabled before the rest loads so that those
@@ -14,11 +14,22 @@ if (process.argv.length === 3 && process.argv[2] === '--version')
 else await start();
 
 async function start(): Promise<void> {
-  const { main } = await import('./main.js');
   // OpenTelemetry loads only when an OTEL_* variable asks for it (nothing of it otherwise).
-  const otel = telemetryWanted(process.env)
-    ? (await import('./telemetry.js')).startTelemetry(process.env)
-    : undefined;
+  const wanted = telemetryWanted(process.env);
+  const protocols = wanted ? otlpProtocols(process.env) : undefined;
+  if (protocols !== undefined && 'refused' in protocols) {
+    // Asked for an export the CLI cannot make: said, not silently dropped.
+    process.stderr.write(
+      `mcpkit: ${protocols.refused} is not supported: mcpkit exports OTLP over HTTP only; set it to http/protobuf (the default) or http/json, or unset it\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const { main } = await import('./main.js');
+  const otel =
+    protocols !== undefined
+      ? (await import('./telemetry.js')).startTelemetry(process.env, protocols)
+      : undefined;
 
   const code = await main(
     process.argv.slice(2),

@@ -13,3 +13,34 @@ export function telemetryWanted(env: NodeJS.ProcessEnv): boolean {
       env.OTEL_METRICS_EXPORTER?.split(',').some((e) => e.trim() === 'otlp'),
   );
 }
+
+/** The OTLP encodings the CLI exports in: both over HTTP. */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/**
+ * The OTLP protocol of each signal, from `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` /
+ * `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`, else
+ * `http/protobuf` (the OpenTelemetry specification's default). `grpc` and anything else
+ * come back as a refusal naming the variable that asked for it.
+ */
+export function otlpProtocols(
+  env: NodeJS.ProcessEnv,
+): { traces: OtlpProtocol; metrics: OtlpProtocol } | { refused: string } {
+  const pick = (
+    signal: 'TRACES' | 'METRICS',
+  ): { protocol: OtlpProtocol; refused?: undefined } | { refused: string } => {
+    const own = `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`;
+    const [name, raw] = env[own]?.trim()
+      ? [own, env[own]]
+      : ['OTEL_EXPORTER_OTLP_PROTOCOL', env.OTEL_EXPORTER_OTLP_PROTOCOL];
+    const value = raw?.trim() || 'http/protobuf';
+    return value === 'http/protobuf' || value === 'http/json'
+      ? { protocol: value as OtlpProtocol }
+      : { refused: `${name}=${JSON.stringify(value).slice(0, 80)}` };
+  };
+  const traces = pick('TRACES');
+  const metrics = pick('METRICS');
+  if (traces.refused !== undefined) return { refused: traces.refused };
+  if (metrics.refused !== undefined) return { refused: metrics.refused };
+  return { traces: traces.protocol, metrics: metrics.protocol };
+}

@@ -6,8 +6,10 @@ import {
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import {
   defaultResource,
   detectResources,
@@ -16,6 +18,7 @@ import {
 } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { OtlpProtocol } from './telemetry-wanted.js';
 
 /** How long the exit waits for the last spans and metrics to leave. */
 const FLUSH_MS = 5000;
@@ -23,13 +26,17 @@ const FLUSH_MS = 5000;
 const off = (env: string | undefined) => env?.split(',').some((e) => e.trim() === 'none') === true;
 
 /**
- * The OpenTelemetry SDK with the OTLP/HTTP exporters (their endpoint, headers, timeout and
- * so on from the standard `OTEL_EXPORTER_OTLP_*` variables), a service name from
+ * The OpenTelemetry SDK with the OTLP/HTTP exporters in the encoding `protocols` says
+ * (protobuf or JSON; their endpoint, headers, timeout and so on from the standard
+ * `OTEL_EXPORTER_OTLP_*` variables), a service name from
  * `OTEL_SERVICE_NAME` or `OTEL_RESOURCE_ATTRIBUTES` (`mcpkit` by default), W3C trace
  * context and baggage, and mcpkit's MCP hooks on every client and server the CLI creates.
  * Returns the flush that the exit and the signals wait for.
  */
-export function startTelemetry(env: NodeJS.ProcessEnv): () => Promise<void> {
+export function startTelemetry(
+  env: NodeJS.ProcessEnv,
+  protocols: { traces: OtlpProtocol; metrics: OtlpProtocol },
+): () => Promise<void> {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'mcpkit' }))
     .merge(detectResources({ detectors: [envDetector] }));
@@ -43,14 +50,27 @@ export function startTelemetry(env: NodeJS.ProcessEnv): () => Promise<void> {
     ? undefined
     : new BasicTracerProvider({
         resource,
-        spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+        spanProcessors: [
+          new BatchSpanProcessor(
+            protocols.traces === 'http/json'
+              ? new JsonTraceExporter()
+              : new ProtobufTraceExporter(),
+          ),
+        ],
       });
   if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
   const meterProvider = off(env.OTEL_METRICS_EXPORTER)
     ? undefined
     : new MeterProvider({
         resource,
-        readers: [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() })],
+        readers: [
+          new PeriodicExportingMetricReader({
+            exporter:
+              protocols.metrics === 'http/json'
+                ? new JsonMetricExporter()
+                : new ProtobufMetricExporter(),
+          }),
+        ],
       });
   if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
   registerMcpInstrumentation();

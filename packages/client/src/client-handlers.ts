@@ -114,11 +114,23 @@ export async function answerServerRequest(
   throw new MissingHandlerError(label, String(method));
 }
 
+/**
+ * Wraps the answering of one server request (the instrumentation's `serverRequest`: a
+ * SERVER span on the client side, continuing the server's context from `_meta`).
+ */
+export type ServerRequestWrapper = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  id: JsonRpcId,
+  answer: () => unknown,
+) => unknown;
+
 /** Registers the server-to-client request handlers on a peer. */
 export function registerClientHandlers(
   peer: JsonRpcPeer,
   handlers: ClientHandlers | undefined,
   label: string,
+  wrap?: ServerRequestWrapper,
 ): void {
   if (!handlers) return;
   const methods = [
@@ -128,7 +140,7 @@ export function registerClientHandlers(
   ];
   for (const method of methods) {
     if (!method) continue;
-    peer.setRequestHandler(method, (params: unknown, ctx: RequestContext) =>
+    const answer = (params: unknown, ctx: RequestContext) =>
       answerServerRequest(
         handlers,
         method,
@@ -137,7 +149,13 @@ export function registerClientHandlers(
           ? { signal: ctx.signal }
           : { signal: ctx.signal, relatedRequestId: ctx.relatedRequestId },
         label,
-      ),
+      );
+    peer.setRequestHandler(
+      method,
+      wrap === undefined
+        ? answer
+        : (params: Record<string, unknown>, ctx: RequestContext) =>
+            wrap(method, params, ctx.id, () => answer(params, ctx)),
     );
   }
 }

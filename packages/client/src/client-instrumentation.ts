@@ -1,4 +1,5 @@
 import type { InstrumentedRequest, JsonRpcId, JsonRpcPeerOptions } from '@mcpkit/jsonrpc';
+import type { ServerRequestWrapper } from './client-handlers.js';
 import type { Connection } from './connection.js';
 import { mcpTransportOf } from './mcp-transport-of.js';
 import type { CallOptions } from './options.js';
@@ -11,6 +12,13 @@ const NETWORK_TRANSPORT: Record<string, string> = {
   WebSocketTransport: 'tcp',
 };
 
+/** `network.protocol.name` of the transports we ship, by class (absent for stdio and others). */
+const NETWORK_PROTOCOL: Record<string, string> = {
+  StreamableHttpTransport: 'http',
+  SseTransport: 'http',
+  WebSocketTransport: 'websocket',
+};
+
 const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
 
 /** What a request's description takes from its transport: the same for every request. */
@@ -18,6 +26,8 @@ interface Endpoint {
   readonly networkTransport: string | undefined;
   readonly serverAddress: string | undefined;
   readonly serverPort: number | undefined;
+  readonly networkProtocolName: string | undefined;
+  readonly networkProtocolVersion: string | undefined;
 }
 
 const endpoints = new WeakMap<object, Endpoint>();
@@ -34,13 +44,17 @@ function endpointOf(transport: ReturnType<typeof mcpTransportOf>): Endpoint {
     serverAddress = url.hostname.replace(/^\[(.*)\]$/, '$1');
     serverPort = url.port === '' ? DEFAULT_PORT[url.protocol] : Number(url.port);
   }
+  // A wrapper (the manager's HTTP fallback) keyed by an HTTP endpoint: TCP, HTTP.
+  const overHttp = transport.eraKey?.startsWith('http') === true;
+  const httpVersion = (transport as { httpVersion?: unknown }).httpVersion;
   endpoint = {
     networkTransport:
-      NETWORK_TRANSPORT[transport.constructor.name] ??
-      // A wrapper (the manager's HTTP fallback) keyed by an HTTP endpoint: TCP.
-      (transport.eraKey?.startsWith('http') ? 'tcp' : undefined),
+      NETWORK_TRANSPORT[transport.constructor.name] ?? (overHttp ? 'tcp' : undefined),
     serverAddress,
     serverPort,
+    networkProtocolName:
+      NETWORK_PROTOCOL[transport.constructor.name] ?? (overHttp ? 'http' : undefined),
+    networkProtocolVersion: typeof httpVersion === 'string' ? httpVersion : undefined,
   };
   endpoints.set(transport, endpoint);
   return endpoint;
@@ -50,6 +64,8 @@ const NO_ENDPOINT: Endpoint = {
   networkTransport: undefined,
   serverAddress: undefined,
   serverPort: undefined,
+  networkProtocolName: undefined,
+  networkProtocolVersion: undefined,
 };
 
 /**
@@ -72,6 +88,8 @@ export function describeRequest(
     networkTransport: endpoint.networkTransport,
     serverAddress: endpoint.serverAddress,
     serverPort: endpoint.serverPort,
+    networkProtocolName: endpoint.networkProtocolName,
+    networkProtocolVersion: endpoint.networkProtocolVersion,
   };
 }
 
@@ -146,7 +164,13 @@ export function startSession(conn: Connection): ((cause?: Error) => void) | unde
     return undefined;
   const end = hooks.sessionStart('client');
   if (end === undefined) return undefined;
-  const { serverAddress, serverPort, networkTransport } = describeRequest(conn, '', undefined);
+  const {
+    serverAddress,
+    serverPort,
+    networkTransport,
+    networkProtocolName,
+    networkProtocolVersion,
+  } = describeRequest(conn, '', undefined);
   const protocolVersion = conn.server?.version;
   let ended = false;
   return (cause) => {
@@ -158,8 +182,28 @@ export function startSession(conn: Connection): ((cause?: Error) => void) | unde
         networkTransport,
         ...(serverAddress !== undefined ? { serverAddress } : {}),
         ...(serverPort !== undefined ? { serverPort } : {}),
+        ...(networkProtocolName !== undefined ? { networkProtocolName } : {}),
+        ...(networkProtocolVersion !== undefined ? { networkProtocolVersion } : {}),
       },
       cause,
+    );
+  };
+}
+
+/**
+ * What answers the server's requests (sampling, elicitation, roots) through the
+ * instrumentation's `serverRequest` while it is on; `undefined` without hooks.
+ */
+export function serverRequestWrapper(conn: Connection): ServerRequestWrapper | undefined {
+  const hooks = conn.instrumentation;
+  const serverRequest = hooks?.serverRequest;
+  if (hooks === undefined || serverRequest === undefined) return undefined;
+  return (method, params, id, answer) => {
+    if (hooks.enabled !== undefined && !hooks.enabled()) return answer();
+    return serverRequest.call(
+      hooks,
+      { ...describeRequest(conn, method, params), requestId: id },
+      answer,
     );
   };
 }

@@ -44,7 +44,10 @@ export class Connection {
   /** Set only when a hook observes requests: the request path checks it once. */
   readonly instrumentation:
     | (Required<Pick<McpInstrumentation, 'clientRequest'>> &
-        Pick<McpInstrumentation, 'enabled' | 'clientNotification' | 'sessionStart'>)
+        Pick<
+          McpInstrumentation,
+          'enabled' | 'clientNotification' | 'sessionStart' | 'serverRequest'
+        >)
     | undefined;
 
   constructor(readonly options: McpClientOptions) {
@@ -54,7 +57,10 @@ export class Connection {
         : (options.instrumentation ?? globalInstrumentation());
     this.instrumentation = hooks?.clientRequest
       ? (hooks as Required<Pick<McpInstrumentation, 'clientRequest'>> &
-          Pick<McpInstrumentation, 'enabled' | 'clientNotification' | 'sessionStart'>)
+          Pick<
+            McpInstrumentation,
+            'enabled' | 'clientNotification' | 'sessionStart' | 'serverRequest'
+          >)
       : undefined;
     this.label = options.name ? `server "${options.name}"` : 'server';
     this.checks = new ResultChecks(this.label, options.validateResults ?? true);

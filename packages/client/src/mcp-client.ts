@@ -30,7 +30,11 @@ import {
 } from '@mcpkit/protocol';
 import type { z } from 'zod';
 import { registerClientHandlers } from './client-handlers.js';
-import { notificationWrapper, startSession } from './client-instrumentation.js';
+import {
+  notificationWrapper,
+  serverRequestWrapper,
+  startSession,
+} from './client-instrumentation.js';
 import { ConnectBudget } from './connect-budget.js';
 import { Connection } from './connection.js';
 import { mapRpcError } from './errors.js';
@@ -178,7 +182,7 @@ export class McpClient {
     };
     peer.fallbackNotificationHandler = (n) => this.onnotification?.(n);
     peer.setRequestHandler(ServerMethod.Ping, () => ({}));
-    registerClientHandlers(peer, this.options.handlers, conn.label);
+    registerClientHandlers(peer, this.options.handlers, conn.label, serverRequestWrapper(conn));
     registerNotifications(peer, this.options, this.lists.cache, (n) => this.onnotification?.(n));
     this.subscriptions.register(peer);
     transport.setMessageHeaders?.(this.lists.paramHeaders);

@@ -7,7 +7,7 @@ import {
   type RequestContext,
   type RequestOptions,
 } from './request-types.js';
-import type { AuthInfo } from './transport.js';
+import type { AuthInfo, HttpPeer } from './transport.js';
 
 /**
  * What a handler is given for one incoming request. A class, not a literal with closures:
@@ -25,6 +25,7 @@ export class InboundContext implements RequestContext {
     readonly relatedRequestId: JsonRpcId | undefined,
     readonly authInfo: AuthInfo | undefined,
     readonly traceHeaders?: Readonly<Record<string, string>> | undefined,
+    readonly httpPeer?: HttpPeer | undefined,
   ) {
     this.meta = params?._meta as Record<string, unknown> | undefined;
   }

@@ -80,6 +80,7 @@ export {
 } from './stream-retry-policy.js';
 export {
   type AuthInfo,
+  type HttpPeer,
   type MessageExtra,
   SENT,
   type Transport,

@@ -19,6 +19,13 @@ export interface InstrumentedRequest {
   /** Client side, HTTP and WebSocket: the host and port of the server's URL. */
   readonly serverAddress?: string | undefined;
   readonly serverPort?: number | undefined;
+  /** `network.protocol.name`: `http` for the HTTP transports, `websocket`; stdio: absent. */
+  readonly networkProtocolName?: string | undefined;
+  /** `network.protocol.version`: the HTTP version (`1.1`, `2`), where the side knows it. */
+  readonly networkProtocolVersion?: string | undefined;
+  /** Server side, HTTP: the address and port of the peer the request came from (the socket's). */
+  readonly clientAddress?: string | undefined;
+  readonly clientPort?: number | undefined;
   /**
    * Server side, HTTP: the W3C trace context headers (`traceparent`, `tracestate`,
    * `baggage`) of the HTTP request the message arrived on, when it carried any; what an
@@ -35,6 +42,9 @@ export interface InstrumentedSession {
   /** Client side, HTTP and WebSocket: the host and port of the server's URL. */
   readonly serverAddress?: string | undefined;
   readonly serverPort?: number | undefined;
+  /** `network.protocol.name` and `.version`, as on `InstrumentedRequest`. */
+  readonly networkProtocolName?: string | undefined;
+  readonly networkProtocolVersion?: string | undefined;
 }
 
 /** What an instrumentation reads of a server manager (`McpManager`): its events and snapshot. */
@@ -75,7 +85,9 @@ export interface McpInstrumentation {
    */
   enabled?(): boolean;
   /**
-   * Wraps one client request. Calls `send` once, with the params to put on the wire (the
+   * Wraps one request this side sends: a client's request to its server, or a server's
+   * request to its client (`sampling/createMessage`, `elicitation/create`, `roots/list`),
+   * the sender's CLIENT span either way, as the conventions have it. Calls `send` once, with the params to put on the wire (the
    * same, or a copy whose `_meta` carries trace context), and returns what it returns.
    * `send`'s `onid` is told the JSON-RPC id of each request it sends (a retry sends
    * another).
@@ -97,7 +109,8 @@ export interface McpInstrumentation {
     send: (params: Record<string, unknown> | undefined) => Promise<void>,
   ): Promise<void>;
   /**
-   * Wraps the handling of one request on the server side. Calls `handle` once (inside
+   * Wraps the handling of one request the peer sent: a server handling its client's
+   * request, or a client answering its server's (the receiver's SERVER span). Calls `handle` once (inside
    * whatever context the caller's `_meta` carries) and returns what it returns.
    */
   serverRequest?(request: InstrumentedRequest, handle: () => unknown): unknown;

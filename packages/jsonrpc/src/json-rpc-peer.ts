@@ -470,6 +470,7 @@ export class JsonRpcPeer {
       extra?.relatedRequestId,
       extra?.authInfo,
       extra?.traceHeaders,
+      extra?.httpPeer,
     );
     let result: unknown;
     try {

@@ -1,6 +1,6 @@
 import type { Cancellation } from './cancellation.js';
 import type { JsonRpcId } from './messages.js';
-import type { AuthInfo, MessageExtra } from './transport.js';
+import type { AuthInfo, HttpPeer, MessageExtra } from './transport.js';
 
 export const CANCELLED_NOTIFICATION = 'notifications/cancelled';
 export const PROGRESS_NOTIFICATION = 'notifications/progress';
@@ -56,6 +56,8 @@ export interface RequestContext {
   readonly authInfo?: AuthInfo | undefined;
   /** HTTP server transports: the request's trace context headers (`MessageExtra.traceHeaders`). */
   readonly traceHeaders?: Readonly<Record<string, string>> | undefined;
+  /** HTTP server transports: the HTTP request the message arrived on (`MessageExtra.httpPeer`). */
+  readonly httpPeer?: HttpPeer | undefined;
   /** Sends a notification related to this request. */
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Sends a request related to this request. */

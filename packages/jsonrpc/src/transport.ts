@@ -28,6 +28,22 @@ export interface MessageExtra {
    * `baggage`) of the HTTP request, when it carried a `traceparent`.
    */
   traceHeaders?: Readonly<Record<string, string>>;
+  /**
+   * HTTP server transports: the HTTP request the message arrived on (Node's
+   * `IncomingMessage` fits), read only by an instrumentation that is on (`client.address`,
+   * `client.port`, `network.protocol.version`).
+   */
+  httpPeer?: HttpPeer;
+}
+
+/** What an instrumentation reads of the HTTP request a message arrived on. */
+export interface HttpPeer {
+  /** `1.1`, `2.0`, as the HTTP parser reported it. */
+  readonly httpVersion: string;
+  readonly socket: {
+    readonly remoteAddress?: string | undefined;
+    readonly remotePort?: number | undefined;
+  };
 }
 
 /**

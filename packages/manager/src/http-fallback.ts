@@ -22,6 +22,7 @@ import {
 type InnerTransport = Transport & {
   readonly url: URL;
   readonly eraKey?: string;
+  readonly httpVersion?: string | undefined;
   setProtocolVersion?(version: string | undefined): void;
   setMessageHeaders?(
     headers: ((message: JsonRpcMessage) => Record<string, string> | undefined) | undefined,
@@ -77,6 +78,11 @@ export class HttpFallbackTransport implements Transport {
   /** The server's URL, as the chosen transport holds it (`server.address` of a client span). */
   get url(): URL {
     return this.inner.url;
+  }
+
+  /** The HTTP version of the chosen transport, when it knows it (`network.protocol.version`). */
+  get httpVersion(): string | undefined {
+    return this.inner.httpVersion;
   }
 
   get capabilities() {

@@ -13,8 +13,12 @@ export const McpAttr = {
   ResponseStatusCode: 'rpc.response.status_code',
   ErrorType: 'error.type',
   NetworkTransport: 'network.transport',
+  NetworkProtocolName: 'network.protocol.name',
+  NetworkProtocolVersion: 'network.protocol.version',
   ServerAddress: 'server.address',
   ServerPort: 'server.port',
+  ClientAddress: 'client.address',
+  ClientPort: 'client.port',
   /** Ours (no convention names the configured server): the name in the host's config. */
   ServerName: 'mcpkit.server.name',
   /** Ours: the manager's connection attempts and states. */

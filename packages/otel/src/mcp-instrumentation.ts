@@ -72,34 +72,62 @@ function targetOf(method: string, params: Record<string, unknown> | undefined): 
   return typeof name === 'string' ? name : undefined;
 }
 
-function requestAttributes(request: InstrumentedRequest): Attributes {
+/**
+ * Puts a request's attributes on its span, one `setAttribute` each: the SDK copies them
+ * into its own record anyway, so an intermediate object per call would be garbage only.
+ */
+function setRequestAttributes(span: Span, request: InstrumentedRequest): void {
   const { method, params } = request;
-  const attributes: Attributes = { [McpAttr.MethodName]: method };
+  span.setAttribute(McpAttr.MethodName, method);
   const target = targetOf(method, params);
   if (method === 'tools/call') {
-    attributes[McpAttr.OperationName] = 'execute_tool';
-    if (target !== undefined) attributes[McpAttr.ToolName] = target;
+    span.setAttribute(McpAttr.OperationName, 'execute_tool');
+    if (target !== undefined) span.setAttribute(McpAttr.ToolName, target);
   } else if (method === 'prompts/get' && target !== undefined) {
-    attributes[McpAttr.PromptName] = target;
+    span.setAttribute(McpAttr.PromptName, target);
   } else if (
     method === 'resources/read' ||
     method === 'resources/subscribe' ||
     method === 'resources/unsubscribe'
   ) {
-    if (typeof params?.uri === 'string') attributes[McpAttr.ResourceUri] = params.uri;
+    if (typeof params?.uri === 'string') span.setAttribute(McpAttr.ResourceUri, params.uri);
   }
   if (request.protocolVersion !== undefined)
-    attributes[McpAttr.ProtocolVersion] = request.protocolVersion;
-  if (request.sessionId !== undefined) attributes[McpAttr.SessionId] = request.sessionId;
+    span.setAttribute(McpAttr.ProtocolVersion, request.protocolVersion);
+  if (request.sessionId !== undefined) span.setAttribute(McpAttr.SessionId, request.sessionId);
   if (request.networkTransport !== undefined)
-    attributes[McpAttr.NetworkTransport] = request.networkTransport;
-  if (request.requestId !== undefined) attributes[McpAttr.RequestId] = String(request.requestId);
-  if (request.serverName !== undefined) attributes[McpAttr.ServerName] = request.serverName;
+    span.setAttribute(McpAttr.NetworkTransport, request.networkTransport);
+  if (request.requestId !== undefined)
+    span.setAttribute(McpAttr.RequestId, String(request.requestId));
+  if (request.serverName !== undefined) span.setAttribute(McpAttr.ServerName, request.serverName);
   if (request.serverAddress !== undefined)
-    attributes[McpAttr.ServerAddress] = request.serverAddress;
-  if (request.serverPort !== undefined) attributes[McpAttr.ServerPort] = request.serverPort;
-  return attributes;
+    span.setAttribute(McpAttr.ServerAddress, request.serverAddress);
+  if (request.serverPort !== undefined) span.setAttribute(McpAttr.ServerPort, request.serverPort);
+  if (request.networkProtocolName !== undefined)
+    span.setAttribute(McpAttr.NetworkProtocolName, request.networkProtocolName);
+  if (request.networkProtocolVersion !== undefined)
+    span.setAttribute(McpAttr.NetworkProtocolVersion, request.networkProtocolVersion);
+  if (request.clientAddress !== undefined) {
+    span.setAttribute(McpAttr.ClientAddress, request.clientAddress);
+    if (request.clientPort !== undefined) span.setAttribute(McpAttr.ClientPort, request.clientPort);
+  }
 }
+
+/** The span options without links, shared (the SDK reads them, never writes). */
+const CLIENT_SPAN = { kind: SpanKind.CLIENT } as const;
+const SERVER_SPAN = { kind: SpanKind.SERVER } as const;
+
+/**
+ * Whether `send` runs inside the request's context (`context.with`). Over stdio nothing
+ * below the send can start a span (a pipe write; no HTTP client for an instrumentation to
+ * trace), and the trace context reaches the server in `_meta` either way: so a stdio
+ * request does not enter the context manager. Over HTTP it does, so that an HTTP client
+ * instrumentation's request span is a child of the MCP span (the conventions' example).
+ * What entering costs was measured (bench/README.md, "OpenTelemetry rows"): nothing
+ * visible in a call; the SDK enters the context for its own exports anyway.
+ */
+const sendsInContext = (request: InstrumentedRequest): boolean =>
+  request.networkTransport !== 'pipe';
 
 /** The attributes a duration metric keeps (the low-cardinality ones). */
 function metricAttributes(
@@ -120,6 +148,10 @@ function metricAttributes(
     kept[McpAttr.NetworkTransport] = request.networkTransport;
   if (request.serverAddress !== undefined) kept[McpAttr.ServerAddress] = request.serverAddress;
   if (request.serverPort !== undefined) kept[McpAttr.ServerPort] = request.serverPort;
+  if (request.networkProtocolName !== undefined)
+    kept[McpAttr.NetworkProtocolName] = request.networkProtocolName;
+  if (request.networkProtocolVersion !== undefined)
+    kept[McpAttr.NetworkProtocolVersion] = request.networkProtocolVersion;
   if (errorType !== undefined) kept[McpAttr.ErrorType] = errorType;
   if (rpcCode !== undefined) kept[McpAttr.ResponseStatusCode] = rpcCode;
   return kept;
@@ -409,22 +441,20 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
             span = host;
             ctx = parent;
           } else {
-            span = r.tracer.startSpan(spanName(method, params), { kind: SpanKind.CLIENT }, parent);
+            span = r.tracer.startSpan(spanName(method, params), CLIENT_SPAN, parent);
             own = true;
             ctx = trace.setSpan(parent, span);
           }
           const recording = span.isRecording();
           if (recording) {
-            span.setAttributes(requestAttributes(request));
+            setRequestAttributes(span, request);
             if (method === 'tools/call') captureArguments(options, span, params);
           }
-          sent = context.with(
-            ctx,
-            send,
-            undefined,
-            inject(ctx, params),
-            recording ? requestIdSetter(span) : undefined,
-          );
+          const traced = inject(ctx, params);
+          const onid = recording ? requestIdSetter(span) : undefined;
+          sent = sendsInContext(request)
+            ? context.with(ctx, send, undefined, traced, onid)
+            : send(traced, onid);
         }
       } catch (error) {
         r.finish(request, span, own, r.clientDuration, started, false, error);
@@ -457,11 +487,11 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           const { parent, links } = parentOf(ambient, params?._meta, request.traceHeaders);
           span = r.tracer.startSpan(
             spanName(method, params),
-            links === undefined ? { kind: SpanKind.SERVER } : { kind: SpanKind.SERVER, links },
+            links === undefined ? SERVER_SPAN : { kind: SpanKind.SERVER, links },
             parent,
           );
           if (span.isRecording()) {
-            span.setAttributes(requestAttributes(request));
+            setRequestAttributes(span, request);
             if (method === 'tools/call') captureArguments(options, span, params);
           }
           result = context.with(trace.setSpan(parent, span), handle);
@@ -497,10 +527,13 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           sent = send(request.params);
         } else {
           const parent = context.active();
-          span = r.tracer.startSpan(request.method, { kind: SpanKind.CLIENT }, parent);
-          if (span.isRecording()) span.setAttributes(requestAttributes(request));
+          span = r.tracer.startSpan(request.method, CLIENT_SPAN, parent);
+          if (span.isRecording()) setRequestAttributes(span, request);
           const ctx = trace.setSpan(parent, span);
-          sent = context.with(ctx, send, undefined, inject(ctx, request.params));
+          const traced = inject(ctx, request.params);
+          sent = sendsInContext(request)
+            ? context.with(ctx, send, undefined, traced)
+            : send(traced);
         }
       } catch (error) {
         r.finish(request, span, true, r.clientDuration, started, false, error);
@@ -552,6 +585,10 @@ function sessionAttributes(session: InstrumentedSession, error: unknown): Attrib
     kept[McpAttr.NetworkTransport] = session.networkTransport;
   if (session.serverAddress !== undefined) kept[McpAttr.ServerAddress] = session.serverAddress;
   if (session.serverPort !== undefined) kept[McpAttr.ServerPort] = session.serverPort;
+  if (session.networkProtocolName !== undefined)
+    kept[McpAttr.NetworkProtocolName] = session.networkProtocolName;
+  if (session.networkProtocolVersion !== undefined)
+    kept[McpAttr.NetworkProtocolVersion] = session.networkProtocolVersion;
   if (error !== undefined && error !== null) kept[McpAttr.ErrorType] = errorTypeOf(error).type;
   return kept;
 }

@@ -169,7 +169,7 @@ export class McpServer {
   /** @internal Set only when a hook observes requests. */
   readonly instrumentation:
     | (Required<Pick<McpInstrumentation, 'serverRequest'>> &
-        Pick<McpInstrumentation, 'enabled' | 'sessionStart'>)
+        Pick<McpInstrumentation, 'enabled' | 'sessionStart' | 'clientRequest'>)
     | undefined;
   onsubscribe: SubscriptionHook | undefined;
   onunsubscribe: SubscriptionHook | undefined;
@@ -214,7 +214,7 @@ export class McpServer {
         : (options.instrumentation ?? globalInstrumentation());
     this.instrumentation = hooks?.serverRequest
       ? (hooks as Required<Pick<McpInstrumentation, 'serverRequest'>> &
-          Pick<McpInstrumentation, 'enabled' | 'sessionStart'>)
+          Pick<McpInstrumentation, 'enabled' | 'sessionStart' | 'clientRequest'>)
       : undefined;
     this.onsubscribe = options.onsubscribe;
     this.onunsubscribe = options.onunsubscribe;

@@ -15,6 +15,15 @@ export interface LogLevelSource {
   readonly logLevel: LoggingLevel | undefined;
 }
 
+/** What sends a handler's request to the client (a session, through its instrumentation). */
+export interface ClientRequester {
+  requestClient(
+    rctx: RequestContext,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown>;
+}
+
 /**
  * The `HandlerContext` of one request. A class, not a literal with closures and a getter:
  * one small object per request, and the AbortSignal made only for a handler that reads it.
@@ -32,6 +41,8 @@ export class SessionRequestContext implements HandlerContext {
     readonly sessionId: string | undefined,
     private readonly level: LogLevelSource,
     private readonly closeSse: ((requestId: JsonRpcId) => void) | undefined,
+    /** What sends a 2025 handler's requests to the client (instrumented); absent: `rctx` alone. */
+    private readonly client?: ClientRequester,
   ) {}
 
   get signal(): AbortSignal {
@@ -95,9 +106,12 @@ export class SessionRequestContext implements HandlerContext {
         `${method}: the client did not declare the "${capability}" capability`,
       );
     }
-    return (await this.rctx.request(method, params, {
-      cancellation: this.rctx.cancellation,
-    })) as Record<string, unknown>;
+    return (await (this.client !== undefined
+      ? this.client.requestClient(this.rctx, method, params)
+      : this.rctx.request(method, params, { cancellation: this.rctx.cancellation }))) as Record<
+      string,
+      unknown
+    >;
   }
 
   closeSseStream(): void {

@@ -1,4 +1,5 @@
 import {
+  type InstrumentedRequest,
   type JsonRpcId,
   JsonRpcPeer,
   type RequestContext,
@@ -167,7 +168,12 @@ export class ServerSession {
         (this.legacy !== undefined || this.networkTransport === 'pipe')
       )
         endSession(
-          { protocolVersion: this.legacy?.version, networkTransport: this.networkTransport },
+          {
+            protocolVersion: this.legacy?.version,
+            networkTransport: this.networkTransport,
+            // `tcp` is what the HTTP binding passes; its HTTP version is per request.
+            networkProtocolName: this.networkTransport === 'tcp' ? 'http' : undefined,
+          },
           cause,
         );
       for (const listen of this.listens.values()) listen.end();
@@ -364,18 +370,56 @@ export class ServerSession {
     const hooks = this.server.instrumentation;
     if (hooks === undefined || (hooks.enabled !== undefined && !hooks.enabled()))
       return this.route(method, params, rctx);
-    return hooks.serverRequest(
-      {
-        method,
-        params,
-        serverName: this.server.info.name,
-        protocolVersion: this.legacy?.version ?? (rctx.meta?.[MetaKey.ProtocolVersion] as string),
-        sessionId: this.sessionId,
-        networkTransport: this.networkTransport,
-        requestId: rctx.id,
-        ...(rctx.traceHeaders !== undefined ? { traceHeaders: rctx.traceHeaders } : {}),
-      },
-      () => this.route(method, params, rctx),
+    return hooks.serverRequest(this.describe(method, params, rctx, rctx.id), () =>
+      this.route(method, params, rctx),
+    );
+  }
+
+  /**
+   * What the instrumentation is told of a request: one the client sent (`requestId` its
+   * id), or one this server sends the client while handling `rctx` (its id told later).
+   */
+  private describe(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    rctx: RequestContext,
+    requestId: JsonRpcId | undefined,
+  ): InstrumentedRequest {
+    const http = rctx.httpPeer;
+    return {
+      method,
+      params,
+      serverName: this.server.info.name,
+      protocolVersion: this.legacy?.version ?? (rctx.meta?.[MetaKey.ProtocolVersion] as string),
+      sessionId: this.sessionId,
+      networkTransport: this.networkTransport,
+      requestId,
+      networkProtocolName: http !== undefined ? 'http' : undefined,
+      // The conventions write HTTP/2 as `2`; Node's parser says `2.0`.
+      networkProtocolVersion: http === undefined ? undefined : httpVersionOf(http.httpVersion),
+      clientAddress: http?.socket.remoteAddress,
+      clientPort: http?.socket.remotePort,
+      ...(rctx.traceHeaders !== undefined ? { traceHeaders: rctx.traceHeaders } : {}),
+    };
+  }
+
+  /**
+   * Sends the client a request a handler makes (`ctx.request`: sampling, elicitation,
+   * roots) on the response stream of `rctx`: through the instrumentation's
+   * `clientRequest` while it is on (a CLIENT span here, trace context in `_meta`).
+   * @internal
+   */
+  requestClient(
+    rctx: RequestContext,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown> {
+    const options = { cancellation: rctx.cancellation };
+    const hooks = this.server.instrumentation;
+    if (hooks?.clientRequest === undefined || (hooks.enabled !== undefined && !hooks.enabled()))
+      return rctx.request(method, params, options);
+    return hooks.clientRequest(this.describe(method, params, rctx, undefined), (traced, onid) =>
+      rctx.request(method, traced, onid === undefined ? options : { ...options, onid }),
     );
   }
 
@@ -423,6 +467,7 @@ export class ServerSession {
       this.sessionId,
       legacy,
       this.options.closeSseStream,
+      this,
     );
     if (VIEW_METHODS.has(method)) this.viewedBy = ctx;
     return this.server.dispatch(method, params, ctx);
@@ -627,4 +672,9 @@ export class ServerSession {
     if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
     return this.persist(result);
   }
+}
+
+/** `network.protocol.version` of an HTTP version as Node reports it (`2.0` is `2`). */
+function httpVersionOf(version: string): string {
+  return version === '2.0' ? '2' : version;
 }

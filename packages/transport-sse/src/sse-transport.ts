@@ -121,6 +121,12 @@ export class SseTransport implements Transport {
   readonly capabilities = capabilities;
   readonly description: string;
   readonly url: URL;
+  /**
+   * The HTTP version the requests go out in, when known: `1.1` with the transport's own
+   * dispatcher (undici's `Agent`, which does not offer HTTP/2); `undefined` with one given
+   * in `dispatcher` (it may negotiate HTTP/2). An instrumentation's `network.protocol.version`.
+   */
+  readonly httpVersion: string | undefined;
 
   private readonly options: SseTransportOptions;
   private readonly dispatcher: Dispatcher;
@@ -147,6 +153,7 @@ export class SseTransport implements Transport {
       : `${this.url.origin}${this.url.pathname}`;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
     this.ownsDispatcher = options.dispatcher === undefined;
+    this.httpVersion = this.ownsDispatcher ? '1.1' : undefined;
   }
 
   /** Where messages are posted (the session), once the server said so. */

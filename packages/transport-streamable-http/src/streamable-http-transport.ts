@@ -97,6 +97,12 @@ export class StreamableHttpTransport implements McpTransport {
   readonly capabilities = capabilities;
   readonly description: string;
   readonly url: URL;
+  /**
+   * The HTTP version the requests go out in, when known: `1.1` with the transport's own
+   * dispatcher (undici's `Agent`, which does not offer HTTP/2); `undefined` with one given
+   * in `dispatcher` (it may negotiate HTTP/2). An instrumentation's `network.protocol.version`.
+   */
+  readonly httpVersion: string | undefined;
 
   private readonly options: StreamableHttpTransportOptions;
   private readonly dispatcher: Dispatcher;
@@ -140,6 +146,7 @@ export class StreamableHttpTransport implements McpTransport {
       : `${this.url.origin}${this.url.pathname}`;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 });
     this.ownsDispatcher = options.dispatcher === undefined;
+    this.httpVersion = this.ownsDispatcher ? '1.1' : undefined;
     this._sessionId = options.sessionId;
     const transport = this;
     this.host = {

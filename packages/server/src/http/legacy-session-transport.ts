@@ -147,13 +147,11 @@ export class LegacySessionTransport implements Transport {
     authInfo?: AuthInfo,
   ): void {
     const traceHeaders = traceHeadersOf(req);
-    const extra =
-      authInfo === undefined && traceHeaders === undefined
-        ? undefined
-        : {
-            ...(authInfo !== undefined ? { authInfo } : {}),
-            ...(traceHeaders !== undefined ? { traceHeaders } : {}),
-          };
+    const extra: MessageExtra = {
+      httpPeer: req,
+      ...(authInfo !== undefined ? { authInfo } : {}),
+      ...(traceHeaders !== undefined ? { traceHeaders } : {}),
+    };
     this.touch();
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       if (this.nextStream === this.firstStream) this.initializeId = message.id as JsonRpcId;

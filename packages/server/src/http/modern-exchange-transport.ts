@@ -3,6 +3,7 @@ import {
   AbortedError,
   type AuthInfo,
   ConnectionClosedError,
+  type HttpPeer,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type MessageExtra,
@@ -60,16 +61,16 @@ export class ModernExchangeTransport implements Transport {
   }
 
   /** Hands the request to the session. */
-  deliver(authInfo?: AuthInfo, traceHeaders?: Readonly<Record<string, string>>): void {
-    this.onmessage?.(
-      this.request,
-      authInfo === undefined && traceHeaders === undefined
-        ? undefined
-        : {
-            ...(authInfo !== undefined ? { authInfo } : {}),
-            ...(traceHeaders !== undefined ? { traceHeaders } : {}),
-          },
-    );
+  deliver(
+    httpPeer: HttpPeer,
+    authInfo?: AuthInfo,
+    traceHeaders?: Readonly<Record<string, string>>,
+  ): void {
+    this.onmessage?.(this.request, {
+      httpPeer,
+      ...(authInfo !== undefined ? { authInfo } : {}),
+      ...(traceHeaders !== undefined ? { traceHeaders } : {}),
+    });
   }
 
   send(message: JsonRpcMessage): Promise<void> {

@@ -609,7 +609,7 @@ export function createStreamableHttpHandler(
       exchanges.delete(session);
       previous?.();
     };
-    transport.deliver(options.authInfo?.(req), traceHeadersOf(req));
+    transport.deliver(req, options.authInfo?.(req), traceHeadersOf(req));
   }
 
   async function openSession(

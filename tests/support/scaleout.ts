@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 // The project's own installers: Debian's redis-server and haproxy, installed when missing.
 import { ensureHaproxy } from '../../scripts/ensure-haproxy.mjs';
 import { ensureRedis } from '../../scripts/ensure-redis.mjs';
@@ -45,25 +46,57 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-/** A real redis-server in a temp dir, on a unix socket, saving nothing to disk. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * A real redis-server in a temp dir, on a unix socket, saving nothing to disk. `cluster`:
+ * in Redis Cluster mode, one node holding all 16384 slots, so that it refuses what a
+ * cluster refuses (a script or command whose keys span slots: CROSSSLOT) while a plain
+ * client still reaches every key.
+ */
+export async function startRedis(options: { cluster?: boolean } = {}): Promise<RedisServer> {
   const binary = ensureRedis();
   if (!binary) throw new Error('redis-server is missing (see the message of ensure-redis above)');
   const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-redis-'));
   const socket = path.join(dir, 'redis.sock');
+  const cluster = options.cluster
+    ? ['--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf')]
+    : [];
   const { child } = await startUntil(
     binary,
-    ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'no'],
+    [
+      '--port',
+      '0',
+      '--unixsocket',
+      socket,
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...cluster,
+    ],
     /ready to accept connections/i,
     'redis-server',
   );
-  return {
-    socket,
-    close: async () => {
-      await stop(child);
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const close = async () => {
+    await stop(child);
+    rmSync(dir, { recursive: true, force: true });
   };
+  if (options.cluster) {
+    const admin = new Redis({ path: socket });
+    try {
+      await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+      // The node says its cluster is up once it has looked at its slots (about 2 s here).
+      while (!/cluster_state:ok/.test(String(await admin.call('CLUSTER', 'INFO'))))
+        await new Promise((r) => setTimeout(r, 100));
+    } catch (error) {
+      await close();
+      throw error;
+    } finally {
+      admin.disconnect();
+    }
+  }
+  return { socket, close };
 }
 
 /** A free TCP port on 127.0.0.1 (for HAProxy, which cannot report a port it picked). */

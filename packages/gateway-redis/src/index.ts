@@ -133,7 +133,10 @@ function parseRecord(text: string | null): SessionRecord | undefined {
  * A `SessionStore` in Redis, for replicas of a gateway (or any `@mcpkit/server` HTTP
  * endpoint) on several processes or machines: session records and stream owners as keys
  * with a TTL, each POST stream's event log as a list, the per-session bus over pub/sub
- * (a second connection), replica heartbeats as keys that expire.
+ * (a second connection), replica heartbeats as keys that expire. Every key of a session
+ * carries the session id as a hash tag (`{<session>}`), and each script and multi-key
+ * command names its keys in KEYS, all of one session: a Redis Cluster serves them on one
+ * node (one slot).
  */
 export class RedisSessionStore implements SessionStore {
   private readonly redis: Redis;
@@ -185,8 +188,18 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  private key(kind: string, ...parts: (string | number)[]): string {
-    return `${this.prefix}${kind}:${parts.join(':')}`;
+  /**
+   * A key of one session: `<prefix>{<session>}:<kind>[:<stream>]`. The braces are a Redis
+   * Cluster hash tag: every key of a session hashes to one slot, so that a script or a
+   * command over several of them runs on one node (a cluster refuses one that spans slots).
+   */
+  private key(kind: string, sessionId: string, stream?: number): string {
+    const base = `${this.prefix}{${sessionId}}:${kind}`;
+    return stream === undefined ? base : `${base}:${stream}`;
+  }
+
+  private channel(channel: string): string {
+    return `${this.prefix}c:${channel}`;
   }
 
   async saveSession(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void> {
@@ -250,7 +263,7 @@ export class RedisSessionStore implements SessionStore {
       JSON.stringify(event),
       ttlMs,
       maxEvents,
-      this.key('c', `${sessionId}#${event.stream}`),
+      this.channel(`${sessionId}#${event.stream}`),
     );
   }
 
@@ -267,7 +280,7 @@ export class RedisSessionStore implements SessionStore {
       data,
       ttlMs,
       maxEvents,
-      this.key('c', sessionId),
+      this.channel(sessionId),
     );
     return JSON.parse(text) as StoredEvent;
   }
@@ -278,7 +291,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async publish(channel: string, message: SessionBusMessage): Promise<void> {
-    await this.redis.publish(this.key('c', channel), JSON.stringify(message));
+    await this.redis.publish(this.channel(channel), JSON.stringify(message));
   }
 
   async subscribe(
@@ -289,7 +302,7 @@ export class RedisSessionStore implements SessionStore {
     if (!set) {
       set = new Set();
       this.listeners.set(channel, set);
-      await this.sub.subscribe(this.key('c', channel));
+      await this.sub.subscribe(this.channel(channel));
     }
     set.add(listener);
     const own = set;
@@ -297,17 +310,17 @@ export class RedisSessionStore implements SessionStore {
       own.delete(listener);
       if (own.size === 0 && this.listeners.get(channel) === own) {
         this.listeners.delete(channel);
-        await this.sub.unsubscribe(this.key('c', channel));
+        await this.sub.unsubscribe(this.channel(channel));
       }
     };
   }
 
   async heartbeat(replica: string, ttlMs: number): Promise<void> {
-    await this.redis.set(this.key('r', replica), '1', 'PX', ttlMs);
+    await this.redis.set(`${this.prefix}r:${replica}`, '1', 'PX', ttlMs);
   }
 
   async isAlive(replica: string): Promise<boolean> {
-    return (await this.redis.exists(this.key('r', replica))) === 1;
+    return (await this.redis.exists(`${this.prefix}r:${replica}`)) === 1;
   }
 
   async ping(): Promise<void> {

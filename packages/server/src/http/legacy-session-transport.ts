@@ -93,6 +93,8 @@ export class LegacySessionTransport implements Transport {
   private standaloneSeq = 0;
   /** Shared sessions: GET-stream events that came while the log was being read. */
   private standaloneEarly: StoredEvent[] | undefined;
+  /** Shared sessions: unlogged GET-stream messages that came meanwhile (sent after those). */
+  private unloggedEarly: string[] = [];
   private nextStream: number;
   /** Shared sessions: server request ids as sent (replica-tagged) → as the session made them. */
   private readonly outgoing = new Map<string, JsonRpcId>();
@@ -270,7 +272,10 @@ export class LegacySessionTransport implements Transport {
       all = await shared.store.eventsAfter(this.sessionId, 0, 0);
     } catch (error) {
       shared.onerror(asError(error));
-      if (this.standalone.res === res) this.standalone.res = undefined;
+      if (this.standalone.res === res) {
+        this.standalone.res = undefined;
+        this.unloggedEarly = [];
+      }
       sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed');
       return;
     } finally {
@@ -298,6 +303,7 @@ export class LegacySessionTransport implements Transport {
     this.standaloneSeq = resumed ? resumed.after : last;
     if (!resumed && this.resumable()) res.write(primingEvent(`0_${last}`, this.options.retryMs));
     for (const e of [...all, ...early].sort((a, b) => a.seq - b.seq)) this.deliverStandalone(e);
+    for (const data of this.unloggedEarly.splice(0)) this.deliverUnlogged(data);
     this.endAtMaxAge(res);
     this.onstandalone?.();
   }
@@ -312,6 +318,20 @@ export class LegacySessionTransport implements Transport {
     if (!res || event.seq <= this.standaloneSeq) return;
     this.standaloneSeq = event.seq;
     res.write(sseEvent(event.data, `0_${event.seq}`));
+  }
+
+  /**
+   * Shared sessions, a store without `appendStandalone`: a GET-stream message no log keeps,
+   * written under this replica's next seq if it holds the stream.
+   */
+  private deliverUnlogged(data: string): void {
+    if (this.standaloneEarly) {
+      this.unloggedEarly.push(data);
+      return;
+    }
+    const res = this.standalone.res;
+    if (!res) return;
+    res.write(sseEvent(data, `0_${++this.standaloneSeq}`));
   }
 
   /** Ends a GET connection after the maximum stream age; the client reconnects (and resumes). */
@@ -419,6 +439,9 @@ export class LegacySessionTransport implements Transport {
       case 'standalone':
         this.deliverStandalone(message.event);
         return;
+      case 'unlogged':
+        this.deliverUnlogged(message.data);
+        return;
       case 'client': {
         const m = message.message;
         const mine = isResponse(m)
@@ -493,10 +516,13 @@ export class LegacySessionTransport implements Transport {
     const shared = this.options.shared;
     if (shared && stream === this.standalone) {
       // Kept in the session's log (the client gets it when it resumes its GET stream) and
-      // sent on by the replica that holds the stream now, if any (this one included).
-      shared.store
-        .appendStandalone(this.sessionId, data, shared.ttlMs, this.options.events.maxEvents)
-        .catch((e: unknown) => shared.onerror(asError(e)));
+      // sent on by the replica that holds the stream now, if any (this one included). A
+      // store without the log's method (written before it) only passes it on.
+      const { store } = shared;
+      const kept = store.appendStandalone
+        ? store.appendStandalone(this.sessionId, data, shared.ttlMs, this.options.events.maxEvents)
+        : store.publish(this.sessionId, { kind: 'unlogged', data });
+      kept.catch((e: unknown) => shared.onerror(asError(e)));
       return;
     }
     if (stream.mode === 'pending') {

@@ -40,6 +40,12 @@ export type SessionBusMessage =
   | { kind: 'event'; event: StoredEvent }
   /** A message of the session's GET stream, as kept in its log: the replica holding the stream sends it. */
   | { kind: 'standalone'; event: StoredEvent }
+  /**
+   * A message of the session's GET stream through a store without `appendStandalone` (not
+   * kept): the replica holding the stream sends it under its own seq; if none holds it, it
+   * is lost (each replica that sees it so counts it).
+   */
+  | { kind: 'unlogged'; data: string }
   /** A client's answer to a server request (or a cancellation), for the replica it concerns. */
   | { kind: 'client'; message: JsonRpcMessage }
   /** The session was ended (DELETE): every replica lets go of it. */
@@ -83,8 +89,13 @@ export interface SessionStore {
    * Keeps a message of the session's GET stream (stream 0) under the session's next seq (one
    * sequence across replicas, at most `maxEvents` kept) and publishes it on the session's
    * channel as a `standalone` message, in seq order; resolves with the event as kept.
+   *
+   * Optional (added after the other methods; a store written before keeps working): without
+   * it a replica publishes the message as `unlogged` and the replica holding the GET stream
+   * sends it; it is not kept for a `Last-Event-ID` resumption on another replica, and one
+   * sent while no replica holds the stream is lost (and counted as such).
    */
-  appendStandalone(
+  appendStandalone?(
     sessionId: string,
     data: string,
     ttlMs: number,

@@ -140,6 +140,9 @@ describe('the Redis store on a Redis Cluster node', () => {
       expect((await store.eventsAfter(id, 0, 0)).map((e) => e.data)).toEqual(['{"n":1}']);
       expect(await store.eventsAfter(id, 7, 0)).toHaveLength(1);
       await store.touchSession(id, 60_000);
+      await store.openStream(id, 8, { replica: 'r', requestId: 2 }, 60_000);
+      await store.releaseStream(id, 8, 1);
+      await expect.poll(() => store.streamOwner(id, 8)).toBeUndefined();
       const got: unknown[] = [];
       const stop = await store.subscribe(id, (m) => got.push(m));
       await store.publish(id, { kind: 'closed' });
@@ -158,7 +161,7 @@ describe('the Redis store on a Redis Cluster node', () => {
     await checkSeen();
   });
 
-  it('a 2025 session over two replicas (GET stream on one, calls on the other, a stream resumed across, DELETE): no store error, one slot per session', async () => {
+  it('a 2025 session over two replicas (GET stream on one, calls on the other, a stream resumed across, DELETE): no store error, one slot per session, delivered streams expire after a grace period', async () => {
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
     const init = await post(a.url, base, {
       jsonrpc: '2.0',
@@ -210,15 +213,27 @@ describe('the Redis store on a Redis Cluster node', () => {
     const resumed = await fetch(b.url, { headers: { ...headers, 'last-event-id': primed } });
     expect(resumed.status).toBe(200);
     expect(await resumed.text()).toContain('step on slot-a');
+    // The streams of initialize and both calls reached the client to their end: their owners and logs left the
+    // session's index and expire within the grace period (60 s), not the session's TTL.
+    const streamKeys = () => admin.keys(`*{${sessionId}}:[oe]:[1-9]*`);
+    expect(await streamKeys()).toHaveLength(6);
+    await expect
+      .poll(
+        async () =>
+          (await admin.smembers(`mcpkit:{${sessionId}}:k`)).filter((k) => /:[oe]:[1-9]/.test(k)),
+        { timeout: 10_000 },
+      )
+      .toEqual([]);
+    for (const key of await streamKeys()) expect(await admin.pttl(key)).toBeLessThanOrEqual(60_000);
     const keys = await admin.keys(`*${sessionId}*`);
-    // Record, counter, GET-stream log, two owners and two logs of POST streams, the index.
-    expect(keys.length).toBeGreaterThanOrEqual(6);
+    // Those, the record, the GET stream's counter and log, the two indexes.
+    expect(keys.length).toBe(11);
     expect((await slotsOf(keys)).size).toBe(1);
     const del = await fetch(b.url, { method: 'DELETE', headers });
     expect(del.status).toBeLessThan(300);
     await reader.cancel().catch(() => {});
     expect(await admin.keys(`*${sessionId}*`)).toEqual([]);
-    expect(storeErrors).toEqual([]);
+    expect(storeErrors.map((e) => e.message)).toEqual([]);
     const touched = await checkSeen();
     expect([...touched].some((k) => k.includes(sessionId))).toBe(true);
   });

@@ -112,6 +112,20 @@ redis.call('SADD', KEYS[2], KEYS[1], KEYS[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 `;
 
+/**
+ * A POST stream delivered to its end, in one command: its owner and log expire after the
+ * grace period and move from the session's key index (extended by a touch) to its index of
+ * delivered keys (deleted with the session, never extended). KEYS: owner, log, index,
+ * delivered index; ARGV: grace.
+ */
+const releaseStreamScript = `
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], KEYS[1], KEYS[2])
+redis.call('SADD', KEYS[4], KEYS[1], KEYS[2])
+redis.call('PEXPIRE', KEYS[4], ARGV[1])
+`;
+
 /** A record read back from Redis is checked before a session is built on it. */
 function parseRecord(text: string | null): SessionRecord | undefined {
   if (text === null) return undefined;
@@ -145,7 +159,7 @@ export class RedisSessionStore implements SessionStore {
   private readonly listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
   /** The Lua commands defined on the command connection (ioredis adds them at run time). */
   private readonly scripts: Record<
-    'mcpkitAppendStandalone' | 'mcpkitAppendEvent' | 'mcpkitOpenStream',
+    'mcpkitAppendStandalone' | 'mcpkitAppendEvent' | 'mcpkitOpenStream' | 'mcpkitReleaseStream',
     (...args: (string | number)[]) => Promise<string>
   >;
 
@@ -170,6 +184,7 @@ export class RedisSessionStore implements SessionStore {
     });
     this.redis.defineCommand('mcpkitAppendEvent', { numberOfKeys: 1, lua: appendEventScript });
     this.redis.defineCommand('mcpkitOpenStream', { numberOfKeys: 3, lua: openStreamScript });
+    this.redis.defineCommand('mcpkitReleaseStream', { numberOfKeys: 4, lua: releaseStreamScript });
     this.scripts = this.redis as unknown as typeof this.scripts;
     this.sub = open();
     // Connection trouble is a failed command for the request that needed it, not a crash.
@@ -220,8 +235,9 @@ export class RedisSessionStore implements SessionStore {
 
   async deleteSession(sessionId: string): Promise<void> {
     const index = this.key('k', sessionId);
-    const keys = await this.redis.smembers(index);
-    await this.redis.del(this.key('s', sessionId), index, ...keys);
+    const delivered = this.key('d', sessionId);
+    const keys = await this.redis.sunion(index, delivered);
+    await this.redis.del(this.key('s', sessionId), index, delivered, ...keys);
   }
 
   async openStream(
@@ -283,6 +299,16 @@ export class RedisSessionStore implements SessionStore {
       this.channel(sessionId),
     );
     return JSON.parse(text) as StoredEvent;
+  }
+
+  async releaseStream(sessionId: string, stream: number, graceMs: number): Promise<void> {
+    await this.scripts.mcpkitReleaseStream(
+      this.key('o', sessionId, stream),
+      this.key('e', sessionId, stream),
+      this.key('k', sessionId),
+      this.key('d', sessionId),
+      graceMs,
+    );
   }
 
   async eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]> {

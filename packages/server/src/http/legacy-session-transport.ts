@@ -60,6 +60,13 @@ interface Stream {
   last?: number;
 }
 
+/**
+ * How long a shared POST stream's owner and log stay in the store after its last event was
+ * delivered, in ms: a resumption of a connection that broke after the bytes left this
+ * process (the SDK clients retry within seconds) still finds them.
+ */
+const deliveredStreamGraceMs = 60_000;
+
 function isResponse(message: JsonRpcMessage): boolean {
   return !('method' in message);
 }
@@ -587,7 +594,22 @@ export class LegacySessionTransport implements Transport {
    */
   private endDelivered(res: ServerResponse, streamId: number): void {
     const events = this.options.events;
-    res.end(() => events.forget(streamId));
+    res.end(() => {
+      events.forget(streamId);
+      this.forgetShared(streamId);
+    });
+  }
+
+  /**
+   * Shared sessions: a POST stream delivered to its end leaves the store after a grace
+   * period (a busy session does not keep every call's log for its lifetime).
+   */
+  private forgetShared(streamId: number): void {
+    const shared = this.options.shared;
+    if (!shared?.store.releaseStream || streamId === 0) return;
+    shared.store
+      .releaseStream(this.sessionId, streamId, Math.min(deliveredStreamGraceMs, shared.ttlMs))
+      .catch((e: unknown) => shared.onerror(asError(e)));
   }
 
   private resume(lastEventId: string, res: ServerResponse): void {
@@ -658,19 +680,20 @@ export class LegacySessionTransport implements Transport {
     let early: StoredEvent[] | undefined = [];
     let stop: (() => Promise<void>) | undefined;
     let check: ReturnType<typeof setInterval> | undefined;
-    const finish = (): void => {
+    const finish = (delivered = false): void => {
       if (done) return;
       done = true;
       this.tails.delete(finish);
       if (check) clearInterval(check);
       void stop?.().catch((e: unknown) => shared.onerror(asError(e)));
-      res.end();
+      // The last event handed to a connection that then ended cleanly: the store lets go.
+      res.end(delivered ? () => this.forgetShared(streamId) : undefined);
     };
     const emit = (e: StoredEvent): void => {
       if (done || e.seq <= last) return;
       last = e.seq;
       res.write(sseEvent(e.data, `${e.stream}_${e.seq}`));
-      if (e.final) finish();
+      if (e.final) finish(true);
     };
     try {
       const owner = await store.streamOwner(this.sessionId, streamId);

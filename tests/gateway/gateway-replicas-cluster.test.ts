@@ -141,7 +141,7 @@ describe('the Redis store on a Redis Cluster node', () => {
       expect(await store.eventsAfter(id, 7, 0)).toHaveLength(1);
       await store.touchSession(id, 60_000);
       await store.openStream(id, 8, { replica: 'r', requestId: 2 }, 60_000);
-      await store.releaseStream(id, 8, 1);
+      await store.appendEvent(id, { stream: 8, seq: 2, data: '{}', final: true }, 60_000, 4, 1);
       await expect.poll(() => store.streamOwner(id, 8)).toBeUndefined();
       const got: unknown[] = [];
       const stop = await store.subscribe(id, (m) => got.push(m));
@@ -161,7 +161,7 @@ describe('the Redis store on a Redis Cluster node', () => {
     await checkSeen();
   });
 
-  it('a 2025 session over two replicas (GET stream on one, calls on the other, a stream resumed across, DELETE): no store error, one slot per session, delivered streams expire after a grace period', async () => {
+  it('a 2025 session over two replicas (GET stream on one, calls on the other, a stream resumed across, DELETE): no store error, one slot per session, ended streams expire 60 s after their answer', async () => {
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
     const init = await post(a.url, base, {
       jsonrpc: '2.0',
@@ -213,8 +213,8 @@ describe('the Redis store on a Redis Cluster node', () => {
     const resumed = await fetch(b.url, { headers: { ...headers, 'last-event-id': primed } });
     expect(resumed.status).toBe(200);
     expect(await resumed.text()).toContain('step on slot-a');
-    // The streams of initialize and both calls reached the client to their end: their owners and logs left the
-    // session's index and expire within the grace period (60 s), not the session's TTL.
+    // The streams of initialize and both calls ended: their owners and logs left the
+    // session's index and expire 60 s after their last event, not with the session.
     const streamKeys = () => admin.keys(`*{${sessionId}}:[oe]:[1-9]*`);
     expect(await streamKeys()).toHaveLength(6);
     await expect

@@ -93,12 +93,23 @@ return event
 /**
  * A POST stream's event, in one command (one round trip, and one command for ioredis to
  * encode instead of four): kept, bounded, expiring, and published, the message built here
- * around the event's text. KEYS: log; ARGV: event text, ttl, max, channel.
+ * around the event's text. With an end TTL (the stream's last event), the owner and log
+ * expire after it instead and move from the session's key index (extended by a touch) to
+ * its index of ended streams (deleted with the session, never extended). KEYS: log, owner,
+ * index, ended index; ARGV: event text, ttl, max, channel, end ttl or ''.
  */
 const appendEventScript = `
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if ARGV[5] == '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+  redis.call('SREM', KEYS[3], KEYS[1], KEYS[2])
+  redis.call('SADD', KEYS[4], KEYS[1], KEYS[2])
+  redis.call('PEXPIRE', KEYS[4], ARGV[5])
+end
 redis.call('PUBLISH', ARGV[4], '{"kind":"event","event":' .. ARGV[1] .. '}')
 `;
 
@@ -110,20 +121,6 @@ const openStreamScript = `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('SADD', KEYS[2], KEYS[1], KEYS[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
-`;
-
-/**
- * A POST stream delivered to its end, in one command: its owner and log expire after the
- * grace period and move from the session's key index (extended by a touch) to its index of
- * delivered keys (deleted with the session, never extended). KEYS: owner, log, index,
- * delivered index; ARGV: grace.
- */
-const releaseStreamScript = `
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-redis.call('SREM', KEYS[3], KEYS[1], KEYS[2])
-redis.call('SADD', KEYS[4], KEYS[1], KEYS[2])
-redis.call('PEXPIRE', KEYS[4], ARGV[1])
 `;
 
 /** A record read back from Redis is checked before a session is built on it. */
@@ -159,7 +156,7 @@ export class RedisSessionStore implements SessionStore {
   private readonly listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
   /** The Lua commands defined on the command connection (ioredis adds them at run time). */
   private readonly scripts: Record<
-    'mcpkitAppendStandalone' | 'mcpkitAppendEvent' | 'mcpkitOpenStream' | 'mcpkitReleaseStream',
+    'mcpkitAppendStandalone' | 'mcpkitAppendEvent' | 'mcpkitOpenStream',
     (...args: (string | number)[]) => Promise<string>
   >;
 
@@ -182,9 +179,8 @@ export class RedisSessionStore implements SessionStore {
       numberOfKeys: 3,
       lua: appendStandaloneScript,
     });
-    this.redis.defineCommand('mcpkitAppendEvent', { numberOfKeys: 1, lua: appendEventScript });
+    this.redis.defineCommand('mcpkitAppendEvent', { numberOfKeys: 4, lua: appendEventScript });
     this.redis.defineCommand('mcpkitOpenStream', { numberOfKeys: 3, lua: openStreamScript });
-    this.redis.defineCommand('mcpkitReleaseStream', { numberOfKeys: 4, lua: releaseStreamScript });
     this.scripts = this.redis as unknown as typeof this.scripts;
     this.sub = open();
     // Connection trouble is a failed command for the request that needed it, not a crash.
@@ -272,14 +268,19 @@ export class RedisSessionStore implements SessionStore {
     event: StoredEvent,
     ttlMs: number,
     maxEvents: number,
+    endTtlMs?: number,
   ): Promise<void> {
     // The event's text is encoded once, here; the published message is built around it.
     await this.scripts.mcpkitAppendEvent(
       this.key('e', sessionId, event.stream),
+      this.key('o', sessionId, event.stream),
+      this.key('k', sessionId),
+      this.key('d', sessionId),
       JSON.stringify(event),
       ttlMs,
       maxEvents,
       this.channel(`${sessionId}#${event.stream}`),
+      event.final && endTtlMs !== undefined ? endTtlMs : '',
     );
   }
 
@@ -299,16 +300,6 @@ export class RedisSessionStore implements SessionStore {
       this.channel(sessionId),
     );
     return JSON.parse(text) as StoredEvent;
-  }
-
-  async releaseStream(sessionId: string, stream: number, graceMs: number): Promise<void> {
-    await this.scripts.mcpkitReleaseStream(
-      this.key('o', sessionId, stream),
-      this.key('e', sessionId, stream),
-      this.key('k', sessionId),
-      this.key('d', sessionId),
-      graceMs,
-    );
   }
 
   async eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]> {

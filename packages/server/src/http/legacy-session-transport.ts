@@ -61,11 +61,12 @@ interface Stream {
 }
 
 /**
- * How long a shared POST stream's owner and log stay in the store after its last event was
- * delivered, in ms: a resumption of a connection that broke after the bytes left this
- * process (the SDK clients retry within seconds) still finds them.
+ * How long a shared POST stream's owner and log stay in the store once its last event is
+ * kept, in ms (not extended while the session is used): a client whose connection broke
+ * resumes within seconds (the SDK clients' longest reconnection delay is 30 s), and a busy
+ * session does not keep every call's log for its lifetime.
  */
-const deliveredStreamGraceMs = 60_000;
+const endedStreamTtlMs = 60_000;
 
 function isResponse(message: JsonRpcMessage): boolean {
   return !('method' in message);
@@ -574,6 +575,7 @@ export class LegacySessionTransport implements Transport {
           { stream: stream.id, seq, prev, data, final },
           shared.ttlMs,
           this.options.events.maxEvents,
+          final ? Math.min(endedStreamTtlMs, shared.ttlMs) : undefined,
         )
         .catch((e: unknown) => shared.onerror(asError(e)));
     }
@@ -594,22 +596,7 @@ export class LegacySessionTransport implements Transport {
    */
   private endDelivered(res: ServerResponse, streamId: number): void {
     const events = this.options.events;
-    res.end(() => {
-      events.forget(streamId);
-      this.forgetShared(streamId);
-    });
-  }
-
-  /**
-   * Shared sessions: a POST stream delivered to its end leaves the store after a grace
-   * period (a busy session does not keep every call's log for its lifetime).
-   */
-  private forgetShared(streamId: number): void {
-    const shared = this.options.shared;
-    if (!shared?.store.releaseStream || streamId === 0) return;
-    shared.store
-      .releaseStream(this.sessionId, streamId, Math.min(deliveredStreamGraceMs, shared.ttlMs))
-      .catch((e: unknown) => shared.onerror(asError(e)));
+    res.end(() => events.forget(streamId));
   }
 
   private resume(lastEventId: string, res: ServerResponse): void {
@@ -680,20 +667,19 @@ export class LegacySessionTransport implements Transport {
     let early: StoredEvent[] | undefined = [];
     let stop: (() => Promise<void>) | undefined;
     let check: ReturnType<typeof setInterval> | undefined;
-    const finish = (delivered = false): void => {
+    const finish = (): void => {
       if (done) return;
       done = true;
       this.tails.delete(finish);
       if (check) clearInterval(check);
       void stop?.().catch((e: unknown) => shared.onerror(asError(e)));
-      // The last event handed to a connection that then ended cleanly: the store lets go.
-      res.end(delivered ? () => this.forgetShared(streamId) : undefined);
+      res.end();
     };
     const emit = (e: StoredEvent): void => {
       if (done || e.seq <= last) return;
       last = e.seq;
       res.write(sseEvent(e.data, `${e.stream}_${e.seq}`));
-      if (e.final) finish(true);
+      if (e.final) finish();
     };
     try {
       const owner = await store.streamOwner(this.sessionId, streamId);
@@ -751,7 +737,13 @@ export class LegacySessionTransport implements Transport {
           final: true,
         };
         await store
-          .appendEvent(this.sessionId, event, shared.ttlMs, this.options.events.maxEvents)
+          .appendEvent(
+            this.sessionId,
+            event,
+            shared.ttlMs,
+            this.options.events.maxEvents,
+            Math.min(endedStreamTtlMs, shared.ttlMs),
+          )
           .catch((e: unknown) => shared.onerror(asError(e)));
         emit(event);
       };

@@ -77,13 +77,17 @@ export interface SessionStore {
   streamOwner(sessionId: string, stream: number): Promise<StreamOwner | undefined>;
   /**
    * Keeps an event (at most `maxEvents` per stream, the oldest go) and publishes it on the
-   * stream's channel, `<sessionId>#<stream>`.
+   * stream's channel, `<sessionId>#<stream>`. `endTtlMs` comes with a stream's last event
+   * (`final`): from then on the stream's owner and log are kept that long and no longer
+   * extended by `touchSession`, so that a busy session does not keep every call's log (a
+   * store that ignores it keeps them as long as the session: about 0.9 kB per call in Redis).
    */
   appendEvent(
     sessionId: string,
     event: StoredEvent,
     ttlMs: number,
     maxEvents: number,
+    endTtlMs?: number,
   ): Promise<void>;
   /**
    * Keeps a message of the session's GET stream (stream 0) under the session's next seq (one
@@ -101,14 +105,6 @@ export interface SessionStore {
     ttlMs: number,
     maxEvents: number,
   ): Promise<StoredEvent>;
-  /**
-   * A POST stream's last event reached the client (the connection that carried it ended
-   * cleanly): its owner and event log are kept `graceMs` more (a client whose connection
-   * broke after the server let go of the bytes still resumes it), no longer extended by
-   * `touchSession`. Optional: without it they stay until the session's data expires, and a
-   * session that stays busy keeps every call's log (about 0.9 kB per call in Redis).
-   */
-  releaseStream?(sessionId: string, stream: number, graceMs: number): Promise<void>;
   /** The kept events of `stream` after `seq`, oldest first. */
   eventsAfter(sessionId: string, stream: number, seq: number): Promise<StoredEvent[]>;
   /** Publishes on a channel: a session's id, or `<sessionId>#<stream>` for a stream's events. */
@@ -137,8 +133,8 @@ const ofSession = (key: string, id: string): boolean =>
 interface MemoryEntry {
   value: unknown;
   expires: number;
-  /** A delivered stream's key: its grace period is not extended. */
-  released?: boolean;
+  /** An ended stream's key: its time left is not extended. */
+  ended?: boolean;
 }
 
 /**
@@ -170,7 +166,7 @@ export function createMemorySessionStore(): SessionStore {
     },
     async touchSession(id, ttlMs) {
       for (const [key, e] of entries)
-        if (ofSession(key, id) && !e.released) e.expires = Date.now() + ttlMs;
+        if (ofSession(key, id) && !e.ended) e.expires = Date.now() + ttlMs;
     },
     async deleteSession(id) {
       for (const key of [...entries.keys()]) if (ofSession(key, id)) entries.delete(key);
@@ -181,12 +177,20 @@ export function createMemorySessionStore(): SessionStore {
     async streamOwner(id, stream) {
       return get<StreamOwner>(`o:${id}:${stream}`);
     },
-    async appendEvent(id, event, ttlMs, maxEvents) {
+    async appendEvent(id, event, ttlMs, maxEvents, endTtlMs) {
       const key = `e:${id}:${event.stream}`;
       const list = get<StoredEvent[]>(key) ?? [];
       list.push({ ...event });
       if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
       set(key, list, ttlMs);
+      if (event.final && endTtlMs !== undefined) {
+        for (const k of [key, `o:${id}:${event.stream}`]) {
+          const e = entries.get(k);
+          if (!e) continue;
+          e.expires = Math.min(e.expires, Date.now() + endTtlMs);
+          e.ended = true;
+        }
+      }
       await store.publish(`${id}#${event.stream}`, { kind: 'event', event: { ...event } });
     },
     async appendStandalone(id, data, ttlMs, maxEvents) {
@@ -200,14 +204,6 @@ export function createMemorySessionStore(): SessionStore {
       set(key, list, ttlMs);
       await store.publish(id, { kind: 'standalone', event: { ...event } });
       return event;
-    },
-    async releaseStream(id, stream, graceMs) {
-      for (const key of [`o:${id}:${stream}`, `e:${id}:${stream}`]) {
-        const e = entries.get(key);
-        if (!e) continue;
-        e.expires = Math.min(e.expires, Date.now() + graceMs);
-        e.released = true;
-      }
     },
     async eventsAfter(id, stream, seq) {
       return (get<StoredEvent[]>(`e:${id}:${stream}`) ?? [])

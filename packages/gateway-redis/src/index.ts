@@ -6,7 +6,7 @@ import type {
   StoredEvent,
   StreamOwner,
 } from '@mcpkit/server';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisSessionStoreOptions {
   /**
@@ -16,6 +16,12 @@ export interface RedisSessionStoreOptions {
   url?: string;
   /** More ioredis options (password, TLS, timeouts). */
   redis?: RedisOptions;
+  /**
+   * A Redis Cluster: its startup nodes (`url` is not used then) and more ioredis Cluster
+   * options. Every key of a session hashes to one slot, so each command of the store runs on
+   * one node.
+   */
+  cluster?: { nodes: ClusterNode[]; options?: ClusterOptions };
   /** Prefix of every key and channel: one per deployment sharing a Redis. */
   prefix?: string;
   /** Time a command waits for Redis before it fails, in ms. */
@@ -170,10 +176,28 @@ export class RedisSessionStore implements SessionStore {
       ...connection.options,
       ...options.redis,
     };
-    const open = () =>
-      connection.url === undefined
+    const { cluster } = options;
+    const open = (): Redis => {
+      if (cluster) {
+        const { commandTimeout, maxRetriesPerRequest, password, tls, username } = redisOptions;
+        // The store calls only what both clients have (commands, scripts, pipelines of one
+        // slot, pub/sub, events, quit): the Cluster client stands in for a Redis one.
+        return new Cluster(cluster.nodes, {
+          ...cluster.options,
+          redisOptions: {
+            commandTimeout,
+            maxRetriesPerRequest,
+            ...(password !== undefined ? { password } : {}),
+            ...(username !== undefined ? { username } : {}),
+            ...(tls !== undefined ? { tls } : {}),
+            ...cluster.options?.redisOptions,
+          },
+        }) as unknown as Redis;
+      }
+      return connection.url === undefined
         ? new Redis(redisOptions)
         : new Redis(connection.url, redisOptions);
+    };
     this.redis = open();
     this.redis.defineCommand('mcpkitAppendStandalone', {
       numberOfKeys: 3,

@@ -128,7 +128,7 @@ describe('a Redis event log trimmed under a resumption', () => {
     const priming = await dropAfterFirstEventId(res, abort);
     writeFileSync(go, '');
     const [streamId] = priming.split('_');
-    const log = `mcpkit:e:${headers['mcp-session-id']}:${streamId}`;
+    const log = `mcpkit:{${headers['mcp-session-id']}}:e:${streamId}`;
     const kept = async () =>
       (await admin.lrange(log, 0, -1)).map(
         (t) => JSON.parse(t) as { seq: number; prev: number; data: string },

@@ -62,7 +62,7 @@ async function sdkClient(name: string, front: Haproxy = haproxy): Promise<Client
 
 /** The replica that owns the POST stream answering request `requestId` of a session. */
 async function ownerOf(sessionId: string, requestId: number): Promise<CliReplica | undefined> {
-  for (const key of await admin.keys(`mcpkit:o:${sessionId}:*`)) {
+  for (const key of await admin.keys(`mcpkit:{${sessionId}}:o:*`)) {
     const owner = JSON.parse((await admin.get(key)) ?? '{}') as {
       replica?: string;
       requestId?: unknown;
@@ -255,7 +255,7 @@ describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL'
     expect(owner).toBeDefined();
     writeFileSync(file, '');
     // The answer is in the stream's log in Redis before the replica dies.
-    const log = `mcpkit:e:${sessionId}:${eventId.split('_')[0]}`;
+    const log = `mcpkit:{${sessionId}}:e:${eventId.split('_')[0]}`;
     await expect
       .poll(async () => (await admin.lrange(log, 0, -1)).some((e) => JSON.parse(e).final), {
         timeout: 20_000,

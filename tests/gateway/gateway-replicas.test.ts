@@ -178,7 +178,7 @@ async function resume(url: URL, sessionId: string, lastEventId: string): Promise
   return res.text();
 }
 
-const sessionKeys = async () => (await admin.keys('mcpkit:s:*')).length;
+const sessionKeys = async () => (await admin.keys('mcpkit:{*}:s')).length;
 
 describe('gateway replicas behind HAProxy, sessions in Redis', () => {
   it('SDK v1 client (2025-11-25): every call lands on another replica than the last, and works', async () => {

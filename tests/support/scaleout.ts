@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 // The project's own installers: Debian's redis-server and haproxy, installed when missing.
 import { ensureHaproxy } from '../../scripts/ensure-haproxy.mjs';
 import { ensureRedis } from '../../scripts/ensure-redis.mjs';
@@ -45,25 +46,136 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-/** A real redis-server in a temp dir, on a unix socket, saving nothing to disk. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * A real redis-server in a temp dir, on a unix socket, saving nothing to disk. `cluster`:
+ * in Redis Cluster mode, one node holding all 16384 slots, so that it refuses what a
+ * cluster refuses (a script or command whose keys span slots: CROSSSLOT) while a plain
+ * client still reaches every key.
+ */
+export async function startRedis(options: { cluster?: boolean } = {}): Promise<RedisServer> {
   const binary = ensureRedis();
   if (!binary) throw new Error('redis-server is missing (see the message of ensure-redis above)');
   const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-redis-'));
   const socket = path.join(dir, 'redis.sock');
+  const cluster = options.cluster
+    ? ['--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf')]
+    : [];
   const { child } = await startUntil(
     binary,
-    ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'no'],
+    [
+      '--port',
+      '0',
+      '--unixsocket',
+      socket,
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...cluster,
+    ],
     /ready to accept connections/i,
     'redis-server',
   );
-  return {
-    socket,
-    close: async () => {
-      await stop(child);
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const close = async () => {
+    await stop(child);
+    rmSync(dir, { recursive: true, force: true });
   };
+  if (options.cluster) {
+    const admin = new Redis({ path: socket });
+    try {
+      await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+      // The node says its cluster is up once it has looked at its slots (about 2 s here).
+      while (!/cluster_state:ok/.test(String(await admin.call('CLUSTER', 'INFO'))))
+        await new Promise((r) => setTimeout(r, 100));
+    } catch (error) {
+      await close();
+      throw error;
+    } finally {
+      admin.disconnect();
+    }
+  }
+  return { socket, close };
+}
+
+export interface RedisCluster {
+  /** Each node's port on 127.0.0.1 (Cluster clients follow the nodes' own addresses). */
+  readonly ports: readonly number[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real three-node Redis Cluster on 127.0.0.1 (TCP: a cluster's nodes tell clients where
+ * the others are), the 16384 slots split in three, saving nothing to disk.
+ */
+export async function startRedisCluster(): Promise<RedisCluster> {
+  const binary = ensureRedis();
+  if (!binary) throw new Error('redis-server is missing (see the message of ensure-redis above)');
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcpkit-redis-cluster-'));
+  const nodes: Array<{ child: ChildProcess; port: number; bus: number }> = [];
+  const close = async () => {
+    for (const n of nodes) await stop(n.child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const bus = await freePort();
+      const { child } = await startUntil(
+        binary,
+        [
+          '--bind',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(bus),
+          '--cluster-config-file',
+          path.join(dir, `nodes-${i}.conf`),
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+        ],
+        /ready to accept connections/i,
+        'redis-server (cluster node)',
+      );
+      nodes.push({ child, port, bus });
+      const admin = new Redis({ port, host: '127.0.0.1' });
+      try {
+        const first = Math.floor((16384 * i) / 3);
+        const last = Math.floor((16384 * (i + 1)) / 3) - 1;
+        await admin.call('CLUSTER', 'ADDSLOTSRANGE', String(first), String(last));
+        const [seed] = nodes;
+        if (i > 0 && seed)
+          await admin.call('CLUSTER', 'MEET', '127.0.0.1', String(seed.port), String(seed.bus));
+      } finally {
+        admin.disconnect();
+      }
+    }
+    // Up once every node knows the three and says so.
+    for (const n of nodes) {
+      const admin = new Redis({ port: n.port, host: '127.0.0.1' });
+      try {
+        for (;;) {
+          const info = String(await admin.call('CLUSTER', 'INFO'));
+          if (/cluster_state:ok/.test(info) && /cluster_known_nodes:3/.test(info)) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      } finally {
+        admin.disconnect();
+      }
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { ports: nodes.map((n) => n.port), close };
 }
 
 /** A free TCP port on 127.0.0.1 (for HAProxy, which cannot report a port it picked). */

@@ -6,7 +6,7 @@ import type {
   StoredEvent,
   StreamOwner,
 } from '@mcpkit/server';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisSessionStoreOptions {
   /**
@@ -16,6 +16,12 @@ export interface RedisSessionStoreOptions {
   url?: string;
   /** More ioredis options (password, TLS, timeouts). */
   redis?: RedisOptions;
+  /**
+   * A Redis Cluster: its startup nodes (`url` is not used then) and more ioredis Cluster
+   * options. Every key of a session hashes to one slot, so each command of the store runs on
+   * one node.
+   */
+  cluster?: { nodes: ClusterNode[]; options?: ClusterOptions };
   /** Prefix of every key and channel: one per deployment sharing a Redis. */
   prefix?: string;
   /** Time a command waits for Redis before it fails, in ms. */
@@ -93,12 +99,23 @@ return event
 /**
  * A POST stream's event, in one command (one round trip, and one command for ioredis to
  * encode instead of four): kept, bounded, expiring, and published, the message built here
- * around the event's text. KEYS: log; ARGV: event text, ttl, max, channel.
+ * around the event's text. With an end TTL (the stream's last event), the owner and log
+ * expire after it instead and move from the session's key index (extended by a touch) to
+ * its index of ended streams (deleted with the session, never extended). KEYS: log, owner,
+ * index, ended index; ARGV: event text, ttl, max, channel, end ttl or ''.
  */
 const appendEventScript = `
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if ARGV[5] == '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+  redis.call('SREM', KEYS[3], KEYS[1], KEYS[2])
+  redis.call('SADD', KEYS[4], KEYS[1], KEYS[2])
+  redis.call('PEXPIRE', KEYS[4], ARGV[5])
+end
 redis.call('PUBLISH', ARGV[4], '{"kind":"event","event":' .. ARGV[1] .. '}')
 `;
 
@@ -133,7 +150,10 @@ function parseRecord(text: string | null): SessionRecord | undefined {
  * A `SessionStore` in Redis, for replicas of a gateway (or any `@mcpkit/server` HTTP
  * endpoint) on several processes or machines: session records and stream owners as keys
  * with a TTL, each POST stream's event log as a list, the per-session bus over pub/sub
- * (a second connection), replica heartbeats as keys that expire.
+ * (a second connection), replica heartbeats as keys that expire. Every key of a session
+ * carries the session id as a hash tag (`{<session>}`), and each script and multi-key
+ * command names its keys in KEYS, all of one session: a Redis Cluster serves them on one
+ * node (one slot).
  */
 export class RedisSessionStore implements SessionStore {
   private readonly redis: Redis;
@@ -156,16 +176,34 @@ export class RedisSessionStore implements SessionStore {
       ...connection.options,
       ...options.redis,
     };
-    const open = () =>
-      connection.url === undefined
+    const { cluster } = options;
+    const open = (): Redis => {
+      if (cluster) {
+        const { commandTimeout, maxRetriesPerRequest, password, tls, username } = redisOptions;
+        // The store calls only what both clients have (commands, scripts, pipelines of one
+        // slot, pub/sub, events, quit): the Cluster client stands in for a Redis one.
+        return new Cluster(cluster.nodes, {
+          ...cluster.options,
+          redisOptions: {
+            commandTimeout,
+            maxRetriesPerRequest,
+            ...(password !== undefined ? { password } : {}),
+            ...(username !== undefined ? { username } : {}),
+            ...(tls !== undefined ? { tls } : {}),
+            ...cluster.options?.redisOptions,
+          },
+        }) as unknown as Redis;
+      }
+      return connection.url === undefined
         ? new Redis(redisOptions)
         : new Redis(connection.url, redisOptions);
+    };
     this.redis = open();
     this.redis.defineCommand('mcpkitAppendStandalone', {
       numberOfKeys: 3,
       lua: appendStandaloneScript,
     });
-    this.redis.defineCommand('mcpkitAppendEvent', { numberOfKeys: 1, lua: appendEventScript });
+    this.redis.defineCommand('mcpkitAppendEvent', { numberOfKeys: 4, lua: appendEventScript });
     this.redis.defineCommand('mcpkitOpenStream', { numberOfKeys: 3, lua: openStreamScript });
     this.scripts = this.redis as unknown as typeof this.scripts;
     this.sub = open();
@@ -185,8 +223,18 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  private key(kind: string, ...parts: (string | number)[]): string {
-    return `${this.prefix}${kind}:${parts.join(':')}`;
+  /**
+   * A key of one session: `<prefix>{<session>}:<kind>[:<stream>]`. The braces are a Redis
+   * Cluster hash tag: every key of a session hashes to one slot, so that a script or a
+   * command over several of them runs on one node (a cluster refuses one that spans slots).
+   */
+  private key(kind: string, sessionId: string, stream?: number): string {
+    const base = `${this.prefix}{${sessionId}}:${kind}`;
+    return stream === undefined ? base : `${base}:${stream}`;
+  }
+
+  private channel(channel: string): string {
+    return `${this.prefix}c:${channel}`;
   }
 
   async saveSession(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void> {
@@ -207,8 +255,9 @@ export class RedisSessionStore implements SessionStore {
 
   async deleteSession(sessionId: string): Promise<void> {
     const index = this.key('k', sessionId);
-    const keys = await this.redis.smembers(index);
-    await this.redis.del(this.key('s', sessionId), index, ...keys);
+    const delivered = this.key('d', sessionId);
+    const keys = await this.redis.sunion(index, delivered);
+    await this.redis.del(this.key('s', sessionId), index, delivered, ...keys);
   }
 
   async openStream(
@@ -243,14 +292,19 @@ export class RedisSessionStore implements SessionStore {
     event: StoredEvent,
     ttlMs: number,
     maxEvents: number,
+    endTtlMs?: number,
   ): Promise<void> {
     // The event's text is encoded once, here; the published message is built around it.
     await this.scripts.mcpkitAppendEvent(
       this.key('e', sessionId, event.stream),
+      this.key('o', sessionId, event.stream),
+      this.key('k', sessionId),
+      this.key('d', sessionId),
       JSON.stringify(event),
       ttlMs,
       maxEvents,
-      this.key('c', `${sessionId}#${event.stream}`),
+      this.channel(`${sessionId}#${event.stream}`),
+      event.final && endTtlMs !== undefined ? endTtlMs : '',
     );
   }
 
@@ -267,7 +321,7 @@ export class RedisSessionStore implements SessionStore {
       data,
       ttlMs,
       maxEvents,
-      this.key('c', sessionId),
+      this.channel(sessionId),
     );
     return JSON.parse(text) as StoredEvent;
   }
@@ -278,7 +332,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async publish(channel: string, message: SessionBusMessage): Promise<void> {
-    await this.redis.publish(this.key('c', channel), JSON.stringify(message));
+    await this.redis.publish(this.channel(channel), JSON.stringify(message));
   }
 
   async subscribe(
@@ -289,7 +343,7 @@ export class RedisSessionStore implements SessionStore {
     if (!set) {
       set = new Set();
       this.listeners.set(channel, set);
-      await this.sub.subscribe(this.key('c', channel));
+      await this.sub.subscribe(this.channel(channel));
     }
     set.add(listener);
     const own = set;
@@ -297,17 +351,17 @@ export class RedisSessionStore implements SessionStore {
       own.delete(listener);
       if (own.size === 0 && this.listeners.get(channel) === own) {
         this.listeners.delete(channel);
-        await this.sub.unsubscribe(this.key('c', channel));
+        await this.sub.unsubscribe(this.channel(channel));
       }
     };
   }
 
   async heartbeat(replica: string, ttlMs: number): Promise<void> {
-    await this.redis.set(this.key('r', replica), '1', 'PX', ttlMs);
+    await this.redis.set(`${this.prefix}r:${replica}`, '1', 'PX', ttlMs);
   }
 
   async isAlive(replica: string): Promise<boolean> {
-    return (await this.redis.exists(this.key('r', replica))) === 1;
+    return (await this.redis.exists(`${this.prefix}r:${replica}`)) === 1;
   }
 
   async ping(): Promise<void> {

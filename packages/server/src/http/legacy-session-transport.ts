@@ -60,6 +60,14 @@ interface Stream {
   last?: number;
 }
 
+/**
+ * How long a shared POST stream's owner and log stay in the store once its last event is
+ * kept, in ms (not extended while the session is used): a client whose connection broke
+ * resumes within seconds (the SDK clients' longest reconnection delay is 30 s), and a busy
+ * session does not keep every call's log for its lifetime.
+ */
+const endedStreamTtlMs = 60_000;
+
 function isResponse(message: JsonRpcMessage): boolean {
   return !('method' in message);
 }
@@ -93,6 +101,8 @@ export class LegacySessionTransport implements Transport {
   private standaloneSeq = 0;
   /** Shared sessions: GET-stream events that came while the log was being read. */
   private standaloneEarly: StoredEvent[] | undefined;
+  /** Shared sessions: unlogged GET-stream messages that came meanwhile (sent after those). */
+  private unloggedEarly: string[] = [];
   private nextStream: number;
   /** Shared sessions: server request ids as sent (replica-tagged) → as the session made them. */
   private readonly outgoing = new Map<string, JsonRpcId>();
@@ -268,7 +278,10 @@ export class LegacySessionTransport implements Transport {
       all = await shared.store.eventsAfter(this.sessionId, 0, 0);
     } catch (error) {
       shared.onerror(asError(error));
-      if (this.standalone.res === res) this.standalone.res = undefined;
+      if (this.standalone.res === res) {
+        this.standalone.res = undefined;
+        this.unloggedEarly = [];
+      }
       sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed');
       return;
     } finally {
@@ -296,6 +309,7 @@ export class LegacySessionTransport implements Transport {
     this.standaloneSeq = resumed ? resumed.after : last;
     if (!resumed && this.resumable()) res.write(primingEvent(`0_${last}`, this.options.retryMs));
     for (const e of [...all, ...early].sort((a, b) => a.seq - b.seq)) this.deliverStandalone(e);
+    for (const data of this.unloggedEarly.splice(0)) this.deliverUnlogged(data);
     this.endAtMaxAge(res);
     this.onstandalone?.();
   }
@@ -310,6 +324,20 @@ export class LegacySessionTransport implements Transport {
     if (!res || event.seq <= this.standaloneSeq) return;
     this.standaloneSeq = event.seq;
     res.write(sseEvent(event.data, `0_${event.seq}`));
+  }
+
+  /**
+   * Shared sessions, a store without `appendStandalone`: a GET-stream message no log keeps,
+   * written under this replica's next seq if it holds the stream.
+   */
+  private deliverUnlogged(data: string): void {
+    if (this.standaloneEarly) {
+      this.unloggedEarly.push(data);
+      return;
+    }
+    const res = this.standalone.res;
+    if (!res) return;
+    res.write(sseEvent(data, `0_${++this.standaloneSeq}`));
   }
 
   /** Ends a GET connection after the maximum stream age; the client reconnects (and resumes). */
@@ -417,6 +445,9 @@ export class LegacySessionTransport implements Transport {
       case 'standalone':
         this.deliverStandalone(message.event);
         return;
+      case 'unlogged':
+        this.deliverUnlogged(message.data);
+        return;
       case 'client': {
         const m = message.message;
         const mine = isResponse(m)
@@ -491,10 +522,13 @@ export class LegacySessionTransport implements Transport {
     const shared = this.options.shared;
     if (shared && stream === this.standalone) {
       // Kept in the session's log (the client gets it when it resumes its GET stream) and
-      // sent on by the replica that holds the stream now, if any (this one included).
-      shared.store
-        .appendStandalone(this.sessionId, data, shared.ttlMs, this.options.events.maxEvents)
-        .catch((e: unknown) => shared.onerror(asError(e)));
+      // sent on by the replica that holds the stream now, if any (this one included). A
+      // store without the log's method (written before it) only passes it on.
+      const { store } = shared;
+      const kept = store.appendStandalone
+        ? store.appendStandalone(this.sessionId, data, shared.ttlMs, this.options.events.maxEvents)
+        : store.publish(this.sessionId, { kind: 'unlogged', data });
+      kept.catch((e: unknown) => shared.onerror(asError(e)));
       return;
     }
     if (stream.mode === 'pending') {
@@ -539,6 +573,7 @@ export class LegacySessionTransport implements Transport {
           { stream: stream.id, seq, prev, data, final },
           shared.ttlMs,
           this.options.events.maxEvents,
+          final ? Math.min(endedStreamTtlMs, shared.ttlMs) : undefined,
         )
         .catch((e: unknown) => shared.onerror(asError(e)));
     }
@@ -700,7 +735,13 @@ export class LegacySessionTransport implements Transport {
           final: true,
         };
         await store
-          .appendEvent(this.sessionId, event, shared.ttlMs, this.options.events.maxEvents)
+          .appendEvent(
+            this.sessionId,
+            event,
+            shared.ttlMs,
+            this.options.events.maxEvents,
+            Math.min(endedStreamTtlMs, shared.ttlMs),
+          )
           .catch((e: unknown) => shared.onerror(asError(e)));
         emit(event);
       };

@@ -1,0 +1,160 @@
+import { RedisSessionStore } from '@mcpkit/gateway-redis';
+import { listenStreamableHttp, McpServer } from '@mcpkit/server';
+import { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  dropAfterFirstEventId,
+  type RedisCluster,
+  startRedisCluster,
+} from '../support/scaleout.js';
+
+/**
+ * Two replicas whose `RedisSessionStore` talks to a real three-node Redis Cluster (ioredis's
+ * Cluster client, `cluster` option): sessions land on different nodes by their hash tag, and
+ * a session's GET stream, calls, a resumed stream and DELETE work across the replicas.
+ */
+let cluster: RedisCluster;
+let admin: Cluster;
+const errors: Error[] = [];
+const replicas: Array<{ url: URL; close(): Promise<void> }> = [];
+
+const nodes = () => cluster.ports.map((port) => ({ host: '127.0.0.1', port }));
+
+async function replica(id: string) {
+  const server = new McpServer({
+    info: { name: 'cluster-nodes-probe', version: '1.0.0' },
+    onerror: (error) => errors.push(error),
+  });
+  server.registerTool('step', { inputSchema: { type: 'object' } }, async (_args, ctx) => {
+    await ctx.log('info', { step: id });
+    server.listChanged('tools');
+    return { content: [{ type: 'text', text: `step on ${id}` }] };
+  });
+  const store = new RedisSessionStore({ cluster: { nodes: nodes() } });
+  const listener = await listenStreamableHttp(server, {
+    sessionStore: store,
+    replicaId: id,
+    responseMode: 'sse',
+  });
+  return {
+    url: listener.url,
+    close: async () => {
+      await listener.close();
+      await server.close();
+      await store.close();
+    },
+  };
+}
+
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+  admin = new Cluster(nodes());
+  replicas.push(await replica('node-a'), await replica('node-b'));
+}, 60_000);
+
+afterAll(async () => {
+  for (const r of replicas) await r.close().catch(() => {});
+  admin?.disconnect();
+  await cluster?.close();
+});
+
+const base = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+
+async function initialize(url: URL): Promise<Record<string, string>> {
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: base,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const headers = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+  await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  }).then((r) => r.text());
+  return headers;
+}
+
+/** The port of the node that holds a key. */
+async function nodeOf(key: string): Promise<number> {
+  const slot = Number(await admin.call('CLUSTER', 'KEYSLOT', key));
+  const ranges = (await admin.call('CLUSTER', 'SLOTS')) as Array<
+    [number, number, [string, number]]
+  >;
+  const range = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+  return range[2][1];
+}
+
+describe('the Redis store on a three-node Redis Cluster', () => {
+  it('sessions of two replicas across the nodes: GET stream on one replica, calls on the other, a stream resumed across, DELETE', async () => {
+    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    // Eight sessions: their records land on more than one node.
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => initialize(a.url)));
+    const homes = new Set(
+      await Promise.all(sessions.map((h) => nodeOf(`mcpkit:{${h['mcp-session-id']}}:s`))),
+    );
+    expect(homes.size).toBeGreaterThan(1);
+    for (const headers of sessions) {
+      expect(await admin.exists(`mcpkit:{${headers['mcp-session-id']}}:s`)).toBe(1);
+      const get = await fetch(b.url, { headers });
+      expect(get.status).toBe(200);
+      const reader = get.body!.getReader();
+      let stream = '';
+      void (async () => {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          stream += Buffer.from(value).toString();
+        }
+      })().catch(() => {});
+      const answer = await fetch(a.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'step', arguments: {} },
+        }),
+      }).then((r) => r.text());
+      expect(answer).toContain('step on node-a');
+      await expect
+        .poll(() => stream, { timeout: 10_000 })
+        .toContain('notifications/tools/list_changed');
+      const abort = new AbortController();
+      const dropped = await fetch(a.url, {
+        method: 'POST',
+        headers,
+        signal: abort.signal,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'step', arguments: {} },
+        }),
+      });
+      const primed = await dropAfterFirstEventId(dropped, abort);
+      const resumed = await fetch(b.url, { headers: { ...headers, 'last-event-id': primed } });
+      expect(resumed.status).toBe(200);
+      expect(await resumed.text()).toContain('step on node-a');
+      expect((await fetch(b.url, { method: 'DELETE', headers })).status).toBeLessThan(300);
+      await reader.cancel().catch(() => {});
+      expect(await admin.exists(`mcpkit:{${headers['mcp-session-id']}}:s`)).toBe(0);
+    }
+    expect(errors.map((e) => e.message)).toEqual([]);
+  });
+});

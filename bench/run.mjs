@@ -440,3 +440,10 @@ spawnSync(process.execPath, [path.join(here, 'scaleout/run.mjs'), ...(quick ? ['
   cwd: here,
   timeout: 600_000,
 });
+// #25 the load run: N clients × M calls through HAProxy over 1 and 3 `mcpkit serve --redis`
+// replicas, and one replica SIGKILLed halfway (calls/s, p50/p99, errors, CPU per process).
+spawnSync(process.execPath, [path.join(here, 'scaleout/load.mjs'), ...(quick ? ['--quick'] : [])], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+  cwd: here,
+  timeout: 900_000,
+});

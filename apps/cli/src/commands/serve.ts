@@ -463,6 +463,7 @@ export async function serveCommand(
       );
     if (bind) {
       await settled;
+      const caps = gatewayConfig?.limits;
       const face = await listenHttp(gateway.default, {
         endpoints: gateway,
         host: bind.host,
@@ -487,16 +488,24 @@ export async function serveCommand(
         allowedOrigins,
         ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
         tooLargeAdvice: 'mcpkit serve --max-message-bytes <n> raises it',
-        ...(shared
+        ...listenerCaps(gatewayConfig?.limits),
+        ...(shared || caps?.maxSessionsPerClient !== undefined
           ? {
               limits: {
-                sessionStore: shared.store,
-                replicaId: shared.replicaId,
-                ...(shared.heartbeatMs !== undefined
-                  ? { replicaHeartbeatMs: shared.heartbeatMs }
+                ...(caps?.maxSessionsPerClient !== undefined
+                  ? { maxSessionsPerClient: caps.maxSessionsPerClient }
                   : {}),
-                // Every answer an event stream: a call whose replica dies is resumed elsewhere.
-                responseMode: 'sse' as const,
+                ...(shared
+                  ? {
+                      sessionStore: shared.store,
+                      replicaId: shared.replicaId,
+                      ...(shared.heartbeatMs !== undefined
+                        ? { replicaHeartbeatMs: shared.heartbeatMs }
+                        : {}),
+                      // Every answer an event stream: a call whose replica dies is resumed elsewhere.
+                      responseMode: 'sse' as const,
+                    }
+                  : {}),
               },
             }
           : {}),
@@ -563,4 +572,17 @@ function terminalStdout(): Writable {
       process.stdout.write(neutralize(String(chunk), { newlines: true, tabs: true }), done);
     },
   });
+}
+
+/** The gateway config's connection caps, as the HTTP listener's options. */
+function listenerCaps(limits: GatewayConfig['limits']): {
+  maxConnectionsPerAddress?: number;
+  maxConnections?: number;
+} {
+  return {
+    ...(limits?.maxConnectionsPerAddress !== undefined
+      ? { maxConnectionsPerAddress: limits.maxConnectionsPerAddress }
+      : {}),
+    ...(limits?.maxConnections !== undefined ? { maxConnections: limits.maxConnections } : {}),
+  };
 }

@@ -318,6 +318,36 @@ const storeSchema = z
     'HTTP only: where replicas of this gateway share their 2025 sessions (records, event logs, the per-session bus). Read at start; a reload does not change it.',
   );
 
+const limitsSchema = z
+  .strictObject({
+    maxSessionsPerClient: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        '2025 sessions one client address may hold at once (100); more get 429. Behind a load balancer every client has its address: raise it to what the balancer carries.',
+      ),
+    maxConnectionsPerAddress: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'HTTP connections open at once from one address (256); one more is closed. Behind a load balancer, its connections to this replica.',
+      ),
+    maxConnections: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe('HTTP connections open at once in all (the server listener’s default).'),
+  })
+  .describe('HTTP only: per-address and total caps of the listener. Read at start.');
+
 export const gatewayConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -333,6 +363,7 @@ export const gatewayConfigSchema = z
     auth: authSchema.optional(),
     access: accessSchema.optional(),
     store: storeSchema.optional(),
+    limits: limitsSchema.optional(),
   })
   .describe('mcpkit gateway configuration (gateway.jsonc)');
 

@@ -197,16 +197,11 @@ export function runCliRows({
   }
 }
 
-/**
- * Under load, both processes of a pair wait for a CPU for about as long, which pulls a
- * wall-time ratio towards 1: the line says the load, and the CPU-time ratio beside it.
- */
+/** A target line; the CPU-time ratio and the load average beside the wall-time ratio it judges. */
 export function cliTargetLine(t) {
   const cpu = t.cpuRatio === undefined ? '' : `, CPU time ${t.cpuRatio.toFixed(2)}×`;
   const load =
-    t.loadAverage === undefined
-      ? ''
-      : `; load average up to ${t.loadAverage.toFixed(1)}${t.loadAverage > 2 ? ', which pulls wall ratios towards 1' : ''}`;
+    t.loadAverage === undefined ? '' : `, load average up to ${t.loadAverage.toFixed(1)}`;
   return `- ${t.met ? 'met' : 'MISSED'}: ${t.label}: ${t.value.toFixed(2)}× (target ${t.what}${cpu}${load})`;
 }
 

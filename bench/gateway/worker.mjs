@@ -1,7 +1,7 @@
 // One transport's gateway rounds in a fresh process: opens direct, floor-proxy, sdk-proxy and
 // mcpkit-serve side by side, then each round runs a block of sequential calls through each (in
 // that order), then a block with 64 in flight through each. Prints one JSON line: the per-round figures.
-// Usage: node worker.mjs <stdio|http> <rounds> <sequential calls> <calls in flight block> [warm-up calls] [signed-in]
+// Usage: node worker.mjs <stdio|http> <rounds> <sequential calls> <in-flight block: calls, or <n>ms> [warm-up calls] [signed-in]
 // `signed-in` (HTTP): mcpkit-serve with the static token beside mcpkit-serve-signed-in instead.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,9 @@ const [
 const names = which === 'signed-in' ? signedInSetupNames : setupNames;
 const rounds = Number(roundsArg);
 const sequential = Number(seqArg);
-const flightCalls = Number(flightArg);
+/** `<n>` calls with 64 in flight per block, or `<n>ms`: as many as start within n ms. */
+const flightMs = flightArg.endsWith('ms') ? Number(flightArg.slice(0, -2)) : 0;
+const flightCalls = flightMs ? 0 : Number(flightArg);
 const IN_FLIGHT = 64;
 /**
  * Calls per setup before the rounds, sequential and then again in flight. A process whose
@@ -66,16 +68,24 @@ try {
     }
     for (const s of open) {
       let next = 0;
+      let done = 0;
+      // A timed block: no call starts after the deadline; the ones in flight finish.
+      const more = flightMs ? (end) => performance.now() < end : () => next++ < flightCalls;
       const cpu0 = cpuNs(s.pid);
       const t0 = process.hrtime.bigint();
+      const end = performance.now() + flightMs;
       await Promise.all(
         Array.from({ length: IN_FLIGHT }, async () => {
-          while (next++ < flightCalls) await call(s);
+          while (more(end)) {
+            await call(s);
+            done++;
+          }
         }),
       );
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      figures[s.name].perSecond = flightCalls / seconds;
-      figures[s.name].cpuUsPerCallInFlight = (cpuNs(s.pid) - cpu0) / 1e3 / flightCalls;
+      figures[s.name].perSecond = done / seconds;
+      figures[s.name].cpuUsPerCallInFlight = (cpuNs(s.pid) - cpu0) / 1e3 / done;
+      figures[s.name].inFlightCalls = done;
     }
     perRound.push(figures);
   }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,10 +20,20 @@ afterEach(() => {
 });
 
 function loads(...args: string[]): string[] {
+  return recorded('MCPKIT_LOAD_LOG', args);
+}
+
+/** The Node built-in modules (`crypto`, `fs`, …) the run had loaded when it exited. */
+function builtins(...args: string[]): string[] {
+  return recorded('MCPKIT_BUILTIN_LOG', args);
+}
+
+function recorded(variable: string, args: string[]): string[] {
   box ??= sandbox('mcpkit-cli-loads-');
-  const log = path.join(box.dir, 'loads.log');
+  const log = path.join(box.dir, `${variable}.log`);
+  rmSync(log, { force: true });
   const r = spawnSync(process.execPath, ['--import', recorder, bin, ...args], {
-    env: { ...box.env, MCPKIT_LOAD_LOG: log },
+    env: { ...box.env, [variable]: log },
     cwd: box.cwd,
     encoding: 'utf8',
   });
@@ -67,6 +77,18 @@ describe('fast start: each command loads only what it uses', () => {
     // jsonc-parser bundled into config from its ESM build.
     expect(packages.filter((u) => u.endsWith('/packages/jsonrpc/dist/index.js'))).toEqual([]);
     expect(packages.filter((u) => /jsonc-parser/.test(u))).toEqual([]);
+  });
+
+  it('mcpkit list of a project server awaiting approval loads no node:crypto; --json list, which prints the approval digest, does (#21)', () => {
+    box = sandbox('mcpkit-cli-loads-');
+    writeFileSync(
+      path.join(box.cwd, '.mcp.json'),
+      JSON.stringify({ mcpServers: { files: { command: 'node', args: ['server.mjs'] } } }),
+    );
+    // node:crypto costs about a fifth of an empty Node's start-up; the approval digest is
+    // computed only when read (a stored approval to compare, or the JSON output).
+    expect(builtins('list')).not.toContain('crypto');
+    expect(builtins('--json', 'list')).toContain('crypto');
   });
 
   it('mcpkit tools over a stdio server loads no auth, HTTP or WebSocket code (no @mcpkit/auth, jose, undici, ws)', () => {

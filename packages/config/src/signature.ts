@@ -1,5 +1,17 @@
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { ServerConfig } from './schemas.js';
+
+let crypto: typeof import('node:crypto') | undefined;
+
+/**
+ * SHA-256 in hex, with node:crypto loaded on the first call: loading it costs about a fifth
+ * of an empty Node process's start-up, and `mcpkit list` needs a digest only to compare a
+ * stored approval whose other fields all match.
+ */
+export function sha256Hex(text: string): string {
+  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return crypto.createHash('sha256').update(text).digest('hex');
+}
 
 /**
  * A proxy URL that carries its target in a `url` or `target` query parameter stands for
@@ -93,14 +105,20 @@ function canonical(value: unknown): unknown {
 const namesOf = (map: unknown) =>
   map && typeof map === 'object' ? Object.keys(map).sort() : undefined;
 
-/** The approval record of an entry as written (before `${VAR}` expansion) in `file`. */
+/**
+ * The approval record of an entry as written (before `${VAR}` expansion) in `file`. Its
+ * `digest` is an enumerable getter over the entry's canonical text taken now: computed on
+ * first read (a comparison, a copy, `JSON.stringify`), the same value as if computed here.
+ */
 export function approvalRecord(config: ServerConfig, file: string): ApprovalRecord {
   const raw = config as Record<string, unknown>;
   const argv = commandOf(config);
   const url = urlOf(config);
   const envNames = namesOf(raw.env);
   const headerNames = namesOf(raw.headers);
-  return {
+  const text = JSON.stringify(canonical({ type: 'stdio', ...raw }));
+  let digest: string | undefined;
+  const record = {
     file,
     type: config.type ?? 'stdio',
     ...(argv ? { command: argv } : {}),
@@ -108,10 +126,15 @@ export function approvalRecord(config: ServerConfig, file: string): ApprovalReco
     ...(url !== undefined ? { url } : {}),
     ...(headerNames ? { headerNames } : {}),
     ...(typeof raw.headersHelper === 'string' ? { headersHelper: raw.headersHelper } : {}),
-    digest: createHash('sha256')
-      .update(JSON.stringify(canonical({ type: 'stdio', ...raw })))
-      .digest('hex'),
-  };
+  } as ApprovalRecord;
+  Object.defineProperty(record, 'digest', {
+    enumerable: true,
+    get: () => {
+      digest ??= sha256Hex(text);
+      return digest;
+    },
+  });
+  return record;
 }
 
 const FIELDS: Array<[keyof ApprovalRecord, string]> = [

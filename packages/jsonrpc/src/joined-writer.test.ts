@@ -34,6 +34,35 @@ describe('JoinedWriter', () => {
     expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
   });
 
+  it("'turn': after a lone line, the next lines of the same loop turn leave together at its end; once the loop has waited, a lone line leaves at the tick's end again", async () => {
+    const { stream, writes } = recorder();
+    const writer = new JoinedWriter(() => stream, 'turn');
+    const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+    writer.write('a\n');
+    await tick();
+    expect(writes).toEqual(['a\n']);
+    // Still the same loop turn (only ticks ran since): the next line waits for its end.
+    writer.write('b\n');
+    await tick();
+    expect(writes).toEqual(['a\n']);
+    writer.write('c\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['a\n', 'b\nc\n']);
+    // The loop waits for a timer: a lone line leaves at the tick's end.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    writer.write('d\n');
+    await tick();
+    expect(writes).toEqual(['a\n', 'b\nc\n', 'd\n']);
+    // A write of two lines is no lone line: the next one leaves at the tick's end too.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    writer.write('e\n');
+    writer.write('f\n');
+    await tick();
+    writer.write('g\n');
+    await tick();
+    expect(writes).toEqual(['a\n', 'b\nc\n', 'd\n', 'e\nf\n', 'g\n']);
+  });
+
   it('while the stream is full, writes resolve only once it has drained', async () => {
     const { stream, writes, drain } = recorder(8);
     const writer = new JoinedWriter(() => stream);

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { SENT } from './transport.js';
 
 /** The part of a writable stream (a child's stdin, a process's stdout) the writer uses. */
@@ -8,25 +9,47 @@ export interface LineSink {
 }
 
 /**
+ * When a joined write leaves: `tick` at the end of the tick the first line was sent in;
+ * `turn` the same, except that after a write of one line, while the event loop has not waited
+ * since (more events of the same loop turn are being handled), the next lines wait for the
+ * turn's end (`setImmediate`) and leave together.
+ */
+export type JoinWrites = 'tick' | 'turn';
+
+/**
  * Writes NDJSON lines to a stream, joining the lines sent in one tick into one write when
  * the tick ends: one syscall for a burst instead of one per line, and no added latency.
+ * With `turn`, lines sent one per event within one loop turn (each HTTP request a gateway
+ * forwards comes in an event of its own) leave in one write at the turn's end.
  * While the stream is full, a write resolves once it has drained. Used by both ends of
  * stdio (the client's transport and the server's binding).
  */
 export class JoinedWriter {
   private outgoing = '';
+  private lines = 0;
   private scheduled = false;
   private full = false;
   private waiters: Array<() => void> = [];
+  /** `turn`: the event loop's idle time when a write of one line left; -1 otherwise. */
+  private idleAtLoneWrite = -1;
+  private readonly perTurn: boolean;
 
   /** `sink` gives the stream when the tick ends, or undefined when it is gone (then nothing is written). */
-  constructor(private readonly sink: () => LineSink | undefined) {}
+  constructor(
+    private readonly sink: () => LineSink | undefined,
+    join: JoinWrites = 'tick',
+  ) {
+    this.perTurn = join === 'turn';
+  }
 
   write(line: string): Promise<void> {
     this.outgoing += line;
+    this.lines++;
     if (!this.scheduled) {
       this.scheduled = true;
-      process.nextTick(this.flush);
+      if (this.perTurn && this.idleAtLoneWrite === performance.nodeTiming.idleTime)
+        setImmediate(this.flush);
+      else process.nextTick(this.flush);
     }
     if (!this.full) return SENT;
     return new Promise<void>((resolve) => {
@@ -40,7 +63,10 @@ export class JoinedWriter {
    */
   close(flushPending: boolean): void {
     if (flushPending) this.flush();
-    else this.outgoing = '';
+    else {
+      this.outgoing = '';
+      this.lines = 0;
+    }
     this.sink()?.off?.('drain', this.release);
     this.release();
   }
@@ -48,8 +74,11 @@ export class JoinedWriter {
   private readonly flush = (): void => {
     this.scheduled = false;
     const data = this.outgoing;
+    const lines = this.lines;
     this.outgoing = '';
+    this.lines = 0;
     if (data.length === 0) return;
+    if (this.perTurn) this.idleAtLoneWrite = lines === 1 ? performance.nodeTiming.idleTime : -1;
     const sink = this.sink();
     // Write errors arrive as the stream's 'error' event, which the owner handles.
     if (sink && !sink.write(data) && !this.full) {

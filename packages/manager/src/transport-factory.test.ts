@@ -104,6 +104,20 @@ describe('the enabled-status gate (issue #10 finding 4)', () => {
 });
 
 describe('config entry to transport', () => {
+  test("a stdio entry's transport gets the context's stdioJoinWrites (a value StdioTransport refuses shows it arrived)", async () => {
+    const stdio = entry('s', { command: process.execPath, args: ['-e', '0'] });
+    const made = await createTransport(stdio, { ...context, stdioJoinWrites: 'turn' });
+    await made.close();
+    await expect(
+      Promise.resolve(
+        createTransport(stdio, {
+          ...context,
+          stdioJoinWrites: 'later' as unknown as 'turn',
+        }),
+      ),
+    ).rejects.toThrow(/"joinWrites" must be 'tick' or 'turn'/);
+  });
+
   test('ws-ide passes its auth token; sdk uses the host-registered factory; unknown types are refused', async () => {
     const ws = await createTransport(
       entry('ide', { type: 'ws-ide', url: 'ws://127.0.0.1:1/', ideName: 'x', authToken: 'secret' }),

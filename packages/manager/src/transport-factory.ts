@@ -29,6 +29,11 @@ export interface TransportContext {
    * `maxJsonDepth`); the transports' own default (256) when absent.
    */
   maxJsonDepth?: number;
+  /**
+   * When a stdio transport's messages to its server leave (`StdioTransport`'s `joinWrites`);
+   * its default (`'tick'`) when absent. A gateway serving HTTP callers sets `'turn'`.
+   */
+  stdioJoinWrites?: 'tick' | 'turn';
 }
 
 /** Makes the transport for one resolved server entry. Replaceable through `transportFactory`. */
@@ -87,6 +92,7 @@ export const createTransport: TransportFactory = async (server, context) => {
         sourceEnv: context.env as NodeJS.ProcessEnv,
         ...(context.onstderr ? { onstderr: context.onstderr } : {}),
         ...(context.onwarning ? { onwarning: context.onwarning } : {}),
+        ...(context.stdioJoinWrites ? { joinWrites: context.stdioJoinWrites } : {}),
         ...sizeLimit(context),
       });
     }

@@ -53,6 +53,27 @@ describe('StdioTransport', () => {
     );
   });
 
+  it("joinWrites 'turn': requests sent from separate events of one loop turn round-trip, in order; another value is refused", async () => {
+    const { peer } = await connect({ joinWrites: 'turn' });
+    expect(await peer.request('echo', { hello: 'world' })).toEqual({ hello: 'world' });
+    // One request per event, as a gateway forwards its HTTP callers' requests.
+    const many = await Promise.all(
+      Array.from(
+        { length: 50 },
+        (_, i) =>
+          new Promise((resolve, reject) =>
+            setImmediate(() => peer.request('echo', { i }).then(resolve, reject)),
+          ),
+      ),
+    );
+    expect(many.map((r) => (r as { i: number }).i)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i),
+    );
+    expect(
+      () => new StdioTransport({ command: node, joinWrites: 'soon' as unknown as 'turn' }),
+    ).toThrow(/"joinWrites" must be 'tick' or 'turn'/);
+  });
+
   it('answers a server-to-client request on the same pipe', async () => {
     const { peer } = await connect();
     peer.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///tmp' }] }));

@@ -21,6 +21,7 @@ import {
   checkTimerMs,
   dispatchParsed,
   JoinedWriter,
+  type LineSink,
 } from '@mcpkit/jsonrpc/internal';
 import { applyShellPrefix, resolveCommand } from './command-line.js';
 import { type InheritEnv, inheritedEnvironment } from './environment.js';
@@ -59,6 +60,15 @@ export interface StdioTransportOptions {
   maxJsonDepth?: number;
   /** How much stderr to keep (characters; `0` keeps none). Default 64 KiB. */
   stderrBufferChars?: number;
+  /**
+   * When messages sent to the server leave. `'tick'` (default): those sent in one tick go
+   * out in one write at the tick's end. `'turn'`: the same, but after a write of one message,
+   * while the event loop has not waited since, the next ones wait for the loop turn's end
+   * and leave together: for a host that sends one message per incoming event (a gateway
+   * forwarding HTTP requests), one write per loop turn instead of one per request. A lone
+   * request whose answer is already waiting when the loop polls pays one more macrotask turn.
+   */
+  joinWrites?: 'tick' | 'turn';
   closeTimeline?: Partial<typeof stdioCloseDefaults>;
   /** Receives everything the server writes to stderr. Never written to our stdout. */
   onstderr?: (text: string) => void;
@@ -119,8 +129,9 @@ export class StdioTransport implements Transport {
   private tail: JsonRpcId | undefined;
   /** Requests known never to have reached the child whole (see `wasUnsent`). */
   private readonly unsent = new Set<JsonRpcId>();
-  /** Messages sent in one tick go out in one write to the child's stdin. */
-  private readonly writer = new JoinedWriter(() => {
+  /** Messages sent in one tick (or loop turn, see `joinWrites`) go out in one write to the child's stdin. */
+  private readonly writer: JoinedWriter;
+  private readonly sinkOfBatch = (): LineSink | undefined => {
     const stdin = this.child?.stdin;
     const batch = this.batch;
     const last = this.tail;
@@ -142,17 +153,24 @@ export class StdioTransport implements Transport {
       once: (event: 'drain', listener: () => void) => stdin.once(event, listener),
       off: (event: 'drain', listener: () => void) => stdin.off(event, listener),
     };
-  });
+  };
 
   constructor(options: StdioTransportOptions) {
     if (!options.command) throw new TypeError('StdioTransport: "command" is required');
     const owner = 'StdioTransport';
     checkMaxMessageBytes(owner, options.maxMessageBytes);
     checkMaxJsonDepth(owner, options.maxJsonDepth);
+    if (
+      options.joinWrites !== undefined &&
+      options.joinWrites !== 'tick' &&
+      options.joinWrites !== 'turn'
+    )
+      throw new TypeError(`${owner}: "joinWrites" must be 'tick' or 'turn'`);
     checkCount(owner, 'stderrBufferChars', options.stderrBufferChars, { min: 0 });
     for (const key of ['stdinGraceMs', 'sigintGraceMs', 'sigtermGraceMs'] as const)
       checkTimerMs(owner, `closeTimeline.${key}`, options.closeTimeline?.[key], { zero: true });
     this.options = options;
+    this.writer = new JoinedWriter(this.sinkOfBatch, options.joinWrites);
     this.platform = options.platform ?? process.platform;
     this.onstderr = options.onstderr;
     this.onwarning = options.onwarning;

@@ -311,6 +311,10 @@ export async function serveCommand(
     handlers: GatewayEndpoints.handlers(() => gateway),
     prepare: marked,
     ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+    // Over HTTP each caller's request arrives in an event of its own: the requests forwarded
+    // to a stdio backend within one loop turn leave in one write (gateway CPU per call 0.84–0.91×
+    // with 64 in flight; bench/README.md, "JoinedWriter flush timing").
+    ...(bind ? { stdioJoinWrites: 'turn' as const } : {}),
     // The sign-in runs when a client calls a backend's `authenticate` tool.
     interactiveAuth: new LoopbackAuthorization({ print: (line) => io.stderr(`${line}\n`) }),
   });

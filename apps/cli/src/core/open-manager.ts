@@ -24,6 +24,8 @@ export interface OpenManagerOptions {
   timeoutMs?: number;
   /** `--max-message-bytes`: every transport's `maxMessageBytes` (their default when absent). */
   maxMessageBytes?: number;
+  /** Every stdio transport's `joinWrites` (`serve --http`: `'turn'`); their default when absent. */
+  stdioJoinWrites?: 'tick' | 'turn';
   /**
    * Tracks every transport, so that a signal closes it (and a second one kills its tree),
    * and closes the manager on the first signal. Without it (`serve`, which closes its
@@ -165,8 +167,16 @@ export function openManager(
       shutdown?.signal.throwIfAborted();
       const made = await createTransport(
         options.prepare ? options.prepare(server) : server,
-        options.maxMessageBytes !== undefined
-          ? { ...context, maxMessageBytes: options.maxMessageBytes }
+        options.maxMessageBytes !== undefined || options.stdioJoinWrites !== undefined
+          ? {
+              ...context,
+              ...(options.maxMessageBytes !== undefined
+                ? { maxMessageBytes: options.maxMessageBytes }
+                : {}),
+              ...(options.stdioJoinWrites !== undefined
+                ? { stdioJoinWrites: options.stdioJoinWrites }
+                : {}),
+            }
           : context,
       );
       const transport = options.trace ? traceTransport(made, server.name, options.trace) : made;

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
+import { sha256Hex } from '@mcpkit/config/internal';
 import { allFlags } from '../commands/command-table.js';
 
 /**
@@ -171,7 +171,7 @@ export function gatewayIdentity(servers: readonly ResolvedServer[]): string {
   const entries = [...servers]
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((s) => [s.name, s.config]);
-  return createHash('sha256').update(JSON.stringify(entries)).digest('hex').slice(0, 16);
+  return sha256Hex(JSON.stringify(entries)).slice(0, 16);
 }
 
 /** The most of the variable read: it is the environment's, so bounded like any input. */

@@ -12,7 +12,7 @@ export {
 } from '../bounded-body.js';
 export { authorizationOf, noteAuthResponse } from '../http-auth.js';
 export { isRecord } from '../is-record.js';
-export { JoinedWriter, type LineSink } from '../joined-writer.js';
+export { JoinedWriter, type JoinWrites, type LineSink } from '../joined-writer.js';
 export {
   checkJsonTextDepth,
   checkMaxJsonDepth,

@@ -44,11 +44,26 @@ try {
     execFileSync('pnpm', ['pack', '--pack-destination', packs], { cwd: folder, stdio: 'ignore' });
   }
   const tarballs = readdirSync(packs).map((f) => path.join(packs, f));
+  // Each tarball becomes a global package of its own, and npm gives each the peers it asks
+  // for in its own folder: @mcpkit/otel would get the newest @opentelemetry/api (1.10),
+  // whose registry does not see the SDK the CLI registers with its pinned API (1.9), and
+  // OTLP export would send nothing. So no automatic peers (the CLI's one optional peer is
+  // among the tarballs), and the CLI's API beside the packages, where they all find it.
+  const api = manifests.get('mcpkit').manifest.dependencies['@opentelemetry/api'];
   console.log(`installing ${tarballs.length} packages with npm install -g …`);
   try {
     execFileSync(
       'npm',
-      ['install', '--global', '--no-audit', '--no-fund', ...process.argv.slice(2), ...tarballs],
+      [
+        'install',
+        '--global',
+        '--no-audit',
+        '--no-fund',
+        '--legacy-peer-deps',
+        ...process.argv.slice(2),
+        ...tarballs,
+        `@opentelemetry/api@${api}`,
+      ],
       { stdio: 'inherit' },
     );
   } catch {

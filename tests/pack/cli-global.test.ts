@@ -1,6 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,6 +92,29 @@ describe('mcpkit from its tarballs with npm install -g', () => {
       timeout: 60_000,
     });
     expect(call.stdout).toContain('5');
+
+    // OTLP export from the installed bin reaches a receiver: the CLI's SDK and @mcpkit/otel
+    // (a package of its own there) see one OpenTelemetry API (before: two, and no span left).
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(`${req.url} ${req.headers['content-type']}`);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+      await run(mcpkit, ['-c', config, 'call', 'everything', 'get-sum', 'a=2', 'b=3'], {
+        cwd,
+        env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
+        timeout: 60_000,
+      });
+      expect(received).toContain('/v1/traces application/x-protobuf');
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
 
     // `serve --redis` from the installed bin finds its optional peer beside it and reaches a
     // real redis-server: /readyz answers 200 only when the store answers.

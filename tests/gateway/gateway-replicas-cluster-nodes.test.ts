@@ -1,11 +1,12 @@
 import { RedisSessionStore } from '@mcpkit/gateway-redis';
-import { listenStreamableHttp, McpServer } from '@mcpkit/server';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dropAfterFirstEventId,
   type RedisCluster,
+  rawSession,
   startRedisCluster,
+  stepReplica,
 } from '../support/scaleout.js';
 
 /**
@@ -20,35 +21,11 @@ const replicas: Array<{ url: URL; close(): Promise<void> }> = [];
 
 const nodes = () => cluster.ports.map((port) => ({ host: '127.0.0.1', port }));
 
-async function replica(id: string) {
-  const server = new McpServer({
-    info: { name: 'cluster-nodes-probe', version: '1.0.0' },
-    onerror: (error) => errors.push(error),
-  });
-  server.registerTool('step', { inputSchema: { type: 'object' } }, async (_args, ctx) => {
-    await ctx.log('info', { step: id });
-    server.listChanged('tools');
-    return { content: [{ type: 'text', text: `step on ${id}` }] };
-  });
-  const store = new RedisSessionStore({ cluster: { nodes: nodes() } });
-  const listener = await listenStreamableHttp(server, {
-    sessionStore: store,
-    replicaId: id,
-    responseMode: 'sse',
-  });
-  return {
-    url: listener.url,
-    close: async () => {
-      await listener.close();
-      await server.close();
-      await store.close();
-    },
-  };
-}
-
 beforeAll(async () => {
   cluster = await startRedisCluster();
   admin = new Cluster(nodes());
+  const replica = (id: string) =>
+    stepReplica(id, new RedisSessionStore({ cluster: { nodes: nodes() } }), (e) => errors.push(e));
   replicas.push(await replica('node-a'), await replica('node-b'));
 }, 60_000);
 
@@ -57,37 +34,6 @@ afterAll(async () => {
   admin?.disconnect();
   await cluster?.close();
 });
-
-const base = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-};
-
-async function initialize(url: URL): Promise<Record<string, string>> {
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    }),
-  });
-  await init.text();
-  const headers = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')! };
-  await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  }).then((r) => r.text());
-  return headers;
-}
 
 /** The port of the node that holds a key. */
 async function nodeOf(key: string): Promise<number> {
@@ -103,7 +49,7 @@ describe('the Redis store on a three-node Redis Cluster', () => {
   it('sessions of two replicas across the nodes: GET stream on one replica, calls on the other, a stream resumed across, DELETE', async () => {
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
     // Eight sessions: their records land on more than one node.
-    const sessions = await Promise.all(Array.from({ length: 8 }, () => initialize(a.url)));
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => rawSession(a.url)));
     const homes = new Set(
       await Promise.all(sessions.map((h) => nodeOf(`mcpkit:{${h['mcp-session-id']}}:s`))),
     );

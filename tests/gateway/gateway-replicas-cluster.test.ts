@@ -1,8 +1,13 @@
 import { RedisSessionStore } from '@mcpkit/gateway-redis';
-import { listenStreamableHttp, McpServer } from '@mcpkit/server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropAfterFirstEventId, type RedisServer, startRedis } from '../support/scaleout.js';
+import {
+  dropAfterFirstEventId,
+  type RedisServer,
+  rawSession,
+  startRedis,
+  stepReplica,
+} from '../support/scaleout.js';
 
 /**
  * The Redis store against a real redis-server in Redis Cluster mode (one node holding every
@@ -19,33 +24,6 @@ const seen: Array<{ source: string; args: string[] }> = [];
 const replicas: Array<{ url: URL; close(): Promise<void> }> = [];
 const storeErrors: Error[] = [];
 
-async function replica(id: string) {
-  const server = new McpServer({
-    info: { name: 'cluster-probe', version: '1.0.0' },
-    onerror: (error) => storeErrors.push(error),
-  });
-  // One log message on the call's stream, a list change for the GET stream, then the answer.
-  server.registerTool('step', { inputSchema: { type: 'object' } }, async (_args, ctx) => {
-    await ctx.log('info', { step: id });
-    server.listChanged('tools');
-    return { content: [{ type: 'text', text: `step on ${id}` }] };
-  });
-  const store = new RedisSessionStore({ url: `unix://${redis.socket}` });
-  const listener = await listenStreamableHttp(server, {
-    sessionStore: store,
-    replicaId: id,
-    responseMode: 'sse',
-  });
-  return {
-    url: listener.url,
-    close: async () => {
-      await listener.close();
-      await server.close();
-      await store.close();
-    },
-  };
-}
-
 beforeAll(async () => {
   redis = await startRedis({ cluster: true });
   admin = new Redis({ path: redis.socket });
@@ -53,6 +31,10 @@ beforeAll(async () => {
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     seen.push({ source, args });
   });
+  const replica = (id: string) =>
+    stepReplica(id, new RedisSessionStore({ url: `unix://${redis.socket}` }), (e) =>
+      storeErrors.push(e),
+    );
   replicas.push(await replica('slot-a'), await replica('slot-b'));
 }, 60_000);
 
@@ -106,12 +88,6 @@ async function checkSeen(): Promise<Set<string>> {
   return all;
 }
 
-const base = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-};
-
 const post = (url: URL, headers: Record<string, string>, body: unknown, signal?: AbortSignal) =>
   fetch(url, {
     method: 'POST',
@@ -163,22 +139,8 @@ describe('the Redis store on a Redis Cluster node', () => {
 
   it('a 2025 session over two replicas (GET stream on one, calls on the other, a stream resumed across, DELETE): no store error, one slot per session, ended streams expire 60 s after their answer', async () => {
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
-    const init = await post(a.url, base, {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    });
-    await init.text();
-    const sessionId = init.headers.get('mcp-session-id')!;
-    const headers = { ...base, 'mcp-session-id': sessionId };
-    await post(a.url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' }).then((r) =>
-      r.text(),
-    );
+    const headers = await rawSession(a.url);
+    const sessionId = headers['mcp-session-id']!;
     // The GET stream held on b: the list change a's tool sends reaches it through the store.
     const get = await fetch(b.url, { headers });
     expect(get.status).toBe(200);

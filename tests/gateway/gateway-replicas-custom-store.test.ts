@@ -5,6 +5,7 @@ import {
   type SessionStore,
 } from '@mcpkit/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawSession } from '../support/scaleout.js';
 
 /**
  * A custom `SessionStore` written before `appendStandalone` existed (every other method,
@@ -68,36 +69,10 @@ afterAll(async () => {
   for (const r of replicas) await r.close().catch(() => {});
 });
 
-const base = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-};
-
 describe('a session store without appendStandalone (written before it)', () => {
   it('GET-stream messages reach the GET stream held on another replica, in order, with no error', async () => {
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
-    const init = await fetch(a.url, {
-      method: 'POST',
-      headers: base,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    });
-    await init.text();
-    const headers = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')! };
-    await fetch(a.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    }).then((r) => r.text());
+    const headers = await rawSession(a.url);
     const get = await fetch(b.url, { headers });
     expect(get.status).toBe(200);
     const reader = get.body!.getReader();

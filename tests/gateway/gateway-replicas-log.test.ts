@@ -5,7 +5,12 @@ import { RedisSessionStore } from '@mcpkit/gateway-redis';
 import { listenStreamableHttp, McpServer } from '@mcpkit/server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropAfterFirstEventId, type RedisServer, startRedis } from '../support/scaleout.js';
+import {
+  dropAfterFirstEventId,
+  type RedisServer,
+  rawSession,
+  startRedis,
+} from '../support/scaleout.js';
 
 /**
  * Two replicas of one Streamable HTTP endpoint (`@mcpkit/server` handlers in this process,
@@ -75,41 +80,10 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const base = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-};
-
-async function initialize(url: URL): Promise<Record<string, string>> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    }),
-  });
-  await res.text();
-  const headers = { ...base, 'mcp-session-id': res.headers.get('mcp-session-id')! };
-  await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  }).then((r) => r.text());
-  return headers;
-}
-
 describe('a Redis event log trimmed under a resumption', () => {
   it('Last-Event-ID older than the log holds: 410 on the other replica; one the log still follows resumes', async () => {
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
-    const headers = await initialize(a.url);
+    const headers = await rawSession(a.url);
     const go = path.join(dir, 'go');
     const end = path.join(dir, 'end');
     const abort = new AbortController();

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listenStreamableHttp, McpServer, type SessionStore } from '@mcpkit/server';
 import { Redis } from 'ioredis';
 // The project's own installers: Debian's redis-server and haproxy, installed when missing.
 import { ensureHaproxy } from '../../scripts/ensure-haproxy.mjs';
@@ -373,4 +374,68 @@ export async function dropAfterFirstEventId(
   abort.abort();
   await reader.cancel().catch(() => {});
   return eventId;
+}
+
+/** The headers of a raw 2025-11-25 Streamable HTTP request, before a session. */
+export const rawHeaders: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+
+/** A 2025-11-25 session opened with raw requests (initialize, then initialized): its request headers. */
+export async function rawSession(url: URL): Promise<Record<string, string>> {
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: rawHeaders,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const headers = { ...rawHeaders, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+  await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  }).then((r) => r.text());
+  return headers;
+}
+
+/**
+ * A replica (an `McpServer` behind Streamable HTTP, SSE answers) over `store`, whose `step`
+ * tool sends one log message on the call's stream and a list change for the GET stream, then
+ * answers `step on <id>`. Closing it closes the store too.
+ */
+export async function stepReplica(
+  id: string,
+  store: SessionStore,
+  onerror: (error: Error) => void,
+): Promise<{ url: URL; close(): Promise<void> }> {
+  const server = new McpServer({ info: { name: `probe-${id}`, version: '1.0.0' }, onerror });
+  server.registerTool('step', { inputSchema: { type: 'object' } }, async (_args, ctx) => {
+    await ctx.log('info', { step: id });
+    server.listChanged('tools');
+    return { content: [{ type: 'text', text: `step on ${id}` }] };
+  });
+  const listener = await listenStreamableHttp(server, {
+    sessionStore: store,
+    replicaId: id,
+    responseMode: 'sse',
+  });
+  return {
+    url: listener.url,
+    close: async () => {
+      await listener.close();
+      await server.close();
+      await store.close();
+    },
+  };
 }

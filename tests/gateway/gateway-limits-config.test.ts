@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rawInitialize } from '../support/scaleout.js';
 import { composeBackends, configFile } from './compose-support.js';
 import { type HttpGateway, startHttpGateway } from './gateway-process.js';
 
@@ -19,24 +20,7 @@ afterEach(async () => {
 });
 
 const initialize = (g: HttpGateway) =>
-  fetch(g.url, {
-    method: 'POST',
-    headers: {
-      ...g.headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'limits-test', version: '0' },
-      },
-    }),
-  }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  rawInitialize(g.url, g.headers).then(async (r) => ({ status: r.status, text: await r.text() }));
 
 describe('gateway config limits', () => {
   it('maxSessionsPerClient: the session over the cap gets 429; the default lets it through', async () => {

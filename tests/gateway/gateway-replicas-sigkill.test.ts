@@ -12,6 +12,7 @@ import {
   type Haproxy,
   processAlive,
   type RedisServer,
+  rawSession,
   startCliReplica,
   startHaproxy,
   startRedis,
@@ -208,35 +209,9 @@ describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL'
     for (let i = 0; i < 3; i++) seen.add(text(await client.callTool({ name: 'probe__whoami' })));
     expect(seen.size).toBe(3);
     // Raw requests of a second session, to drop the stream at a chosen moment.
-    const headers = {
-      ...auth,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    };
-    const init = await fetch(haproxy.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    });
-    await init.text();
-    const sessionId = init.headers.get('mcp-session-id')!;
+    const session = await rawSession(haproxy.url, auth);
+    const sessionId = session['mcp-session-id']!;
     expect(sessionId).toBeTruthy();
-    const session = { ...headers, 'mcp-session-id': sessionId };
-    await fetch(haproxy.url, {
-      method: 'POST',
-      headers: session,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    }).then((r) => r.text());
     const file = path.join(dir, 'release-log');
     const abort = new AbortController();
     const res = await fetch(haproxy.url, {

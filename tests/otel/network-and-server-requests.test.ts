@@ -107,19 +107,25 @@ function expectServerRequestSpans(spans: ReadableSpan[], seen: Record<string, un
   });
 }
 
+/** The asking server and the answering client, in process, both with the MCP hooks. */
+async function askingPair() {
+  const hooks = createMcpInstrumentation();
+  const server = askingServer(hooks);
+  const [a, b] = createInProcessPair();
+  await server.connect(b);
+  cleanups.push(() => server.close());
+  const seen: Record<string, unknown> = {};
+  const client = answeringClient(hooks, seen);
+  await client.connect(a);
+  cleanups.push(() => client.close());
+  return { client, seen };
+}
+
 describe('server-to-client requests are traced both ways', () => {
   it('in process: sampling/createMessage, elicitation/create and roots/list are CLIENT spans on the server and SERVER spans on the client, in the caller’s trace', async () => {
     const sdk = startSdk();
     cleanups.push(() => sdk[Symbol.asyncDispose]());
-    const hooks = createMcpInstrumentation();
-    const server = askingServer(hooks);
-    const [a, b] = createInProcessPair();
-    await server.connect(b);
-    cleanups.push(() => server.close());
-    const seen: Record<string, unknown> = {};
-    const client = answeringClient(hooks, seen);
-    await client.connect(a);
-    cleanups.push(() => client.close());
+    const { client, seen } = await askingPair();
     const result = await client.callTool({ name: 'ask', arguments: {} });
     expect(result.content).toEqual([
       {
@@ -136,15 +142,7 @@ describe('server-to-client requests are traced both ways', () => {
   });
 
   it('with no SDK registered, the server’s requests go out untouched (no _meta added)', async () => {
-    const hooks = createMcpInstrumentation();
-    const server = askingServer(hooks);
-    const [a, b] = createInProcessPair();
-    await server.connect(b);
-    cleanups.push(() => server.close());
-    const seen: Record<string, unknown> = {};
-    const client = answeringClient(hooks, seen);
-    await client.connect(a);
-    cleanups.push(() => client.close());
+    const { client, seen } = await askingPair();
     await client.callTool({ name: 'ask', arguments: {} });
     expect(seen.sampling).toBeUndefined();
     expect(seen.elicitation).toBeUndefined();

@@ -383,11 +383,11 @@ export const rawHeaders: Readonly<Record<string, string>> = {
   'mcp-protocol-version': '2025-11-25',
 };
 
-/** A 2025-11-25 session opened with raw requests (initialize, then initialized): its request headers. */
-export async function rawSession(url: URL): Promise<Record<string, string>> {
-  const init = await fetch(url, {
+/** A raw 2025-11-25 `initialize` POST (with `extra` headers, a bearer token say): its response. */
+export function rawInitialize(url: URL, extra: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
     method: 'POST',
-    headers: rawHeaders,
+    headers: { ...extra, ...rawHeaders },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 0,
@@ -399,8 +399,20 @@ export async function rawSession(url: URL): Promise<Record<string, string>> {
       },
     }),
   });
+}
+
+/** A 2025-11-25 session opened with raw requests (initialize, then initialized): its request headers. */
+export async function rawSession(
+  url: URL,
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  const init = await rawInitialize(url, extra);
   await init.text();
-  const headers = { ...rawHeaders, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+  const headers = {
+    ...extra,
+    ...rawHeaders,
+    'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+  };
   await fetch(url, {
     method: 'POST',
     headers,

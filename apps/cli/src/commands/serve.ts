@@ -19,6 +19,7 @@ import {
   AuthSecretError,
   endpointScopesOf,
   type GatewayConfigWatcher,
+  type HttpListenerOptions,
   isLoopbackBind,
   listenHttp,
   loadGatewayConfig,
@@ -39,7 +40,12 @@ import {
   GATEWAY_CHAIN_VARIABLE,
   gatewayIdentity,
 } from '../core/self-reference.js';
-import { openServeStore, REDIS_URL_VARIABLE, storeRequest } from '../core/serve-store.js';
+import {
+  openServeStore,
+  REDIS_URL_VARIABLE,
+  type ServeStore,
+  storeRequest,
+} from '../core/serve-store.js';
 import { resolveServeAuth, type ServeAuth } from '../core/serve-token.js';
 import { type CliContext, nothingConfigured, notStartedHint } from '../core/server-selection.js';
 import type { Shutdown } from '../core/signals.js';
@@ -467,7 +473,6 @@ export async function serveCommand(
       );
     if (bind) {
       await settled;
-      const caps = gatewayConfig?.limits;
       const face = await listenHttp(gateway.default, {
         endpoints: gateway,
         host: bind.host,
@@ -492,27 +497,7 @@ export async function serveCommand(
         allowedOrigins,
         ...(maxMessageBytes !== undefined ? { maxBodyBytes: maxMessageBytes } : {}),
         tooLargeAdvice: 'mcpkit serve --max-message-bytes <n> raises it',
-        ...listenerCaps(gatewayConfig?.limits),
-        ...(shared || caps?.maxSessionsPerClient !== undefined
-          ? {
-              limits: {
-                ...(caps?.maxSessionsPerClient !== undefined
-                  ? { maxSessionsPerClient: caps.maxSessionsPerClient }
-                  : {}),
-                ...(shared
-                  ? {
-                      sessionStore: shared.store,
-                      replicaId: shared.replicaId,
-                      ...(shared.heartbeatMs !== undefined
-                        ? { replicaHeartbeatMs: shared.heartbeatMs }
-                        : {}),
-                      // Every answer an event stream: a call whose replica dies is resumed elsewhere.
-                      responseMode: 'sse' as const,
-                    }
-                  : {}),
-              },
-            }
-          : {}),
+        ...httpLimits(gatewayConfig?.limits, shared || undefined),
       });
       if (shared) {
         const down = await shared.store.ping().then(
@@ -578,15 +563,32 @@ function terminalStdout(): Writable {
   });
 }
 
-/** The gateway config's connection caps, as the HTTP listener's options. */
-function listenerCaps(limits: GatewayConfig['limits']): {
-  maxConnectionsPerAddress?: number;
-  maxConnections?: number;
-} {
+/**
+ * The HTTP listener's caps from the gateway config's `limits`, and with a shared store the
+ * session limits that replicas need: the store, the replica id, and every answer an event
+ * stream (a call whose replica dies is resumed elsewhere).
+ */
+function httpLimits(
+  caps: GatewayConfig['limits'],
+  shared: ServeStore | undefined,
+): Pick<HttpListenerOptions, 'maxConnectionsPerAddress' | 'maxConnections' | 'limits'> {
   return {
-    ...(limits?.maxConnectionsPerAddress !== undefined
-      ? { maxConnectionsPerAddress: limits.maxConnectionsPerAddress }
+    ...(caps?.maxConnectionsPerAddress !== undefined
+      ? { maxConnectionsPerAddress: caps.maxConnectionsPerAddress }
       : {}),
-    ...(limits?.maxConnections !== undefined ? { maxConnections: limits.maxConnections } : {}),
+    ...(caps?.maxConnections !== undefined ? { maxConnections: caps.maxConnections } : {}),
+    limits: {
+      ...(caps?.maxSessionsPerClient !== undefined
+        ? { maxSessionsPerClient: caps.maxSessionsPerClient }
+        : {}),
+      ...(shared
+        ? {
+            sessionStore: shared.store,
+            replicaId: shared.replicaId,
+            ...(shared.heartbeatMs !== undefined ? { replicaHeartbeatMs: shared.heartbeatMs } : {}),
+            responseMode: 'sse' as const,
+          }
+        : {}),
+    },
   };
 }

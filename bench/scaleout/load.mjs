@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureHaproxy } from '../../scripts/ensure-haproxy.mjs';
 import { ensureRedis } from '../../scripts/ensure-redis.mjs';
+import { openSession, sessionHeaders } from './raw-session.mjs';
 
 const quick = process.argv.includes('--quick');
 const CALLS = quick ? 10 : 25;
@@ -22,6 +23,7 @@ const CLIENTS = quick ? [4, 16] : [4, 16, 64, 128];
 const KILL_CLIENTS = 16;
 const HEARTBEAT_MS = 1000;
 const TOKEN = 'scaleout-load-token-0123456789abcdef';
+const auth = { authorization: `Bearer ${TOKEN}` };
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cliBin = path.join(here, '../../apps/cli/dist/bin.js');
 const backend = path.join(here, 'echo-backend.mjs');
@@ -237,46 +239,12 @@ async function startHaproxy(replicas) {
   return { url: new URL(`http://127.0.0.1:${port}/mcp`), pid: child.pid, close: () => stop(child) };
 }
 
-const headers = (sessionId) => ({
-  authorization: `Bearer ${TOKEN}`,
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-});
-
-async function openSession(url) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: headers(),
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'load', version: '1' },
-      },
-    }),
-  });
-  await res.text();
-  const sessionId = res.headers.get('mcp-session-id');
-  if (!sessionId) throw new Error(`initialize: HTTP ${res.status}`);
-  await fetch(url, {
-    method: 'POST',
-    headers: headers(sessionId),
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  }).then((r) => r.text());
-  return sessionId;
-}
-
 const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 /** `clients` sessions × `calls` calls through `front`; `halfway` runs once half are done. */
 async function run({ front, replicas, redis, clients, calls, halfway }) {
   const opened = await Promise.allSettled(
-    Array.from({ length: clients }, () => openSession(front.url)),
+    Array.from({ length: clients }, () => openSession(front.url, auth)),
   );
   const sessions = opened.filter((o) => o.status === 'fulfilled').map((o) => o.value);
   // A session refused at initialize is an error of the run (its calls are not made).
@@ -308,7 +276,7 @@ async function run({ front, replicas, redis, clients, calls, halfway }) {
         try {
           const res = await fetch(front.url, {
             method: 'POST',
-            headers: headers(sessionId),
+            headers: sessionHeaders(sessionId, auth),
             body: JSON.stringify({
               jsonrpc: '2.0',
               id: i,
@@ -360,7 +328,7 @@ async function run({ front, replicas, redis, clients, calls, halfway }) {
   // Sessions end (DELETE), so the next run starts with an empty Redis.
   await Promise.all(
     sessions.map((s) =>
-      fetch(front.url, { method: 'DELETE', headers: headers(s) }).then(
+      fetch(front.url, { method: 'DELETE', headers: sessionHeaders(s, auth) }).then(
         (r) => r.text(),
         () => {},
       ),

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { RedisSessionStore } from '@mcpkit/gateway-redis';
 import { createMemorySessionStore, listenStreamableHttp, McpServer } from '@mcpkit/server';
 import { ensureRedis } from '../../scripts/ensure-redis.mjs';
+import { openSession, sessionHeaders } from './raw-session.mjs';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 3 : 9;
@@ -58,45 +59,13 @@ async function replica(store) {
   return listenStreamableHttp(server, { sessionStore: store, responseMode: 'sse' });
 }
 
-const headers = (sessionId) => ({
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-});
-
-async function session(url) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: headers(),
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'b', version: '1' },
-      },
-    }),
-  });
-  await res.text();
-  const sessionId = res.headers.get('mcp-session-id');
-  await fetch(url, {
-    method: 'POST',
-    headers: headers(sessionId),
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  }).then((r) => r.text());
-  return sessionId;
-}
-
 /** CPU (user + sys, this process: the replica and the client) per call, in µs. */
 async function block(url, sessionId, calls) {
   const before = process.cpuUsage();
   for (let i = 1; i <= calls; i++) {
     const res = await fetch(url, {
       method: 'POST',
-      headers: headers(sessionId),
+      headers: sessionHeaders(sessionId),
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: i,
@@ -116,8 +85,8 @@ const redisStore = new RedisSessionStore({ redis: { path: redis.socket } });
 const memory = await replica(createMemorySessionStore());
 const shared = await replica(redisStore);
 try {
-  const memorySession = await session(memory.url);
-  const redisSession = await session(shared.url);
+  const memorySession = await openSession(memory.url);
+  const redisSession = await openSession(shared.url);
   await block(memory.url, memorySession, CALLS);
   await block(shared.url, redisSession, CALLS);
   const ratios = [];

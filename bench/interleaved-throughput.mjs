@@ -5,7 +5,7 @@
 // `--sequential` runs each block one call at a time instead (its warm-up is 3,000 calls).
 // `http-*` clients get the HTTP echo server (see open-client.mjs).
 // Usage: node interleaved-throughput.mjs [floor,mcpkit] [rounds=12] [callsPerBlock=10000] [--sequential]
-import { openClient } from './open-client.mjs';
+import { callEcho, openClient } from './open-client.mjs';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const sequential = process.argv.includes('--sequential');
@@ -15,17 +15,7 @@ const block = Number(args[2] ?? 10000);
 const inFlight = sequential ? 1 : 64;
 const clients = [];
 for (const n of names) clients.push(await openClient(n));
-async function run(c, total) {
-  let sent = 0;
-  async function lane() {
-    while (sent < total) {
-      const i = sent++;
-      const r = await c.call({ text: `m${i}` });
-      if (r.content[0].text !== `m${i}`) throw new Error('wrong');
-    }
-  }
-  await Promise.all(Array.from({ length: inFlight }, lane));
-}
+const run = (c, total) => callEcho(c, total, inFlight);
 for (const c of clients) await run(c, sequential ? 3000 : 20000);
 const res = names.map(() => ({ cpu: [], tput: [] }));
 for (let r = 0; r < rounds; r++) {

@@ -38,3 +38,19 @@ export async function openClient(name) {
     },
   };
 }
+
+/**
+ * Makes `total` echo calls through a client opened by `openClient`, `inFlight` at a time,
+ * each answer checked.
+ */
+export async function callEcho(c, total, inFlight = 64) {
+  let sent = 0;
+  async function lane() {
+    while (sent < total) {
+      const i = sent++;
+      const r = await c.call({ text: `m${i}` });
+      if (r.content[0].text !== `m${i}`) throw new Error('wrong answer');
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, lane));
+}

@@ -5,21 +5,11 @@
 // Usage: node profile-throughput.mjs <client> [calls=40000] [out.cpuprofile]
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { openClient } from './open-client.mjs';
+import { callEcho, openClient } from './open-client.mjs';
 
 const [name = 'mcpkit', callsArg = '40000', out] = process.argv.slice(2);
 const c = await openClient(name);
-async function run(total) {
-  let sent = 0;
-  async function lane() {
-    while (sent < total) {
-      const i = sent++;
-      const r = await c.call({ text: `m${i}` });
-      if (r.content[0].text !== `m${i}`) throw new Error('wrong answer');
-    }
-  }
-  await Promise.all(Array.from({ length: 64 }, lane));
-}
+const run = (total) => callEcho(c, total);
 await run(20000);
 const session = new Session();
 session.connect();

@@ -63,6 +63,23 @@ describe('JoinedWriter', () => {
     expect(writes).toEqual(['a\n', 'b\nc\n', 'd\n', 'e\nf\n', 'g\n']);
   });
 
+  it("'turn': a lone line of a later loop turn leaves at its tick's end even when the loop did not wait in between", async () => {
+    const { stream, writes } = recorder();
+    const writer = new JoinedWriter(() => stream, 'turn');
+    const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    writer.write('a\n');
+    await tick();
+    expect(writes).toEqual(['a\n']);
+    // Two immediates: the loop runs a new turn and polls without waiting (one was pending),
+    // so its idle time has not moved; the next line is still not of the first line's turn.
+    await nextTurn();
+    await nextTurn();
+    writer.write('b\n');
+    await tick();
+    expect(writes).toEqual(['a\n', 'b\n']);
+  });
+
   it('while the stream is full, writes resolve only once it has drained', async () => {
     const { stream, writes, drain } = recorder(8);
     const writer = new JoinedWriter(() => stream);

@@ -1,6 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { SENT } from './transport.js';
 
+/**
+ * The event loop's turn: libuv's count of loop iterations. Where it is not reported (a
+ * runtime without `uvMetricsInfo`), the loop's idle time, which changes only when the loop
+ * waited: lines of later turns that came without a wait are then joined too.
+ */
+function loopTurn(): number {
+  const timing = performance.nodeTiming;
+  return timing.uvMetricsInfo?.loopCount ?? timing.idleTime;
+}
+
 /** The part of a writable stream (a child's stdin, a process's stdout) the writer uses. */
 export interface LineSink {
   write(data: string): boolean;
@@ -10,9 +20,10 @@ export interface LineSink {
 
 /**
  * When a joined write leaves: `tick` at the end of the tick the first line was sent in;
- * `turn` the same, except that after a write of one line, while the event loop has not waited
- * since (more events of the same loop turn are being handled), the next lines wait for the
- * turn's end (`setImmediate`) and leave together.
+ * `turn` the same, except that after a write of one line, the next lines sent in the same
+ * turn of the event loop (more events of the poll that brought the first one) wait for the
+ * turn's end (`setImmediate`) and leave together. A line sent in a later turn leaves at its
+ * tick's end, whether or not the loop waited in between.
  */
 export type JoinWrites = 'tick' | 'turn';
 
@@ -30,8 +41,8 @@ export class JoinedWriter {
   private scheduled = false;
   private full = false;
   private waiters: Array<() => void> = [];
-  /** `turn`: the event loop's idle time when a write of one line left; -1 otherwise. */
-  private idleAtLoneWrite = -1;
+  /** `turn`: the event loop's turn (`loopTurn()`) when a write of one line left; -1 otherwise. */
+  private turnOfLoneWrite = -1;
   private readonly perTurn: boolean;
 
   /** `sink` gives the stream when the tick ends, or undefined when it is gone (then nothing is written). */
@@ -47,8 +58,7 @@ export class JoinedWriter {
     this.lines++;
     if (!this.scheduled) {
       this.scheduled = true;
-      if (this.perTurn && this.idleAtLoneWrite === performance.nodeTiming.idleTime)
-        setImmediate(this.flush);
+      if (this.perTurn && this.turnOfLoneWrite === loopTurn()) setImmediate(this.flush);
       else process.nextTick(this.flush);
     }
     if (!this.full) return SENT;
@@ -78,7 +88,7 @@ export class JoinedWriter {
     this.outgoing = '';
     this.lines = 0;
     if (data.length === 0) return;
-    if (this.perTurn) this.idleAtLoneWrite = lines === 1 ? performance.nodeTiming.idleTime : -1;
+    if (this.perTurn) this.turnOfLoneWrite = lines === 1 ? loopTurn() : -1;
     const sink = this.sink();
     // Write errors arrive as the stream's 'error' event, which the owner handles.
     if (sink && !sink.write(data) && !this.full) {

@@ -63,10 +63,10 @@ export interface StdioTransportOptions {
   /**
    * When messages sent to the server leave. `'tick'` (default): those sent in one tick go
    * out in one write at the tick's end. `'turn'`: the same, but after a write of one message,
-   * while the event loop has not waited since, the next ones wait for the loop turn's end
-   * and leave together: for a host that sends one message per incoming event (a gateway
-   * forwarding HTTP requests), one write per loop turn instead of one per request. A lone
-   * request whose answer is already waiting when the loop polls pays one more macrotask turn.
+   * the next ones sent in the same turn of the event loop wait for the turn's end and leave
+   * together: for a host that sends one message per incoming event (a gateway forwarding
+   * HTTP requests that one poll brought), one write per loop turn instead of one per request.
+   * A message sent in a later turn, such as the next lone request, leaves at its tick's end.
    */
   joinWrites?: 'tick' | 'turn';
   closeTimeline?: Partial<typeof stdioCloseDefaults>;

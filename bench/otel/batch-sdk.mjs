@@ -7,8 +7,15 @@
 // is carried across awaits, so a span cannot parent what its callee starts.
 // `sampled: false` gives the provider a sampler that records nothing (AlwaysOffSampler):
 // spans are still started and their context still propagated (flags 00), nothing recorded.
-export async function registerBatchSdk({ contextManager = true, sampled = true } = {}) {
-  const { context, propagation, trace } = await import('@opentelemetry/api');
+// `metrics: true` also registers a MeterProvider as the CLI does (a PeriodicExportingMetricReader
+// at its default interval, with an exporter that drops what it is given), so the hooks
+// record the operation duration histogram per call too.
+export async function registerBatchSdk({
+  contextManager = true,
+  sampled = true,
+  metrics: withMetrics = false,
+} = {}) {
+  const { context, metrics, propagation, trace } = await import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
   const { AlwaysOffSampler, BasicTracerProvider, BatchSpanProcessor } = await import(
     '@opentelemetry/sdk-trace-base'
@@ -23,5 +30,24 @@ export async function registerBatchSdk({ contextManager = true, sampled = true }
     ...(sampled ? {} : { sampler: new AlwaysOffSampler() }),
   });
   trace.setGlobalTracerProvider(provider);
-  return provider;
+  if (!withMetrics) return provider;
+  const { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } = await import(
+    '@opentelemetry/sdk-metrics'
+  );
+  const meterProvider = new MeterProvider({
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: {
+          export: (_metrics, done) => done({ code: 0 }),
+          selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
+          forceFlush: async () => {},
+          shutdown: async () => {},
+        },
+      }),
+    ],
+  });
+  metrics.setGlobalMeterProvider(meterProvider);
+  return {
+    shutdown: () => Promise.all([provider.shutdown(), meterProvider.shutdown()]),
+  };
 }

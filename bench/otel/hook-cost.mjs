@@ -2,7 +2,7 @@
 // @mcpkit/otel hooks with the SDK (BatchSpanProcessor, an exporter that drops what it
 // gets) around a `send` that answers at once, against the same `send` called bare. One
 // process, blocks alternating ABBA, so a shared machine's load falls on both alike.
-//   node hook-cost.mjs [rounds]
+//   node hook-cost.mjs [rounds]   (BENCH_OTEL_METRICS=1: with a MeterProvider too, as the CLI)
 // Prints one JSON line: { bareUs, hookedUs, ourUs } (medians of per-block CPU per call).
 import path from 'node:path';
 import { registerBatchSdk } from './batch-sdk.mjs';
@@ -13,7 +13,7 @@ const { createMcpInstrumentation } = await import(
 );
 
 const rounds = Number(process.argv[2] ?? 40);
-const provider = await registerBatchSdk();
+const provider = await registerBatchSdk({ metrics: process.env.BENCH_OTEL_METRICS === '1' });
 const hooks = createMcpInstrumentation();
 
 const result = { content: [{ type: 'text', text: 'hello' }] };

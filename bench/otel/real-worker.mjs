@@ -7,6 +7,8 @@
 //                    propagator, BasicTracerProvider + BatchSpanProcessor with an exporter
 //                    that drops what it is given (what an OTLP exporter costs on the wire
 //                    is the exporter's, not ours)
+//              sdk-metrics  as sdk, with a MeterProvider as well (as the CLI registers):
+//                    the hooks also record mcp.client.operation.duration per call
 //              sdk-no-cm  as sdk, without the AsyncLocalStorage context manager (a host
 //                    whose MCP spans need no parent carried across awaits)
 //              sdk-unsampled  as sdk, with a sampler that records nothing (AlwaysOffSampler)
@@ -23,6 +25,10 @@
 //                    call inside a span the loop makes (as sdk-spans-only)
 //              paired-hooks-only  as paired-sdk with hooks-only's null tracer instead of
 //                    the SDK: our hooks alone, paired
+//              paired-builds  as paired-sdk, both clients with hooks: the first from
+//                    BENCH_OTEL_ENTRY_B (a path to another build's index.js), the second
+//                    from BENCH_OTEL_ENTRY (or this tree's build): two builds of our
+//                    hooks compared in one process, on the same SDK and the same load
 //              paired-sdk  the SDK registered (as for sdk); two clients in this process,
 //                    each with its own server: one with no hook, one with the hooks;
 //                    blocks of calls alternate ABBA between them, so the machine's load
@@ -45,16 +51,28 @@ const WARMUP = Number(process.env.BENCH_WARMUP_CALLS ?? 2000);
 
 let instrumentation = false;
 let provider;
+let otherBuild = false;
 if (mode !== 'none') {
   // BENCH_OTEL_ENTRY: another build of @mcpkit/otel (a path), to compare two builds.
   const { createMcpInstrumentation } = await import(
     process.env.BENCH_OTEL_ENTRY ? path.resolve(process.env.BENCH_OTEL_ENTRY) : '@mcpkit/otel'
   );
-  if (mode.startsWith('sdk') || mode === 'paired-sdk' || mode === 'paired-spans-only') {
+  if (mode === 'paired-builds') {
+    if (!process.env.BENCH_OTEL_ENTRY_B) throw new Error('paired-builds needs BENCH_OTEL_ENTRY_B');
+    const other = await import(path.resolve(process.env.BENCH_OTEL_ENTRY_B));
+    otherBuild = other.createMcpInstrumentation();
+  }
+  if (
+    mode.startsWith('sdk') ||
+    mode === 'paired-sdk' ||
+    mode === 'paired-spans-only' ||
+    mode === 'paired-builds'
+  ) {
     const { registerBatchSdk } = await import('./batch-sdk.mjs');
     provider = await registerBatchSdk({
       contextManager: mode !== 'sdk-no-cm',
       sampled: mode !== 'sdk-unsampled',
+      metrics: mode === 'sdk-metrics' || process.env.BENCH_OTEL_METRICS === '1',
     });
   }
   if (mode === 'hooks-only' || mode === 'paired-hooks-only') {
@@ -132,8 +150,13 @@ async function spanWrapped(client) {
   };
 }
 
-if (mode === 'paired-sdk' || mode === 'paired-spans-only' || mode === 'paired-hooks-only') {
-  const base = await connect(false);
+if (
+  mode === 'paired-sdk' ||
+  mode === 'paired-spans-only' ||
+  mode === 'paired-hooks-only' ||
+  mode === 'paired-builds'
+) {
+  const base = await connect(otherBuild);
   const traced =
     mode === 'paired-spans-only'
       ? await spanWrapped(await connect(false))

@@ -94,7 +94,9 @@ export function printOtelRows({ quick = false } = {}) {
  * sdk-spans-only (the SDK, no hook, the loop itself making one span per call with the
  * attributes our hooks set: the SDK's own cost, no code of ours), sdk-unsampled (hooks and
  * SDK, a sampler that records nothing) and hooks-only (the hooks with a tracer whose spans
- * record but keep nothing, context manager on) say where the SDK row's cost is.
+ * record but keep nothing, context manager on) say where the SDK row's cost is;
+ * sdk-metrics (hooks, SDK and a MeterProvider, as the CLI registers) is the row with the
+ * operation duration histogram recorded per call too (context: the target's row has spans only).
  * (sdk-no-cm, the SDK without its context manager, is still a mode of real-worker.mjs:
  * it read as much as sdk, so the context manager is not the cost.)
  */
@@ -106,6 +108,7 @@ const REAL_MODES = [
   'sdk-spans-only',
   'sdk-unsampled',
   'hooks-only',
+  'sdk-metrics',
 ];
 const RATIO_MODES = REAL_MODES.filter((m) => m !== 'none');
 
@@ -211,15 +214,15 @@ export function printRealOtelRows({ quick = false } = {}) {
   const lines = [
     '',
     `OpenTelemetry (#26): client CPU per sequential tools/call against a real server process, ${rounds} paired rounds of ${calls} calls (after warm-up)`,
-    '| transport | none (µs) | api, no SDK | SDK + batch | SDK, no hook | SDK spans alone, no hook | SDK + batch, nothing sampled | hooks, null tracer |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| transport | none (µs) | api, no SDK | SDK + batch | SDK, no hook | SDK spans alone, no hook | SDK + batch, nothing sampled | hooks, null tracer | SDK + batch + metrics (as the CLI) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
         `| ${r.transport} | ${r.cpu.none.toFixed(1)} | ${RATIO_MODES.map((m) => `${r.cpu[m].toFixed(1)} µs, ${r.ratio[m].toFixed(3)}×`).join(' | ')} |`,
     ),
     ...rows.map(
       (r) =>
-        `| ${r.transport}, paired in one process | ${r.paired.baseUs.toFixed(1)} | | ${r.paired.cpuPerCallUs.toFixed(1)} µs, ${r.paired.ratio.toFixed(3)}× | | | | |`,
+        `| ${r.transport}, paired in one process | ${r.paired.baseUs.toFixed(1)} | | ${r.paired.cpuPerCallUs.toFixed(1)} µs, ${r.paired.ratio.toFixed(3)}× | | | | | |`,
     ),
     "(ratios: median of the per-round ratios to the same round's none)",
     ...rows.map(

@@ -45,6 +45,11 @@ async function pair(options: { capture?: boolean; version?: string } = {}) {
     isError: true,
     content: [{ type: 'text', text: 'it broke' }],
   }));
+  // A tool error only when asked: one tool, two outcomes.
+  server.registerTool('flaky', {}, (args) => ({
+    ...((args as { fail?: boolean }).fail === true ? { isError: true } : {}),
+    content: [],
+  }));
   const [clientEnd, serverEnd] = createInProcessPair();
   await server.connect(serverEnd);
   cleanups.push(() => server.close());
@@ -194,6 +199,25 @@ describe('OpenTelemetry spans of McpClient and McpServer', () => {
         ['echo', undefined],
       ]);
     }
+  });
+
+  it('durations of the same tool with different outcomes stay apart, call after call (attribute sets are reused per outcome)', async () => {
+    const { sdk, client } = await pair();
+    for (const fail of [false, true, false, true, false])
+      await client.callTool({ name: 'flaky', arguments: { fail } });
+    const metric = await sdk.metric('mcp.client.operation.duration');
+    const counts = metric!.dataPoints
+      .filter((p) => p.attributes['gen_ai.tool.name'] !== undefined)
+      .map((p) => [
+        p.attributes['gen_ai.tool.name'],
+        p.attributes['error.type'],
+        (p.value as { count: number }).count,
+      ])
+      .sort();
+    expect(counts).toEqual([
+      ['flaky', undefined, 3],
+      ['flaky', 'tool_error', 2],
+    ]);
   });
 
   it('a client without instrumentation sends no traceparent even with an SDK registered', async () => {

@@ -26,9 +26,11 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { AttributeSets, SpanNames } from './attribute-sets.js';
 import { McpAttr, McpMetric } from './attributes.js';
 import { errorTypeOf } from './error-type.js';
 import { instrumentManager } from './manager-instrumentation.js';
+import { withSpan } from './span-context.js';
 
 export interface McpOtelOptions {
   /** Default: the global tracer provider (`@opentelemetry/api`'s `trace`). */
@@ -129,15 +131,34 @@ const SERVER_SPAN = { kind: SpanKind.SERVER } as const;
 const sendsInContext = (request: InstrumentedRequest): boolean =>
   request.networkTransport !== 'pipe';
 
-/** The attributes a duration metric keeps (the low-cardinality ones). */
+/** What `metricAttributes` looks a set up by (refilled per call: one thread, no await). */
+const metricKey: unknown[] = new Array(10);
+
+/**
+ * The attributes a duration metric keeps (the low-cardinality ones): the same frozen
+ * object for the same values, from `sets`, so a record allocates none of ours.
+ */
 function metricAttributes(
+  sets: AttributeSets,
   request: InstrumentedRequest,
   errorType: string | undefined,
   rpcCode: string | undefined,
 ): Attributes {
   const { method, params } = request;
-  const kept: Attributes = { [McpAttr.MethodName]: method };
   const target = targetOf(method, params);
+  metricKey[0] = method;
+  metricKey[1] = target;
+  metricKey[2] = request.protocolVersion;
+  metricKey[3] = request.networkTransport;
+  metricKey[4] = request.serverAddress;
+  metricKey[5] = request.serverPort;
+  metricKey[6] = request.networkProtocolName;
+  metricKey[7] = request.networkProtocolVersion;
+  metricKey[8] = errorType;
+  metricKey[9] = rpcCode;
+  const found = sets.find(metricKey);
+  if (found !== undefined) return found;
+  const kept: Attributes = { [McpAttr.MethodName]: method };
   if (method === 'tools/call') {
     kept[McpAttr.OperationName] = 'execute_tool';
     if (target !== undefined) kept[McpAttr.ToolName] = target;
@@ -154,7 +175,7 @@ function metricAttributes(
     kept[McpAttr.NetworkProtocolVersion] = request.networkProtocolVersion;
   if (errorType !== undefined) kept[McpAttr.ErrorType] = errorType;
   if (rpcCode !== undefined) kept[McpAttr.ResponseStatusCode] = rpcCode;
-  return kept;
+  return sets.keep(metricKey, kept);
 }
 
 function isToolError(method: string, result: unknown): boolean {
@@ -201,6 +222,9 @@ class Recorder {
   readonly serverDuration: Histogram | undefined;
   readonly clientSessionDuration: Histogram | undefined;
   readonly serverSessionDuration: Histogram | undefined;
+  /** The duration metrics' attribute sets, one object per distinct set. */
+  readonly metricSets = new AttributeSets();
+  readonly spanNames = new SpanNames();
 
   constructor(
     readonly options: McpOtelOptions,
@@ -279,7 +303,7 @@ class Recorder {
     if (histogram !== undefined)
       histogram.record(
         (performance.now() - started) / 1000,
-        metricAttributes(request, errorType, rpcCode),
+        metricAttributes(this.metricSets, request, errorType, rpcCode),
       );
     if (own) span?.end();
   }
@@ -363,11 +387,6 @@ function inject(
   return copy;
 }
 
-function spanName(method: string, params: Record<string, unknown> | undefined): string {
-  const target = targetOf(method, params);
-  return target === undefined ? method : `${method} ${target}`;
-}
-
 function captureArguments(
   options: McpOtelOptions,
   span: Span,
@@ -441,9 +460,13 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
             span = host;
             ctx = parent;
           } else {
-            span = r.tracer.startSpan(spanName(method, params), CLIENT_SPAN, parent);
+            span = r.tracer.startSpan(
+              r.spanNames.of(method, targetOf(method, params)),
+              CLIENT_SPAN,
+              parent,
+            );
             own = true;
-            ctx = trace.setSpan(parent, span);
+            ctx = withSpan(parent, span);
           }
           const recording = span.isRecording();
           if (recording) {
@@ -486,7 +509,7 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           const ambient = context.active();
           const { parent, links } = parentOf(ambient, params?._meta, request.traceHeaders);
           span = r.tracer.startSpan(
-            spanName(method, params),
+            r.spanNames.of(method, targetOf(method, params)),
             links === undefined ? SERVER_SPAN : { kind: SpanKind.SERVER, links },
             parent,
           );
@@ -494,7 +517,7 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
             setRequestAttributes(span, request);
             if (method === 'tools/call') captureArguments(options, span, params);
           }
-          result = context.with(trace.setSpan(parent, span), handle);
+          result = context.with(withSpan(parent, span), handle);
         }
       } catch (error) {
         r.finish(request, span, true, r.serverDuration, started, false, error);
@@ -529,7 +552,7 @@ export function createMcpInstrumentation(options: McpOtelOptions = {}): McpInstr
           const parent = context.active();
           span = r.tracer.startSpan(request.method, CLIENT_SPAN, parent);
           if (span.isRecording()) setRequestAttributes(span, request);
-          const ctx = trace.setSpan(parent, span);
+          const ctx = withSpan(parent, span);
           const traced = inject(ctx, request.params);
           sent = sendsInContext(request)
             ? context.with(ctx, send, undefined, traced)

@@ -5,7 +5,7 @@ export default defineConfig([
   {
     // The package's bin: a CommonJS launcher (issue #21: no ES module loader for
     // `--version` and `list`); it requires list.cjs and imports the ES module entry below,
-    // both left external.
+    // which it leaves external.
     entry: { bin: 'src/launcher.ts' },
     format: ['cjs'],
     target: 'node20',
@@ -15,7 +15,7 @@ export default defineConfig([
       {
         name: 'esm-entry-external',
         setup(build) {
-          build.onResolve({ filter: /^\.\/(bin\.js|list\.cjs)$/ }, (args) => ({
+          build.onResolve({ filter: /^\.\/bin\.js$/ }, (args) => ({
             path: args.path,
             external: true,
           }));
@@ -33,6 +33,11 @@ export default defineConfig([
     sourcemap: true,
     shims: true,
     noExternal: [/^@mcpkit\/(config|jsonrpc)(\/|$)/],
+    // config's dist orders its shared chunks with bare imports; what list uses of them is
+    // imported by name, so esbuild dropping the bare ones (config has no side effects) is right.
+    esbuildOptions(options) {
+      options.logOverride = { 'ignored-bare-import': 'silent' };
+    },
   },
   {
     entry: ['src/bin.ts'],

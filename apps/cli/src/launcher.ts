@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import module from 'node:module';
+import path from 'node:path';
 import { VERSION } from './core/version.js';
 import { telemetryWanted } from './telemetry-wanted.js';
 
@@ -17,7 +18,8 @@ import { telemetryWanted } from './telemetry-wanted.js';
 const argv = process.argv.slice(2);
 if (argv.length === 1 && argv[0] === '--version') printVersion();
 else if (plainList(argv) && !telemetryWanted(process.env)) {
-  const { runList } = require('./list.cjs') as typeof import('./list-fast.js');
+  // dist/list.cjs, built beside this file from src/list-fast.ts (no source file has its name).
+  const { runList } = require(path.join(__dirname, 'list.cjs')) as typeof import('./list-fast.js');
   void runList(argv.length === 2).then((code) => {
     process.exitCode = code;
   });

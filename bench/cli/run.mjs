@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const cli = path.join(root, 'apps/cli/dist/bin.js');
+// The package's bin (src/launcher.ts): what an installed `mcpkit` runs.
+const cli = path.join(root, 'apps/cli/dist/bin.cjs');
 const demo = path.join(root, 'examples/demo.mcp.json');
 const floor = path.join(here, 'tools-floor.mjs');
 

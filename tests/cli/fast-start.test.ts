@@ -11,6 +11,7 @@ import { bin, type Sandbox, sandbox } from '../hostile/cli-harness.js';
  * (a module hook loaded with `--import`).
  */
 const recorder = fileURLToPath(new URL('./support/record-loads.mjs', import.meta.url));
+const builtinRecorder = fileURLToPath(new URL('./support/record-builtins.cjs', import.meta.url));
 const fixture = fileURLToPath(new URL('./servers/cli-fixture-server.mjs', import.meta.url));
 
 let box: Sandbox | undefined;
@@ -28,11 +29,25 @@ function builtins(...args: string[]): string[] {
   return recorded('MCPKIT_BUILTIN_LOG', args);
 }
 
-function recorded(variable: string, args: string[]): string[] {
+/**
+ * A run without module hooks (`--require`, not `--import`): the built-in modules it loaded
+ * and the files in its CommonJS require cache.
+ */
+function unhooked(...args: string[]): { builtins: string[]; required: string[] } {
+  const lines = recorded('MCPKIT_BUILTIN_LOG', args, ['--require', builtinRecorder]);
+  const at = lines.indexOf('--');
+  return { builtins: lines.slice(0, at), required: lines.slice(at + 1) };
+}
+
+function recorded(
+  variable: string,
+  args: string[],
+  preload: string[] = ['--import', recorder],
+): string[] {
   box ??= sandbox('mcpkit-cli-loads-');
   const log = path.join(box.dir, `${variable}.log`);
   rmSync(log, { force: true });
-  const r = spawnSync(process.execPath, ['--import', recorder, bin, ...args], {
+  const r = spawnSync(process.execPath, [...preload, bin, ...args], {
     env: { ...box.env, [variable]: log },
     cwd: box.cwd,
     encoding: 'utf8',
@@ -49,34 +64,65 @@ describe('fast start: each command loads only what it uses', () => {
     'mcpkit %s loads no package, only the CLI itself',
     (args) => {
       const urls = loads(...args.split(' '));
-      expect(urls.some((u) => u.endsWith('/bin.js'))).toBe(true);
+      expect(urls.some((u) => u.endsWith('/bin.cjs'))).toBe(true);
       expect(urls.filter((u) => !ours(u))).toEqual([]);
     },
   );
 
-  it('mcpkit --version alone loads neither main nor the command table: bin.js and one chunk (#21)', () => {
+  it('mcpkit --version alone loads the CommonJS launcher and nothing else: no ES module entry, main or command table (#21)', () => {
     const files = loads('--version').filter((u) => !u.startsWith('node:'));
-    expect(files.some((u) => u.endsWith('/bin.js'))).toBe(true);
-    expect(files.filter((u) => /\/(main|command-table)[-.]/.test(u))).toEqual([]);
-    expect(files.length).toBeLessThanOrEqual(2);
+    expect(files).toEqual([files.find((u) => u.endsWith('/dist/bin.cjs'))]);
+    // Node's ES module loader is never set to work (its module jobs cost about a fifth of an
+    // empty Node's start-up); an ES module entry could not avoid it.
+    expect(unhooked('--version').builtins).not.toContain('internal/modules/esm/module_job');
+    expect(unhooked('servers').builtins).toContain('internal/modules/esm/module_job');
   });
 
-  it('mcpkit list loads @mcpkit/config and nothing else of the stack (no client, transport, manager, auth)', () => {
-    const urls = loads('list');
-    const packages = urls.filter((u) => !ours(u));
-    expect(packages.some((u) => u.includes('/packages/config/'))).toBe(true);
-    // Config's own dependency is the error base of @mcpkit/jsonrpc (no dependencies itself).
-    expect(packages.filter((u) => /\/packages\/(?!config\/|jsonrpc\/)/.test(u))).toEqual([]);
-    expect(packages.filter((u) => /undici|\/ws\/|jose|ajv|log-update|@clack/.test(u))).toEqual([]);
+  it.each([['list'], ['--json', 'list']])(
+    'mcpkit %s runs from the CommonJS launcher and dist/list.cjs alone: no ES module loader, no other file (#21)',
+    (...args) => {
+      const { builtins, required } = unhooked(...args);
+      expect(required.map((f) => path.relative(path.dirname(bin), f))).toEqual([
+        'bin.cjs',
+        'list.cjs',
+      ]);
+      expect(builtins).not.toContain('internal/modules/esm/module_job');
+    },
+  );
+
+  it('dist/list.cjs holds @mcpkit/config and the error base of @mcpkit/jsonrpc, nothing else of the stack (no client, transport, manager, auth, zod)', () => {
+    const sources: string[] = JSON.parse(
+      readFileSync(path.join(path.dirname(bin), 'list.cjs.map'), 'utf8'),
+    ).sources;
+    const packages = sources.filter((s) => s.includes('/packages/'));
+    expect(packages.some((s) => s.includes('/packages/config/src/load.ts'))).toBe(true);
+    expect(
+      packages.filter(
+        (s) => !/\/packages\/(config\/src\/|jsonrpc\/src\/(errors|is-record)\.ts$)/.test(s),
+      ),
+    ).toEqual([]);
+    expect(
+      sources.filter((s) => /undici|\/ws\/|jose|ajv|log-update|@clack|\/zod[@/]/.test(s)),
+    ).toEqual([]);
     // Regression: config imported zod at load time (95 of the 106 modules `list` loaded); a
-    // valid configuration is now checked by hand-written rules and zod loads only for the
-    // messages of an invalid entry.
-    expect(packages.filter((u) => /\/zod[@/]/.test(u))).toEqual([]);
-    // Regression (#21): list loaded the whole JSON-RPC bundle for its error classes, and
-    // jsonc-parser's UMD main through the CommonJS loader; now @mcpkit/jsonrpc/errors and
-    // jsonc-parser bundled into config from its ESM build.
-    expect(packages.filter((u) => u.endsWith('/packages/jsonrpc/dist/index.js'))).toEqual([]);
-    expect(packages.filter((u) => /jsonc-parser/.test(u))).toEqual([]);
+    // valid configuration is checked by hand-written rules and zod loads only for the
+    // messages of an invalid entry (next test).
+  });
+
+  it('mcpkit list of an invalid entry loads zod then, for its message: the CommonJS list finds zod (a dependency of the CLI)', () => {
+    box = sandbox('mcpkit-cli-loads-');
+    writeFileSync(
+      path.join(box.cwd, '.mcp.json'),
+      JSON.stringify({ mcpServers: { empty: { command: '' } } }),
+    );
+    const log = path.join(box.dir, 'zod.log');
+    const r = spawnSync(process.execPath, ['--require', builtinRecorder, bin, 'list'], {
+      env: { ...box.env, MCPKIT_BUILTIN_LOG: log },
+      cwd: box.cwd,
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toContain('mcpServers.empty.command: expected a non-empty command');
+    expect(readFileSync(log, 'utf8')).toMatch(/\/zod\/index\.c?js\n/);
   });
 
   it('mcpkit list of a project server awaiting approval loads no node:crypto; --json list, which prints the approval digest, does (#21)', () => {

@@ -13,7 +13,7 @@ import { processTable } from '../support/process-table.js';
  */
 export const bin =
   process.env.MCPKIT_TEST_CLI_BIN ??
-  fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
+  fileURLToPath(new URL('../../apps/cli/dist/bin.cjs', import.meta.url));
 export const serversDir = fileURLToPath(new URL('./servers/', import.meta.url));
 
 /** A fresh home and project folder: the machine's own config is never read. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI: these suites run what users run (`pnpm build` first). */
-export const CLI = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../apps/cli/dist/bin.cjs', import.meta.url));
 
 export interface Sandbox extends AsyncDisposable {
   root: string;

@@ -207,7 +207,7 @@ describe('mcpkit and OpenTelemetry', () => {
       });
       expect(r.code, r.stderr).toBe(0);
       const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-      expect(urls.some((u) => u.endsWith('/bin.js'))).toBe(true);
+      expect(urls.some((u) => u.endsWith('/bin.cjs'))).toBe(true);
       expect(
         urls.filter((u) => /@opentelemetry|\/packages\/otel\/|\/telemetry-[^/]*\.js$/.test(u)),
       ).toEqual([]);

@@ -93,6 +93,21 @@ describe('mcpkit from its tarballs with npm install -g', () => {
     });
     expect(call.stdout).toContain('5');
 
+    // `list` runs from the installed dist/list.cjs (the config code bundled in it); an invalid
+    // entry's messages load zod, which that file finds as a dependency of the CLI itself.
+    const invalid = path.join(work, 'invalid');
+    await mkdir(invalid);
+    await writeFile(
+      path.join(invalid, '.mcp.json'),
+      JSON.stringify({ mcpServers: { empty: { command: '' } } }),
+    );
+    const list = await run(mcpkit, ['list'], { cwd: invalid, env, timeout: 30_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    expect(list.stderr).toContain('mcpServers.empty.command: expected a non-empty command');
+    expect(list.code).toBe(1);
+
     // OTLP export from the installed bin reaches a receiver: the CLI's SDK and @mcpkit/otel
     // (a package of its own there) see one OpenTelemetry API (before: two, and no span left).
     const received: string[] = [];

@@ -1,17 +1,8 @@
-import module from 'node:module';
-import { VERSION } from './core/version.js';
 import { otlpProtocols, telemetryWanted } from './telemetry-wanted.js';
 
-// Node ≥ 22.1: V8's compile cache for the CLI's modules (in the OS temp folder; Node's own
-// NODE_DISABLE_COMPILE_CACHE turns it off), enabled before the rest loads so that those
-// modules are read from it after the first run. Node 20 has no such call.
-(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-
-// `mcpkit --version` alone answers before the command table loads (issue #21); with other
-// words it is main's to parse.
-if (process.argv.length === 3 && process.argv[2] === '--version')
-  process.stdout.write(`${VERSION}\n`);
-else await start();
+// The CLI's ES module entry, loaded by dist/bin.cjs (src/launcher.ts), which answers
+// `mcpkit --version` alone before anything else loads.
+await start();
 
 async function start(): Promise<void> {
   // OpenTelemetry loads only when an OTEL_* variable asks for it (nothing of it otherwise).

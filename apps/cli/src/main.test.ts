@@ -162,8 +162,8 @@ describe('mcpkit CLI', () => {
   });
 
   it('the built binary runs end to end (pnpm test builds first)', () => {
-    const bin = path.join(root, 'apps/cli/dist/bin.js');
-    expect(existsSync(bin), 'apps/cli/dist/bin.js is missing: run "pnpm build" first').toBe(true);
+    const bin = path.join(root, 'apps/cli/dist/bin.cjs');
+    expect(existsSync(bin), 'apps/cli/dist/bin.cjs is missing: run "pnpm build" first').toBe(true);
     const r = spawnSync(
       process.execPath,
       [bin, '--config', demo, 'call', 'everything', 'echo', '{"message":"hi"}'],

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import { parseJsonObjectFlag } from '../core/flags.js';
 import { UsageError } from '../core/io.js';
 import type { CliContext, ServerSelection } from '../core/server-selection.js';
@@ -7,6 +6,21 @@ import type { Shutdown } from '../core/signals.js';
 import type { TraceFile } from '../core/trace.js';
 import { type CommandHelp, EVERYWHERE } from '../core/usage.js';
 import type { Output } from '../terminal/output.js';
+import {
+  addFlags,
+  allFlags,
+  approvalFlags,
+  appsFlags,
+  configFlags,
+  connectFlags,
+  type Flags,
+  type globalFlags,
+  importFlags,
+  installFlags,
+  searchFlags,
+  serveFlags,
+  serverFlags,
+} from './flag-table.js';
 
 /**
  * The CLI's commands: each one's names, the flags it reads (node:util parseArgs options),
@@ -21,125 +35,7 @@ import type { Output } from '../terminal/output.js';
  * `FLAG_WORDS`.
  */
 
-type Flags = NonNullable<ParseArgsConfig['options']>;
-
-/** The flags every command takes: `main.ts` reads them before it dispatches. */
-export const globalFlags = {
-  config: { type: 'string', short: 'c', multiple: true },
-  'strict-config': { type: 'boolean' },
-  json: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'login-timeout': { type: 'string' },
-  'max-message-bytes': { type: 'string' },
-  sanitize: { type: 'boolean' },
-  'show-secrets': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean' },
-} as const satisfies Flags;
-
-/** The flags of every command that starts servers (doctor, shell and the server commands). */
-const serverFlags = {
-  'no-browser': { type: 'boolean' },
-  root: { type: 'string', multiple: true },
-  'no-roots': { type: 'boolean' },
-  trace: { type: 'string' },
-} as const satisfies Flags;
-
-const configFlags = {
-  scope: { type: 'string' },
-} as const satisfies Flags;
-
-const addFlags = {
-  ...configFlags,
-  transport: { type: 'string' },
-  env: { type: 'string', short: 'e', multiple: true },
-  header: { type: 'string', short: 'H', multiple: true },
-} as const satisfies Flags;
-
-const importFlags = {
-  ...configFlags,
-  from: { type: 'string' },
-  'dry-run': { type: 'boolean' },
-} as const satisfies Flags;
-
-const registryFlags = {
-  registry: { type: 'string', multiple: true },
-} as const satisfies Flags;
-
-const searchFlags = {
-  ...registryFlags,
-  limit: { type: 'string' },
-} as const satisfies Flags;
-
-const installFlags = {
-  ...registryFlags,
-  ...configFlags,
-  env: { type: 'string', short: 'e', multiple: true },
-  'dry-run': { type: 'boolean' },
-  'allow-deprecated': { type: 'boolean' },
-  store: { type: 'string' },
-  use: { type: 'string' },
-  as: { type: 'string' },
-} as const satisfies Flags;
-
-const approvalFlags = {
-  all: { type: 'boolean' },
-} as const satisfies Flags;
-
-const selectFlags = {
-  server: { type: 'string', short: 's', multiple: true },
-  verbose: { type: 'boolean', short: 'v' },
-} as const satisfies Flags;
-
-const connectFlags = {
-  ...serverFlags,
-  ...selectFlags,
-  'no-progress': { type: 'boolean' },
-  elicit: { type: 'string' },
-  'no-check': { type: 'boolean' },
-} as const satisfies Flags;
-
-/** `mcpkit serve`'s own flags (with `--server`, `--verbose` and the global ones). */
-export const serveFlags = {
-  ...selectFlags,
-  http: { type: 'string' },
-  token: { type: 'string' },
-  'token-file': { type: 'string' },
-  'no-auth': { type: 'boolean' },
-  'allowed-host': { type: 'string', multiple: true },
-  'allowed-origin': { type: 'string', multiple: true },
-  separator: { type: 'string' },
-  'no-prefix': { type: 'boolean' },
-  search: { type: 'boolean' },
-  tools: { type: 'string', multiple: true },
-  'sse-poll-ms': { type: 'string' },
-  'backend-wait-ms': { type: 'string' },
-  'gateway-config': { type: 'string' },
-  endpoint: { type: 'string' },
-  redis: { type: 'string' },
-  'replica-id': { type: 'string' },
-} as const satisfies Flags;
-
-/**
- * Every flag of every command. The command line is parsed with all of them, as before the
- * flags were split by command: a flag that another command reads is accepted and ignored.
- */
-/** `mcpkit apps`'s own flags. */
-const appsFlags = {
-  port: { type: 'string' },
-} as const satisfies Flags;
-
-export const allFlags = {
-  ...globalFlags,
-  ...appsFlags,
-  ...addFlags,
-  ...importFlags,
-  ...approvalFlags,
-  ...searchFlags,
-  ...installFlags,
-  ...connectFlags,
-  ...serveFlags,
-} as const satisfies Flags;
+export { allFlags, globalFlags, serveFlags } from './flag-table.js';
 
 type ValueOf<F extends Flags[string]> = F extends { type: 'string' }
   ? F extends { multiple: true }

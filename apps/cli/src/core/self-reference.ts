@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { LoadResult, ResolvedServer } from '@mcpkit/config';
 import { sha256Hex } from '@mcpkit/config/internal';
-import { allFlags } from '../commands/command-table.js';
+import { allFlags } from '../commands/flag-table.js';
 
 /**
  * A gateway never reaches itself. An MCP host's config that lists `mcpkit serve` (SERVE.md's
@@ -62,22 +62,25 @@ function realpath(file: string): string {
   }
 }
 
-/** This CLI's own bin (its built `dist/bin.js`), for `node <bin> serve`. */
+/** This CLI's own bins (its built `dist/bin.cjs` and `dist/bin.js`), for `node <bin> serve`. */
 function ownBins(): Set<string> {
   const bins = new Set<string>();
+  bins.add(realpath(fileURLToPath(new URL('./bin.cjs', import.meta.url))));
   bins.add(realpath(fileURLToPath(new URL('./bin.js', import.meta.url))));
   if (process.argv[1]) bins.add(realpath(process.argv[1]));
   return bins;
 }
 
-/** A script that is this CLI: its bin, or an installed copy of the package (`mcpkit/dist/bin.js`, `.bin/mcpkit`). */
+/** A script that is this CLI: its bin, or an installed copy of the package (`mcpkit/dist/bin.cjs` or `bin.js`, `.bin/mcpkit`). */
 function isCliScript(script: string, cwd: string, bins: Set<string>): boolean {
   const file = realpath(path.resolve(cwd, script));
   if (bins.has(file)) return true;
   const parts = file.split(path.sep);
   const n = parts.length;
   return (
-    (parts[n - 1] === 'bin.js' && parts[n - 2] === 'dist' && parts[n - 3] === 'mcpkit') ||
+    ((parts[n - 1] === 'bin.cjs' || parts[n - 1] === 'bin.js') &&
+      parts[n - 2] === 'dist' &&
+      parts[n - 3] === 'mcpkit') ||
     (parts[n - 1] === 'mcpkit' && parts[n - 2] === '.bin')
   );
 }

@@ -9,8 +9,10 @@ import { Output } from './terminal/output.js';
  * command, output and error text), built on its own as a CommonJS file (dist/list.cjs) that
  * the launcher requires instead of loading the ES module entry, the command table and
  * their chunks: the command is a reader of config files, and Node's module machinery was
- * most of its start-up (issue #21). `@mcpkit/config` stays a package of its own
- * (`require` of its ES modules): one copy of its classes, its own dependencies.
+ * most of its start-up (issue #21). `@mcpkit/config` and the `@mcpkit/jsonrpc` errors are
+ * bundled into that file (tsup.config.ts): one file to resolve and compile instead of a
+ * package's chunks. That copy never shares a process with the ES module build, so there is
+ * still one copy of each error class per process.
  */
 export async function runList(json: boolean): Promise<number> {
   const io: Io = {

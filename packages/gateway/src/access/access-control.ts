@@ -3,6 +3,7 @@ import type { HandlerContext } from '@mcpkit/server';
 import { insufficientScope } from '../auth/challenge.js';
 import type { AccessConfig } from '../compose/config.js';
 import type { AuditHealth, AuditRecord, AuditSink } from './audit.js';
+import { auditHead, auditLine, auditTail } from './audit-line.js';
 import { UpstreamIdentity } from './identity.js';
 import { type AccessTarget, Policy } from './policy.js';
 import { type BucketStore, MemoryBucketStore } from './rate-limit.js';
@@ -31,6 +32,7 @@ export interface AccessCall extends AccessTarget {
   params: Record<string, unknown>;
 }
 
+/** The size of a value as JSON, in bytes (the request's params, the answer). */
 const json = (value: unknown) => {
   try {
     return Buffer.byteLength(JSON.stringify(value) ?? '');
@@ -55,11 +57,38 @@ function isoNow(): string {
  * Who the rate limit counts a caller as: its subject, else its client, else its kind. The
  * static token's subject has a bucket of its own, apart from a token's `sub` of the same name.
  */
-function bucketKey(auth: AuthInfo | undefined): string {
+function bucketKeyOf(auth: AuthInfo | undefined): string {
   if (auth?.subject !== undefined)
     return `${auth.kind === 'static-token' ? 't' : 's'}:${auth.subject}`;
   if (auth?.clientId !== undefined) return `c:${auth.clientId}`;
   return `k:${auth?.kind ?? 'anonymous'}`;
+}
+
+/**
+ * `bucketKeyOf`, kept per `AuthInfo` (one frozen object per verified token): the same key
+ * string each call, whose hash V8 keeps, instead of a new string hashed by the bucket map.
+ */
+const bucketKeys = new WeakMap<AuthInfo, string>();
+function bucketKey(auth: AuthInfo | undefined): string {
+  if (auth === undefined) return bucketKeyOf(auth);
+  let key = bucketKeys.get(auth);
+  if (key === undefined) {
+    key = bucketKeyOf(auth);
+    bucketKeys.set(auth, key);
+  }
+  return key;
+}
+
+/** The access controls with audit lines not yet written (`exit` writes them). */
+const waiting = new Set<AccessControl>();
+let exitHooked = false;
+function writeAtExit(access: AccessControl): void {
+  waiting.add(access);
+  if (exitHooked) return;
+  exitHooked = true;
+  globalThis.process?.once?.('exit', () => {
+    for (const a of waiting) a.flushAudit();
+  });
 }
 
 /**
@@ -79,6 +108,9 @@ export class AccessControl {
   private readonly audit: AuditSink | undefined;
   private readonly buckets: BucketStore;
   private readonly watchers = new Set<() => () => void>();
+  /** The audit lines of the calls that finished in this microtask wave, not yet written. */
+  private auditLines = '';
+  private auditScheduled = false;
 
   constructor(options: AccessControlOptions = {}) {
     this.audit = options.audit;
@@ -158,12 +190,28 @@ export class AccessControl {
 
   /** Reopens the audit file (SIGHUP, after log rotation). */
   reopenAudit(): void {
+    this.flushAudit();
     this.audit?.reopen();
   }
 
   close(): void {
+    this.flushAudit();
     this.audit?.close();
   }
+
+  /** Writes the audit lines not yet written now, in one write. */
+  readonly flushAudit = (): void => {
+    this.auditScheduled = false;
+    waiting.delete(this);
+    const text = this.auditLines;
+    if (text === '') return;
+    this.auditLines = '';
+    try {
+      this.audit?.write(text);
+    } catch {
+      // A full disk must not fail a call; the sink's owner hears of it elsewhere.
+    }
+  };
 
   /**
    * One forwarded call: refused when the policy does not allow it or the caller's bucket is
@@ -251,6 +299,12 @@ export class AccessControl {
     }
   }
 
+  /**
+   * The call's audit line, built as text (`auditHead`), written with the lines of the calls
+   * that finish with it in one write, in a microtask queued by the first: before any of
+   * their answers is sent, so that a line is in the file when its call is answered. `close`,
+   * `reopenAudit` and the process's `exit` write what waits.
+   */
   private write(
     call: AccessCall,
     ctx: HandlerContext,
@@ -260,29 +314,28 @@ export class AccessControl {
     started: number,
     answer: unknown,
   ): void {
-    const record: AuditRecord = {
-      time: isoNow(),
-      subject: auth?.subject,
-      clientId: auth?.clientId,
-      session: ctx.sessionId,
-      endpoint: call.endpoint,
-      server: call.server,
-      method: call.method,
-      tool: call.name,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      outcome,
-      ...(reason !== undefined ? { reason } : {}),
-      requestBytes: json(call.params),
-      responseBytes: json(answer),
-      ...(this.auditArguments && call.params.arguments !== undefined
-        ? { arguments: call.params.arguments }
-        : {}),
-    };
-    try {
-      this.audit!.write(record);
-    } catch {
-      // A full disk must not fail the call; the sink's owner hears of it elsewhere.
-    }
+    this.auditLines += auditLine(
+      auditHead({
+        time: isoNow(),
+        subject: auth?.subject,
+        clientId: auth?.clientId,
+        session: ctx.sessionId,
+        endpoint: call.endpoint,
+        server: call.server,
+        method: call.method,
+        tool: call.name,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        outcome,
+        reason,
+        requestBytes: json(call.params),
+      }),
+      json(answer),
+      auditTail(this.auditArguments ? call.params.arguments : undefined),
+    );
+    if (this.auditScheduled) return;
+    this.auditScheduled = true;
+    writeAtExit(this);
+    queueMicrotask(this.flushAudit);
   }
 }
 

@@ -176,11 +176,16 @@ export class AccessControl {
     return { state: 'ok', ...failing };
   }
 
-  /** Whether calls are refused for the audit log: required, and its writes failing. */
+  /**
+   * Whether calls are refused for the audit log: required, and its writes failing. The
+   * sink's health is asked only when the log is required (not on every call).
+   */
   private auditUnwritable(
-    audit = this.audit?.health?.(),
+    audit?: AuditHealth,
   ): audit is Extract<AuditHealth, { state: 'failing' }> {
-    return this.auditRequired && audit?.state === 'failing' && audit.during === 'write';
+    if (!this.auditRequired) return false;
+    const health = audit ?? this.audit?.health?.();
+    return health?.state === 'failing' && health.during === 'write';
   }
 
   /** Whether the caller sees the target in its lists. */

@@ -109,7 +109,7 @@ export class AccessControl {
   private readonly buckets: BucketStore;
   private readonly watchers = new Set<() => () => void>();
   /** The audit lines of the calls that finished in this microtask wave, not yet written. */
-  private auditLines = '';
+  private auditLines: string[] = [];
   private auditScheduled = false;
 
   constructor(options: AccessControlOptions = {}) {
@@ -208,9 +208,10 @@ export class AccessControl {
   readonly flushAudit = (): void => {
     this.auditScheduled = false;
     waiting.delete(this);
-    const text = this.auditLines;
-    if (text === '') return;
-    this.auditLines = '';
+    const lines = this.auditLines;
+    if (lines.length === 0) return;
+    this.auditLines = [];
+    const text = lines.length === 1 ? lines[0]! : lines.join('');
     try {
       this.audit?.write(text);
     } catch {
@@ -319,23 +320,25 @@ export class AccessControl {
     started: number,
     answer: unknown,
   ): void {
-    this.auditLines += auditLine(
-      auditHead({
-        time: isoNow(),
-        subject: auth?.subject,
-        clientId: auth?.clientId,
-        session: ctx.sessionId,
-        endpoint: call.endpoint,
-        server: call.server,
-        method: call.method,
-        tool: call.name,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-        outcome,
-        reason,
-        requestBytes: json(call.params),
-      }),
-      json(answer),
-      auditTail(this.auditArguments ? call.params.arguments : undefined),
+    this.auditLines.push(
+      auditLine(
+        auditHead({
+          time: isoNow(),
+          subject: auth?.subject,
+          clientId: auth?.clientId,
+          session: ctx.sessionId,
+          endpoint: call.endpoint,
+          server: call.server,
+          method: call.method,
+          tool: call.name,
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          outcome,
+          reason,
+          requestBytes: json(call.params),
+        }),
+        json(answer),
+        auditTail(this.auditArguments ? call.params.arguments : undefined),
+      ),
     );
     if (this.auditScheduled) return;
     this.auditScheduled = true;

@@ -1,8 +1,20 @@
 import type { AuditRecord } from './audit.js';
 
+/** Text that is its own JSON string body: printable ASCII without `"` and `\`. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * A string as JSON text: quoted as it is when nothing in it needs escaping (the usual
+ * names, ids and times: one call of `JSON.stringify` per field costs more than the check),
+ * else `JSON.stringify`'s escaping.
+ */
+function jsonString(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
+}
+
 /** `,"key":"value"` with the value as a JSON string; nothing for a value that is absent. */
 function stringField(key: string, value: string | undefined): string {
-  return value === undefined ? '' : `,"${key}":${JSON.stringify(value)}`;
+  return value === undefined ? '' : `,"${key}":${jsonString(value)}`;
 }
 
 /** What an audit line holds before the answer's size is known (`AuditRecord` less that). */
@@ -16,7 +28,7 @@ export type AuditHead = Omit<AuditRecord, 'responseBytes' | 'arguments'>;
  * left out, as `JSON.stringify` of the record would.
  */
 export function auditHead(r: AuditHead): string {
-  return `{"time":${JSON.stringify(r.time)}${stringField('subject', r.subject)}${stringField('clientId', r.clientId)}${stringField('session', r.session)},"endpoint":${JSON.stringify(r.endpoint)},"server":${JSON.stringify(r.server)},"method":${JSON.stringify(r.method)},"tool":${JSON.stringify(r.tool)},"durationMs":${JSON.stringify(r.durationMs)},"outcome":"${r.outcome}"${stringField('reason', r.reason)},"requestBytes":${r.requestBytes}`;
+  return `{"time":${jsonString(r.time)}${stringField('subject', r.subject)}${stringField('clientId', r.clientId)}${stringField('session', r.session)},"endpoint":${jsonString(r.endpoint)},"server":${jsonString(r.server)},"method":${jsonString(r.method)},"tool":${jsonString(r.tool)},"durationMs":${r.durationMs},"outcome":"${r.outcome}"${stringField('reason', r.reason)},"requestBytes":${r.requestBytes}`;
 }
 
 /** The end of an audit line after `responseBytes`: the arguments when asked for, `}` and the newline. */

@@ -3,7 +3,7 @@ import type { HandlerContext } from '@mcpkit/server';
 import { insufficientScope } from '../auth/challenge.js';
 import type { AccessConfig } from '../compose/config.js';
 import type { AuditHealth, AuditRecord, AuditSink } from './audit.js';
-import { auditHead, auditLine, auditTail } from './audit-line.js';
+import { auditHeadOf, auditLine, auditTail, auditTime, auditWho } from './audit-line.js';
 import { UpstreamIdentity } from './identity.js';
 import { type AccessTarget, Policy } from './policy.js';
 import { type BucketStore, MemoryBucketStore } from './rate-limit.js';
@@ -41,16 +41,66 @@ const json = (value: unknown) => {
   }
 };
 
-/** The time as ISO text, made once per millisecond (calls that end together share it). */
-let isoAt = Number.NaN;
-let isoText = '';
-function isoNow(): string {
+/**
+ * An audit line's opening with the time as ISO text (`auditTime`), made once per millisecond
+ * (calls that end together share it).
+ */
+let timeAt = Number.NaN;
+let timeText = '';
+function timeNow(): string {
   const now = Date.now();
-  if (now !== isoAt) {
-    isoAt = now;
-    isoText = new Date(now).toISOString();
+  if (now !== timeAt) {
+    timeAt = now;
+    timeText = auditTime(new Date(now).toISOString());
   }
-  return isoText;
+  return timeText;
+}
+
+/** The last `auditWho` text of a caller, with what it was made of. */
+interface WhoMemo {
+  session: string | undefined;
+  endpoint: string;
+  server: string;
+  method: string;
+  tool: string;
+  text: string;
+}
+/** Per caller (`AuthInfo`, one per verified token): its last call's `auditWho`, reused while it calls the same target. */
+const whoMemos = new WeakMap<AuthInfo, WhoMemo>();
+function whoText(
+  auth: AuthInfo | undefined,
+  session: string | undefined,
+  call: AccessCall,
+): string {
+  const memo = auth === undefined ? undefined : whoMemos.get(auth);
+  if (
+    memo !== undefined &&
+    memo.session === session &&
+    memo.endpoint === call.endpoint &&
+    memo.server === call.server &&
+    memo.method === call.method &&
+    memo.tool === call.name
+  )
+    return memo.text;
+  const text = auditWho({
+    subject: auth?.subject,
+    clientId: auth?.clientId,
+    session,
+    endpoint: call.endpoint,
+    server: call.server,
+    method: call.method,
+    tool: call.name,
+  });
+  if (auth !== undefined)
+    whoMemos.set(auth, {
+      session,
+      endpoint: call.endpoint,
+      server: call.server,
+      method: call.method,
+      tool: call.name,
+      text,
+    });
+  return text;
 }
 
 /**
@@ -322,15 +372,7 @@ export class AccessControl {
   ): void {
     this.auditLines.push(
       auditLine(
-        auditHead({
-          time: isoNow(),
-          subject: auth?.subject,
-          clientId: auth?.clientId,
-          session: ctx.sessionId,
-          endpoint: call.endpoint,
-          server: call.server,
-          method: call.method,
-          tool: call.name,
+        auditHeadOf(timeNow(), whoText(auth, ctx.sessionId, call), {
           durationMs: Math.round((performance.now() - started) * 1000) / 1000,
           outcome,
           reason,

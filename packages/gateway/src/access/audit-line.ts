@@ -20,15 +20,44 @@ function stringField(key: string, value: string | undefined): string {
 /** What an audit line holds before the answer's size is known (`AuditRecord` less that). */
 export type AuditHead = Omit<AuditRecord, 'responseBytes' | 'arguments'>;
 
+/** Who called what, the part of a line that repeats while a caller calls the same target. */
+export type AuditWho = Pick<
+  AuditRecord,
+  'subject' | 'clientId' | 'session' | 'endpoint' | 'server' | 'method' | 'tool'
+>;
+
+/**
+ * The fields from `subject` to `tool` as JSON text, each with its leading comma. Each string
+ * is escaped as `JSON.stringify` escapes it (or, needing nothing, quoted as it is), so that a
+ * subject, tool or server with quotes, backslashes, control characters or any Unicode still
+ * makes one valid JSON line; an absent field is left out, as `JSON.stringify` of the record
+ * would.
+ */
+export function auditWho(r: AuditWho): string {
+  return `${stringField('subject', r.subject)}${stringField('clientId', r.clientId)}${stringField('session', r.session)},"endpoint":${jsonString(r.endpoint)},"server":${jsonString(r.server)},"method":${jsonString(r.method)},"tool":${jsonString(r.tool)}`;
+}
+
+/** `{"time":…`: the opening of a line. */
+export function auditTime(time: string): string {
+  return `{"time":${jsonString(time)}`;
+}
+
 /**
  * The start of an audit line, up to where `responseBytes` goes: the record's fields in its
- * order, written as JSON text directly (no object is made and stringified). Each string is
- * escaped by `JSON.stringify`, so that a subject, tool or server with quotes, backslashes,
- * control characters or any Unicode still makes one valid JSON line; an absent field is
- * left out, as `JSON.stringify` of the record would.
+ * order, written as JSON text directly (no object is made and stringified). `timeText` and
+ * `who` are `auditTime`'s and `auditWho`'s text (kept by the caller while they repeat).
  */
+export function auditHeadOf(
+  timeText: string,
+  who: string,
+  r: Pick<AuditRecord, 'durationMs' | 'outcome' | 'reason' | 'requestBytes'>,
+): string {
+  return `${timeText}${who},"durationMs":${r.durationMs},"outcome":"${r.outcome}"${stringField('reason', r.reason)},"requestBytes":${r.requestBytes}`;
+}
+
+/** `auditHeadOf` from a whole record. */
 export function auditHead(r: AuditHead): string {
-  return `{"time":${jsonString(r.time)}${stringField('subject', r.subject)}${stringField('clientId', r.clientId)}${stringField('session', r.session)},"endpoint":${jsonString(r.endpoint)},"server":${jsonString(r.server)},"method":${jsonString(r.method)},"tool":${jsonString(r.tool)},"durationMs":${r.durationMs},"outcome":"${r.outcome}"${stringField('reason', r.reason)},"requestBytes":${r.requestBytes}`;
+  return auditHeadOf(auditTime(r.time), auditWho(r), r);
 }
 
 /** The end of an audit line after `responseBytes`: the arguments when asked for, `}` and the newline. */

@@ -3,6 +3,7 @@ import type { HandlerContext } from '@mcpkit/server';
 import { insufficientScope } from '../auth/challenge.js';
 import type { AccessConfig } from '../compose/config.js';
 import type { AuditHealth, AuditRecord, AuditSink } from './audit.js';
+import { auditHeadOf, auditLine, auditTail, auditTime, auditWho } from './audit-line.js';
 import { UpstreamIdentity } from './identity.js';
 import { type AccessTarget, Policy } from './policy.js';
 import { type BucketStore, MemoryBucketStore } from './rate-limit.js';
@@ -31,6 +32,7 @@ export interface AccessCall extends AccessTarget {
   params: Record<string, unknown>;
 }
 
+/** The size of a value as JSON, in bytes (the request's params, the answer). */
 const json = (value: unknown) => {
   try {
     return Buffer.byteLength(JSON.stringify(value) ?? '');
@@ -39,27 +41,104 @@ const json = (value: unknown) => {
   }
 };
 
-/** The time as ISO text, made once per millisecond (calls that end together share it). */
-let isoAt = Number.NaN;
-let isoText = '';
-function isoNow(): string {
+/**
+ * An audit line's opening with the time as ISO text (`auditTime`), made once per millisecond
+ * (calls that end together share it).
+ */
+let timeAt = Number.NaN;
+let timeText = '';
+function timeNow(): string {
   const now = Date.now();
-  if (now !== isoAt) {
-    isoAt = now;
-    isoText = new Date(now).toISOString();
+  if (now !== timeAt) {
+    timeAt = now;
+    timeText = auditTime(new Date(now).toISOString());
   }
-  return isoText;
+  return timeText;
+}
+
+/** The last `auditWho` text of a caller, with what it was made of. */
+interface WhoMemo {
+  session: string | undefined;
+  endpoint: string;
+  server: string;
+  method: string;
+  tool: string;
+  text: string;
+}
+/** Per caller (`AuthInfo`, one per verified token): its last call's `auditWho`, reused while it calls the same target. */
+const whoMemos = new WeakMap<AuthInfo, WhoMemo>();
+function whoText(
+  auth: AuthInfo | undefined,
+  session: string | undefined,
+  call: AccessCall,
+): string {
+  const memo = auth === undefined ? undefined : whoMemos.get(auth);
+  if (
+    memo !== undefined &&
+    memo.session === session &&
+    memo.endpoint === call.endpoint &&
+    memo.server === call.server &&
+    memo.method === call.method &&
+    memo.tool === call.name
+  )
+    return memo.text;
+  const text = auditWho({
+    subject: auth?.subject,
+    clientId: auth?.clientId,
+    session,
+    endpoint: call.endpoint,
+    server: call.server,
+    method: call.method,
+    tool: call.name,
+  });
+  if (auth !== undefined)
+    whoMemos.set(auth, {
+      session,
+      endpoint: call.endpoint,
+      server: call.server,
+      method: call.method,
+      tool: call.name,
+      text,
+    });
+  return text;
 }
 
 /**
  * Who the rate limit counts a caller as: its subject, else its client, else its kind. The
  * static token's subject has a bucket of its own, apart from a token's `sub` of the same name.
  */
-function bucketKey(auth: AuthInfo | undefined): string {
+function bucketKeyOf(auth: AuthInfo | undefined): string {
   if (auth?.subject !== undefined)
     return `${auth.kind === 'static-token' ? 't' : 's'}:${auth.subject}`;
   if (auth?.clientId !== undefined) return `c:${auth.clientId}`;
   return `k:${auth?.kind ?? 'anonymous'}`;
+}
+
+/**
+ * `bucketKeyOf`, kept per `AuthInfo` (one frozen object per verified token): the same key
+ * string each call, whose hash V8 keeps, instead of a new string hashed by the bucket map.
+ */
+const bucketKeys = new WeakMap<AuthInfo, string>();
+function bucketKey(auth: AuthInfo | undefined): string {
+  if (auth === undefined) return bucketKeyOf(auth);
+  let key = bucketKeys.get(auth);
+  if (key === undefined) {
+    key = bucketKeyOf(auth);
+    bucketKeys.set(auth, key);
+  }
+  return key;
+}
+
+/** The access controls with audit lines not yet written (`exit` writes them). */
+const waiting = new Set<AccessControl>();
+let exitHooked = false;
+function writeAtExit(access: AccessControl): void {
+  waiting.add(access);
+  if (exitHooked) return;
+  exitHooked = true;
+  globalThis.process?.once?.('exit', () => {
+    for (const a of waiting) a.flushAudit();
+  });
 }
 
 /**
@@ -79,6 +158,9 @@ export class AccessControl {
   private readonly audit: AuditSink | undefined;
   private readonly buckets: BucketStore;
   private readonly watchers = new Set<() => () => void>();
+  /** The audit lines of the calls that finished in this microtask wave, not yet written. */
+  private auditLines: string[] = [];
+  private auditScheduled = false;
 
   constructor(options: AccessControlOptions = {}) {
     this.audit = options.audit;
@@ -144,11 +226,16 @@ export class AccessControl {
     return { state: 'ok', ...failing };
   }
 
-  /** Whether calls are refused for the audit log: required, and its writes failing. */
+  /**
+   * Whether calls are refused for the audit log: required, and its writes failing. The
+   * sink's health is asked only when the log is required (not on every call).
+   */
   private auditUnwritable(
-    audit = this.audit?.health?.(),
+    audit?: AuditHealth,
   ): audit is Extract<AuditHealth, { state: 'failing' }> {
-    return this.auditRequired && audit?.state === 'failing' && audit.during === 'write';
+    if (!this.auditRequired) return false;
+    const health = audit ?? this.audit?.health?.();
+    return health?.state === 'failing' && health.during === 'write';
   }
 
   /** Whether the caller sees the target in its lists. */
@@ -158,12 +245,29 @@ export class AccessControl {
 
   /** Reopens the audit file (SIGHUP, after log rotation). */
   reopenAudit(): void {
+    this.flushAudit();
     this.audit?.reopen();
   }
 
   close(): void {
+    this.flushAudit();
     this.audit?.close();
   }
+
+  /** Writes the audit lines not yet written now, in one write. */
+  readonly flushAudit = (): void => {
+    this.auditScheduled = false;
+    waiting.delete(this);
+    const lines = this.auditLines;
+    if (lines.length === 0) return;
+    this.auditLines = [];
+    const text = lines.length === 1 ? lines[0]! : lines.join('');
+    try {
+      this.audit?.write(text);
+    } catch {
+      // A full disk must not fail a call; the sink's owner hears of it elsewhere.
+    }
+  };
 
   /**
    * One forwarded call: refused when the policy does not allow it or the caller's bucket is
@@ -251,6 +355,12 @@ export class AccessControl {
     }
   }
 
+  /**
+   * The call's audit line, built as text (`auditHead`), written with the lines of the calls
+   * that finish with it in one write, in a microtask queued by the first: before any of
+   * their answers is sent, so that a line is in the file when its call is answered. `close`,
+   * `reopenAudit` and the process's `exit` write what waits.
+   */
   private write(
     call: AccessCall,
     ctx: HandlerContext,
@@ -260,29 +370,22 @@ export class AccessControl {
     started: number,
     answer: unknown,
   ): void {
-    const record: AuditRecord = {
-      time: isoNow(),
-      subject: auth?.subject,
-      clientId: auth?.clientId,
-      session: ctx.sessionId,
-      endpoint: call.endpoint,
-      server: call.server,
-      method: call.method,
-      tool: call.name,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      outcome,
-      ...(reason !== undefined ? { reason } : {}),
-      requestBytes: json(call.params),
-      responseBytes: json(answer),
-      ...(this.auditArguments && call.params.arguments !== undefined
-        ? { arguments: call.params.arguments }
-        : {}),
-    };
-    try {
-      this.audit!.write(record);
-    } catch {
-      // A full disk must not fail the call; the sink's owner hears of it elsewhere.
-    }
+    this.auditLines.push(
+      auditLine(
+        auditHeadOf(timeNow(), whoText(auth, ctx.sessionId, call), {
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          outcome,
+          reason,
+          requestBytes: json(call.params),
+        }),
+        json(answer),
+        auditTail(this.auditArguments ? call.params.arguments : undefined),
+      ),
+    );
+    if (this.auditScheduled) return;
+    this.auditScheduled = true;
+    writeAtExit(this);
+    queueMicrotask(this.flushAudit);
   }
 }
 

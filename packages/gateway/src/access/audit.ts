@@ -37,7 +37,11 @@ export type AuditHealth =
 
 /** Where audit lines go. */
 export interface AuditSink {
-  write(record: AuditRecord): void;
+  /**
+   * One or more whole lines (`AuditRecord`s as JSON, each ending in a newline): those of
+   * the calls that finished together, written together.
+   */
+  write(lines: string): void;
   /** Opens the file again (after log rotation moved it); a no-op for other sinks. */
   reopen(): void;
   close(): void;
@@ -59,18 +63,15 @@ const codeOf = (error: unknown) =>
   String((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.name ?? 'Error');
 
 /**
- * Appends each record as one JSON line to a file, created mode 0600 (a regular file that
- * exists is set to 0600; a device or pipe is left as it is). `reopen` (SIGHUP) opens the
- * path afresh, so that a rotated file is let go. The lines of calls that finish together are
- * written with one `write(2)`, before any of their answers is sent (a microtask after the
- * first): a line is in the file when its call is answered. A failed write loses its lines,
- * is reported once per episode (`onerror`) and shows in `health()`; the calls go on unless
- * the access config says `audit.required`.
+ * Appends audit lines to a file, created mode 0600 (a regular file that exists is set to
+ * 0600; a device or pipe is left as it is). `reopen` (SIGHUP) opens the path afresh, so that
+ * a rotated file is let go. Each `write` is one `write(2)`: `AccessControl` gives it the
+ * lines of the calls that finished together, before any of their answers is sent. A failed write loses its lines, is reported
+ * once per episode (`onerror`) and shows in `health()`; the calls go on unless the access
+ * config says `audit.required`.
  */
 export class AuditFile implements AuditSink {
   private fd: number;
-  private pending: string[] = [];
-  private scheduled = false;
   private failure: Extract<AuditHealth, { state: 'failing' }> | undefined;
 
   constructor(
@@ -91,21 +92,10 @@ export class AuditFile implements AuditSink {
     return fd;
   }
 
-  write(record: AuditRecord): void {
-    this.pending.push(`${JSON.stringify(record)}\n`);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    queueMicrotask(this.flush);
-  }
-
-  /** Writes the pending lines now (in one write). */
-  readonly flush = (): void => {
-    this.scheduled = false;
-    if (this.pending.length === 0 || this.fd < 0) return;
-    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
-    this.pending = [];
+  write(lines: string): void {
+    if (lines === '' || this.fd < 0) return;
     try {
-      writeSync(this.fd, text);
+      writeSync(this.fd, lines);
     } catch (error) {
       this.fail(error, 'write');
       return;
@@ -114,7 +104,7 @@ export class AuditFile implements AuditSink {
       this.failure = undefined;
       this.options.onrecover?.();
     }
-  };
+  }
 
   private fail(error: unknown, during: 'write' | 'reopen'): void {
     if (this.failure !== undefined) return;
@@ -132,7 +122,6 @@ export class AuditFile implements AuditSink {
   }
 
   reopen(): void {
-    this.flush();
     // The new file first: a path that cannot be opened now keeps the old one writing.
     let next: number;
     try {
@@ -152,17 +141,16 @@ export class AuditFile implements AuditSink {
 
   close(): void {
     if (this.fd < 0) return;
-    this.flush();
     closeSync(this.fd);
     this.fd = -1;
   }
 }
 
-/** Each record as one JSON line to a stream (stdout). */
+/** Audit lines to a stream (stdout), one `write` per batch of lines. */
 export class AuditStream implements AuditSink {
   constructor(private readonly stream: { write(text: string): unknown }) {}
-  write(record: AuditRecord): void {
-    this.stream.write(`${JSON.stringify(record)}\n`);
+  write(lines: string): void {
+    if (lines !== '') this.stream.write(lines);
   }
   reopen(): void {}
   close(): void {}

@@ -26,12 +26,19 @@ export interface RedisSessionStoreOptions {
   prefix?: string;
   /** Time a command waits for Redis before it fails, in ms. */
   commandTimeoutMs?: number;
+  /**
+   * Commands sent in one turn of the event loop go out as one pipeline (ioredis's
+   * `enableAutoPipelining`): concurrent requests share one write to Redis and one read of
+   * its replies. Each command still succeeds or fails on its own.
+   */
+  autoPipelining?: boolean;
 }
 
 export const redisSessionStoreDefaults = {
   url: 'redis://127.0.0.1:6379',
   prefix: 'mcpkit:',
   commandTimeoutMs: 2000,
+  autoPipelining: true,
 } as const;
 
 /**
@@ -170,9 +177,11 @@ export class RedisSessionStore implements SessionStore {
     const d = redisSessionStoreDefaults;
     this.prefix = options.prefix ?? d.prefix;
     const connection = redisConnection(options.url ?? d.url);
+    const enableAutoPipelining = options.autoPipelining ?? d.autoPipelining;
     const redisOptions: RedisOptions = {
       commandTimeout: options.commandTimeoutMs ?? d.commandTimeoutMs,
       maxRetriesPerRequest: 1,
+      enableAutoPipelining,
       ...connection.options,
       ...options.redis,
     };
@@ -183,6 +192,7 @@ export class RedisSessionStore implements SessionStore {
         // The store calls only what both clients have (commands, scripts, pipelines of one
         // slot, pub/sub, events, quit): the Cluster client stands in for a Redis one.
         return new Cluster(cluster.nodes, {
+          enableAutoPipelining,
           ...cluster.options,
           redisOptions: {
             commandTimeout,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../support/scaleout.js';
 
 /**
- * The Redis store's auto-pipelining (on by default): what concurrent requests send in one
+ * The Redis store's auto-pipelining (`autoPipelining: true`; off by default): what concurrent requests send in one
  * turn of the event loop reaches redis-server in one write, and each command still succeeds
  * or fails on its own. A real redis-server counts the reads it made (`INFO stats`).
  */
@@ -37,7 +37,7 @@ const event = (stream: number, final: boolean) => ({
 
 describe('RedisSessionStore auto-pipelining', () => {
   it('10 calls opened and answered in one turn reach redis-server in one read, each kept', async () => {
-    const store = new RedisSessionStore({ url: `unix://${redis.socket}` });
+    const store = new RedisSessionStore({ url: `unix://${redis.socket}`, autoPipelining: true });
     try {
       await store.ping();
       const before = await readsProcessed();
@@ -65,7 +65,7 @@ describe('RedisSessionStore auto-pipelining', () => {
   });
 
   it('a command that fails in a shared pipeline fails alone: the others of its turn are kept', async () => {
-    const store = new RedisSessionStore({ url: `unix://${redis.socket}` });
+    const store = new RedisSessionStore({ url: `unix://${redis.socket}`, autoPipelining: true });
     try {
       // Session `broken`'s log key holds a string: RPUSH on it fails (WRONGTYPE).
       await admin.set('mcpkit:{broken}:e:1', 'not a list');

@@ -28,8 +28,12 @@ export interface RedisSessionStoreOptions {
   commandTimeoutMs?: number;
   /**
    * Commands sent in one turn of the event loop go out as one pipeline (ioredis's
-   * `enableAutoPipelining`): concurrent requests share one write to Redis and one read of
-   * its replies. Each command still succeeds or fails on its own.
+   * `enableAutoPipelining`): concurrent requests share one write to Redis, and each command
+   * still succeeds or fails on its own. Off by default: it costs the replica more CPU than
+   * it saves (ioredis's pipeline bookkeeping per command outweighs the writes saved: the
+   * store's own CPU per call was 1.12× at 64 calls in flight, 1.95× at one), while Redis
+   * spends less (about 0.7× per call). For a Redis that many replicas load more than their
+   * own CPU (bench/README.md, "Scale-out row").
    */
   autoPipelining?: boolean;
 }
@@ -38,7 +42,7 @@ export const redisSessionStoreDefaults = {
   url: 'redis://127.0.0.1:6379',
   prefix: 'mcpkit:',
   commandTimeoutMs: 2000,
-  autoPipelining: true,
+  autoPipelining: false,
 } as const;
 
 /**

@@ -434,7 +434,8 @@ log(`\nwritten: ${path.relative(process.cwd(), outFile)}`);
 (await import('./otel/run.mjs')).printRealOtelRows({ quick }); // #26: against real servers
 (await import('./otel/run.mjs')).printOtelRows({ quick }); // #26: in-process worst case
 (await import('./tool-search/run.mjs')).printToolSearchRows(); // #23 tool search
-// #25 scale-out: the Redis store's CPU per call over the in-memory store, in its own process.
+// #25 scale-out: the Redis store's gateway CPU per forwarded call over the in-memory store
+// (replicas in processes of their own), and the bare server call as information.
 spawnSync(process.execPath, [path.join(here, 'scaleout/run.mjs'), ...(quick ? ['--quick'] : [])], {
   stdio: ['ignore', 'inherit', 'inherit'],
   cwd: here,

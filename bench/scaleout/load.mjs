@@ -7,14 +7,14 @@
 // fixed counts, 127.0.0.1 only, stops by itself. Needs a build, redis-server and haproxy
 // (scripts/ensure-*.mjs install them). Linux only (/proc).
 // Standalone: node bench/scaleout/load.mjs [--quick]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureHaproxy } from '../../scripts/ensure-haproxy.mjs';
-import { ensureRedis } from '../../scripts/ensure-redis.mjs';
+import { startRedis, stop, waitOutput } from './processes.mjs';
 import { openSession, sessionHeaders } from './raw-session.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -94,53 +94,6 @@ async function freePort() {
   const { port } = server.address();
   await new Promise((r) => server.close(r));
   return port;
-}
-
-function waitOutput(child, ready, what) {
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const look = (c) => {
-      out += c;
-      const m = ready.exec(out);
-      if (m) resolve(m);
-    };
-    child.stdout?.on('data', look);
-    child.stderr?.on('data', look);
-    child.once('exit', (code, signal) =>
-      reject(new Error(`${what} exited (${code ?? signal}): ${out}`)),
-    );
-  });
-}
-
-async function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function startRedis() {
-  const binary = ensureRedis();
-  if (!binary) throw new Error('redis-server is missing');
-  const socket = path.join(dir, 'redis.sock');
-  const child = spawn(
-    binary,
-    ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await waitOutput(child, /ready to accept connections/i, 'redis-server');
-  const cli = path.join(path.dirname(binary), 'redis-cli');
-  const info = (section) =>
-    spawnSync(cli, ['-s', socket, 'info', section], { encoding: 'utf8' }).stdout ?? '';
-  const field = (text, name) => Number(new RegExp(`^${name}:(\\S+)`, 'm').exec(text)?.[1] ?? 0);
-  return {
-    socket,
-    pid: child.pid,
-    memory: () => field(info('memory'), 'used_memory'),
-    keys: () => Number(/keys=(\d+)/.exec(info('keyspace'))?.[1] ?? 0),
-    flush: () => spawnSync(cli, ['-s', socket, 'flushall'], { encoding: 'utf8' }),
-    close: () => stop(child),
-  };
 }
 
 async function startReplica(id, redisSocket) {
@@ -348,7 +301,7 @@ process.stdout.write(
     '| run | replicas | clients | calls | calls/s | p50 ms | p99 ms | max ms | errors | CPU µs per call: replicas / backends / HAProxy / Redis / client | max fds per replica | Redis bytes kept per call | load average |\n' +
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n',
 );
-const redis = await startRedis();
+const redis = await startRedis(dir);
 const started = [];
 const results = [];
 try {

@@ -26,12 +26,23 @@ export interface RedisSessionStoreOptions {
   prefix?: string;
   /** Time a command waits for Redis before it fails, in ms. */
   commandTimeoutMs?: number;
+  /**
+   * Commands sent in one turn of the event loop go out as one pipeline (ioredis's
+   * `enableAutoPipelining`): concurrent requests share one write to Redis, and each command
+   * still succeeds or fails on its own. Off by default: it costs the replica more CPU than
+   * it saves (ioredis's pipeline bookkeeping per command outweighs the writes saved: the
+   * store's own CPU per call was 1.12× at 64 calls in flight, 1.95× at one), while Redis
+   * spends less (about 0.7× per call). For a Redis that many replicas load more than their
+   * own CPU (bench/README.md, "Scale-out row").
+   */
+  autoPipelining?: boolean;
 }
 
 export const redisSessionStoreDefaults = {
   url: 'redis://127.0.0.1:6379',
   prefix: 'mcpkit:',
   commandTimeoutMs: 2000,
+  autoPipelining: false,
 } as const;
 
 /**
@@ -170,9 +181,11 @@ export class RedisSessionStore implements SessionStore {
     const d = redisSessionStoreDefaults;
     this.prefix = options.prefix ?? d.prefix;
     const connection = redisConnection(options.url ?? d.url);
+    const enableAutoPipelining = options.autoPipelining ?? d.autoPipelining;
     const redisOptions: RedisOptions = {
       commandTimeout: options.commandTimeoutMs ?? d.commandTimeoutMs,
       maxRetriesPerRequest: 1,
+      enableAutoPipelining,
       ...connection.options,
       ...options.redis,
     };
@@ -183,6 +196,7 @@ export class RedisSessionStore implements SessionStore {
         // The store calls only what both clients have (commands, scripts, pipelines of one
         // slot, pub/sub, events, quit): the Cluster client stands in for a Redis one.
         return new Cluster(cluster.nodes, {
+          enableAutoPipelining,
           ...cluster.options,
           redisOptions: {
             commandTimeout,

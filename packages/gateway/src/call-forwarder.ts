@@ -141,7 +141,8 @@ export class CallForwarder {
   /**
    * A 2025-era call: it never parks (its client is asked directly through `ctx.request`),
    * so it needs no step machine, only the SSE-polling timer when one is configured. Not
-   * `async`: the backend's answer is the client's answer, one promise layer in between.
+   * `async`, and one `then` for the backend's answer: its resend on a failure, the untracking
+   * and `describeError`'s words all hang on it.
    */
   private callNow<T>(
     server: string,
@@ -156,9 +157,14 @@ export class CallForwarder {
       if (pollTimer !== undefined) clearTimeout(pollTimer);
       this.inflight.untrack(server, call as ResumableCall<unknown>);
     };
+    const { manager, callTimeoutMs } = this.options;
+    const startedAt = Date.now();
+    const now = manager.clientNow(server);
     let sent: Promise<T | InputRequiredResult>;
     try {
-      sent = this.forwardCall(server, call, run, repeatable);
+      sent = now
+        ? run(now, callOptions(call, now, callTimeoutMs))
+        : this.forwardCall(server, call, run, repeatable);
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -168,8 +174,21 @@ export class CallForwarder {
         return value as T;
       },
       (error: unknown) => {
-        done();
-        throw error;
+        // The backend that was up failed the call: `resend`'s rule (`forwardCall` applied
+        // it already to a call that waited for its backend).
+        const again = now
+          ? this.resend({ server, call, run, repeatable, startedAt }, error, now)
+          : Promise.reject(error);
+        return again.then(
+          (value) => {
+            done();
+            return value as T;
+          },
+          (final: unknown) => {
+            done();
+            throw this.worded(final, server);
+          },
+        );
       },
     );
   }
@@ -185,10 +204,9 @@ export class CallForwarder {
     run: (client: McpClient, options: InputRoundOptions) => Promise<T | InputRequiredResult>,
     repeatable = true,
   ): Promise<T | InputRequiredReturn> {
-    const called =
-      ctx.era === 'modern'
-        ? this.callModern(server, ctx, run, repeatable)
-        : this.callNow(server, ctx, run, repeatable);
+    // A 2025-era call words its failure itself (in the `then` it has anyway).
+    if (ctx.era !== 'modern') return this.callNow(server, ctx, run, repeatable);
+    const called = this.callModern(server, ctx, run, repeatable);
     if (!this.options.describeError) return called;
     return called.catch((error: unknown) => {
       throw this.worded(error, server);

@@ -123,16 +123,21 @@ export function toolEntry(
           params: { name, arguments: given },
         },
         ctx,
-        (client, options) =>
-          client
-            .callTool(
-              // Without request _meta (the usual case) there is nothing to filter or copy.
-              ctx.meta
-                ? { name: original, arguments: args, ...metaOf(ctx) }
-                : { name: original, arguments: args },
-              host.taskRoutes.options(ctx, client, options),
-            )
-            .then((answer) => host.taskRoutes.note(server, ctx, answer)),
+        (client, options) => {
+          // Only a 2026-07-28 backend answers with a task handle (the client awaits a 2025
+          // one's tasks itself): no `then` for the others.
+          const modern = client.era === 'modern';
+          const called = client.callTool(
+            // Without request _meta (the usual case) there is nothing to filter or copy.
+            ctx.meta
+              ? { name: original, arguments: args, ...metaOf(ctx) }
+              : { name: original, arguments: args },
+            host.taskRoutes.options(ctx, client, options),
+          );
+          return modern
+            ? called.then((answer) => host.taskRoutes.note(server, ctx, answer))
+            : called;
+        },
         retry,
       ) as never;
     },

@@ -11,7 +11,7 @@ import {
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
 import type { SessionEventBuffer } from './event-buffer.js';
-import { acceptsMediaType } from './media-type.js';
+import { ACCEPTS_JSON, ACCEPTS_SSE, streamAccepts } from './media-type.js';
 import type { SessionBusMessage, SessionStore, StoredEvent } from './session-store.js';
 import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
 import type { ErrorStatus } from './streamable-http-handler.js';
@@ -157,11 +157,10 @@ export class LegacySessionTransport implements Transport {
     authInfo?: AuthInfo,
   ): void {
     const traceHeaders = traceHeadersOf(req);
-    const extra: MessageExtra = {
-      httpPeer: req,
-      ...(authInfo !== undefined ? { authInfo } : {}),
-      ...(traceHeaders !== undefined ? { traceHeaders } : {}),
-    };
+    // Built field by field: spreads of optional parts cost an object each, on every POST.
+    const extra: MessageExtra = { httpPeer: req };
+    if (authInfo !== undefined) extra.authInfo = authInfo;
+    if (traceHeaders !== undefined) extra.traceHeaders = traceHeaders;
     this.touch();
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       if (this.nextStream === this.firstStream) this.initializeId = message.id as JsonRpcId;
@@ -193,8 +192,10 @@ export class LegacySessionTransport implements Transport {
       );
       return;
     }
-    const acceptsSse = acceptsMediaType(req.headers.accept, 'text/event-stream');
-    const acceptsJson = acceptsMediaType(req.headers.accept, 'application/json') || !acceptsSse;
+    // The Accept header, parsed once for both types (and remembered for the next request).
+    const accepts = streamAccepts(req.headers.accept);
+    const acceptsSse = (accepts & ACCEPTS_SSE) !== 0;
+    const acceptsJson = (accepts & ACCEPTS_JSON) !== 0 || !acceptsSse;
     const stream: Stream = {
       id: this.nextStream++,
       res,

@@ -57,6 +57,27 @@ export function acceptsMediaType(accept: string | undefined, type: string): bool
   return known ?? remember(byAccept, accept, parseAccepts(accept, type));
 }
 
+/** `streamAccepts`: the value admits `text/event-stream`. */
+export const ACCEPTS_SSE = 1;
+/** `streamAccepts`: the value admits `application/json`. */
+export const ACCEPTS_JSON = 2;
+const streamAccepted = new Map<string, number>();
+
+/**
+ * What an `Accept` value admits of the two types a POST's answer can take, as
+ * `ACCEPTS_SSE | ACCEPTS_JSON` bits: one lookup per request for a value seen before
+ * (`acceptsMediaType`'s rules for each type).
+ */
+export function streamAccepts(accept: string | undefined): number {
+  if (accept === undefined) return 0;
+  const known = streamAccepted.get(accept);
+  if (known !== undefined) return known;
+  const bits =
+    (parseAccepts(accept, 'text/event-stream') ? ACCEPTS_SSE : 0) |
+    (parseAccepts(accept, 'application/json') ? ACCEPTS_JSON : 0);
+  return remember(streamAccepted, accept, bits);
+}
+
 function parseAccepts(accept: string, type: string): boolean {
   const [major] = type.split('/', 1);
   for (const range of accept.split(',')) {

@@ -183,6 +183,10 @@ export interface StreamableHttpStats {
 
 /** A `node:http` request listener that serves an `McpServer`, plus what it holds open. */
 export interface StreamableHttpHandler {
+  /**
+   * Takes a request in; the promise settles once it is taken in (a POST's answer comes
+   * later, on `res`), and never rejects: a request that fails is answered 500 or 503.
+   */
   (req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Open 2025-era sessions. */
   readonly sessionCount: number;
@@ -199,27 +203,51 @@ class BodyTooLarge extends Error {}
 /** The session store could not be read: the request is answered 503 (another try may work). */
 class StoreUnavailable extends Error {}
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads a request body of at most `limit` bytes and hands it (or why it could not be read)
+ * to `done`, once. A callback, not a promise: the body of every POST goes through here.
+ */
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  done: (body: Buffer | undefined, error?: unknown) => void,
+): void {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
+  if (Number.isFinite(declared) && declared > limit) {
+    done(undefined, new BodyTooLarge());
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      req.removeAllListeners('data');
+      req.resume();
+      if (!settled) {
+        settled = true;
+        done(undefined, new BodyTooLarge());
       }
-      chunks.push(chunk);
-    });
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (settled) return;
+    settled = true;
     // A body that came in one chunk (the usual case) is used as it is, not copied.
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.on('error', reject);
+    done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  });
+  req.on('error', (error) => {
+    if (settled) return;
+    settled = true;
+    done(undefined, error);
   });
 }
+
+/** What the handler returns for a request it took in without waiting for anything. */
+const TAKEN: Promise<void> = Promise.resolve();
 
 /** A cap's refusal as an HTTP answer, with `Retry-After`. */
 function refuse(
@@ -296,29 +324,37 @@ export function createStreamableHttpHandler(
   const unsubscribes = new Map<string, () => Promise<void>>();
   const lastTouch = new Map<string, number>();
 
-  /** This replica's copy of a session: open here, or taken up from the store. */
-  async function findSession(
-    req: IncomingMessage,
-    sessionId: string,
-  ): Promise<LegacySessionTransport | undefined> {
+  /**
+   * This replica's open copy of a session, found without waiting: undefined when it is not
+   * open here or is still being taken up from the store (`findSession` then waits for it).
+   */
+  function sessionHere(sessionId: string): LegacySessionTransport | undefined {
     // A copy still being taken up is in `sessions` before it is restored and connected: a
     // request that used it then would open a stream with no priming event and its message
     // would reach no one (ci10's unanswered call). It waits for the take-up instead.
+    if (hydrating.size > 0 && hydrating.has(sessionId)) return undefined;
+    const local = sessions.get(sessionId);
+    if (local === undefined || local.isClosed) return undefined;
+    if (store) {
+      // The store keeps a session as long as any replica sees it used.
+      const now = Date.now();
+      if (now - (lastTouch.get(sessionId) ?? 0) > idleTimeoutMs / 4) {
+        lastTouch.set(sessionId, now);
+        store.touchSession(sessionId, idleTimeoutMs).catch(reportStoreError);
+      }
+    }
+    return local;
+  }
+
+  /** This replica's copy of a session: open here, or taken up from the store. */
+  function findSession(
+    req: IncomingMessage,
+    sessionId: string,
+  ): Promise<LegacySessionTransport | undefined> {
     const taking = hydrating.get(sessionId);
     if (taking) return taking;
-    const local = sessions.get(sessionId);
-    if (local && !local.isClosed) {
-      if (store) {
-        // The store keeps a session as long as any replica sees it used.
-        const now = Date.now();
-        if (now - (lastTouch.get(sessionId) ?? 0) > idleTimeoutMs / 4) {
-          lastTouch.set(sessionId, now);
-          store.touchSession(sessionId, idleTimeoutMs).catch(reportStoreError);
-        }
-      }
-      return local;
-    }
-    if (!store) return undefined;
+    const local = sessionHere(sessionId);
+    if (local !== undefined || !store) return Promise.resolve(local);
     const pending = hydrate(req, sessionId)
       .catch((error: unknown) => {
         reportStoreError(error instanceof Error ? error : new Error(String(error)));
@@ -423,7 +459,11 @@ export function createStreamableHttpHandler(
     return { transport, session };
   }
 
-  async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * A POST: checked, its body read (a callback), then `received`. Nothing here waits on a
+   * promise: a request of a session open here is handed to it in the body's `end` event.
+   */
+  function post(req: IncomingMessage, res: ServerResponse): void {
     const listenHeader =
       String(req.headers['mcp-method'] ?? '').trim() === 'subscriptions/listen' &&
       req.headers['mcp-session-id'] === undefined;
@@ -450,10 +490,27 @@ export function createStreamableHttpHandler(
       );
       return;
     }
+    readBody(req, maxBodyBytes, (body, error) => {
+      try {
+        const pending = received(req, res, body, error);
+        if (pending !== undefined) pending.catch((e: unknown) => failed(res, e));
+      } catch (e) {
+        failed(res, e);
+      }
+    });
+  }
+
+  /** A POST's body, read (or why not): parsed, checked, and handed to its session or exchange. */
+  function received(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer | undefined,
+    readError: unknown,
+  ): Promise<void> | undefined {
     let parsed: unknown;
     let bodyBytes = 0;
     try {
-      const body = await readBody(req, maxBodyBytes);
+      if (body === undefined) throw readError;
       bodyBytes = body.length;
       const text = body.toString('utf8');
       // Refused before it is parsed: every walk of a request (validation, a handler's)
@@ -505,41 +562,22 @@ export function createStreamableHttpHandler(
     const version = String(req.headers['mcp-protocol-version'] ?? '').trim();
 
     if (typeof sessionId === 'string') {
-      const session = await findSession(req, sessionId);
-      if (!session || session.isClosed) {
-        sendJsonError(
-          res,
-          404,
-          SESSION_NOT_FOUND,
-          'Session not found: initialize a new session',
-          id,
-        );
+      // A session open here (the usual case) is used in this turn; one being taken up from
+      // the store is waited for.
+      const here = sessionHere(sessionId);
+      if (here !== undefined || !store) {
+        sessionPost(req, res, message, id, sessionId, version, here);
         return;
       }
-      if (version !== '' && !isLegacyVersion(version)) {
-        sendJsonError(
-          res,
-          400,
-          RpcErrorCode.InvalidRequest,
-          `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} for this session`,
-          id,
-        );
-        return;
-      }
-      const busy = holdings.sessionStreamRefusal(sessionId);
-      if (busy) {
-        refuse(res, busy, id, '1');
-        return;
-      }
-      session.handlePost(req, res, message, options.authInfo?.(req));
-      return;
+      return findSession(req, sessionId).then((found) =>
+        sessionPost(req, res, message, id, sessionId, version, found),
+      );
     }
 
     const modern = hasModernMeta(message) || (version !== '' && !isLegacyVersion(version));
     if (!modern) {
       if ('method' in message && message.method === 'initialize' && 'id' in message) {
-        await openSession(req, res, message as JsonRpcRequest);
-        return;
+        return openSession(req, res, message as JsonRpcRequest);
       }
       sendJsonError(
         res,
@@ -590,6 +628,49 @@ export function createStreamableHttpHandler(
       }
       holdings.holdListen(key, bodyBytes, res);
     }
+    return exchange(req, res, request, acceptsSse, listen);
+  }
+
+  /** A POST of the session `sessionId` (`session`: its copy here, if any). */
+  function sessionPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: JsonRpcMessage,
+    id: string | number | null,
+    sessionId: string,
+    version: string,
+    session: LegacySessionTransport | undefined,
+  ): void {
+    if (!session || session.isClosed) {
+      sendJsonError(res, 404, SESSION_NOT_FOUND, 'Session not found: initialize a new session', id);
+      return;
+    }
+    if (version !== '' && !isLegacyVersion(version)) {
+      sendJsonError(
+        res,
+        400,
+        RpcErrorCode.InvalidRequest,
+        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} for this session`,
+        id,
+      );
+      return;
+    }
+    const busy = holdings.sessionStreamRefusal(sessionId);
+    if (busy) {
+      refuse(res, busy, id, '1');
+      return;
+    }
+    session.handlePost(req, res, message, options.authInfo?.(req));
+  }
+
+  /** A 2026-07-28 request: its own exchange, answered on this POST. */
+  async function exchange(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: JsonRpcRequest,
+    acceptsSse: boolean,
+    listen: boolean,
+  ): Promise<void> {
     const transport = new ModernExchangeTransport(res, request, acceptsSse, options.errorStatus);
     const session = await server.connect(transport, {
       era: 'modern',
@@ -644,79 +725,92 @@ export function createStreamableHttpHandler(
     transport.handlePost(req, res, message, options.authInfo?.(req));
   }
 
-  const handler = (async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** A request that failed after it was taken in: 503 when another try may work, else 500. */
+  function failed(res: ServerResponse, error: unknown): void {
+    if (error instanceof StoreUnavailable) {
+      sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed', null, {
+        'retry-after': '1',
+      });
+      return;
+    }
+    if (McpServerError.isInstance(error) && error.code === ServerErrorCode.Closed) {
+      sendJsonError(res, 503, -32000, 'Service Unavailable: the server is shutting down');
+      return;
+    }
+    server.reportError(error instanceof Error ? error : new Error(String(error)));
+    sendJsonError(res, 500, RpcErrorCode.InternalError, 'Internal error');
+  }
+
+  /** A GET (the session's stream, a resumption) or a DELETE (the session's end). */
+  async function getOrDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    if (req.method !== 'GET' && req.method !== 'DELETE') {
+      sendJsonError(res, 405, -32000, 'Method Not Allowed', null, { allow: 'GET, POST, DELETE' });
+      return;
+    }
+    if (typeof sessionId !== 'string') {
+      // The 2026-07-28 binding has neither the GET stream nor DELETE.
+      sendJsonError(res, 405, -32000, 'Method Not Allowed without an Mcp-Session-Id', null, {
+        allow: 'POST',
+      });
+      return;
+    }
+    const session = await findSession(req, sessionId);
+    if (!session || session.isClosed) {
+      sendJsonError(res, 404, SESSION_NOT_FOUND, 'Session not found: initialize a new session');
+      return;
+    }
+    if (req.method === 'DELETE') {
+      if (store) {
+        // Gone for every replica: the record, the event logs, and their copies.
+        await store.deleteSession(sessionId);
+        await store.publish(sessionId, { kind: 'closed' });
+      }
+      await session.close();
+      res.writeHead(200).end();
+      return;
+    }
+    const busy = holdings.sessionStreamRefusal(sessionId);
+    if (busy) {
+      refuse(res, busy, null, '1');
+      return;
+    }
+    if (!acceptsMediaType(req.headers.accept, 'text/event-stream')) {
+      sendJsonError(
+        res,
+        406,
+        -32000,
+        'Not Acceptable: a GET stream needs Accept: text/event-stream',
+      );
+      return;
+    }
+    session.handleGet(req, res);
+  }
+
+  // Not `async`: a POST of a session open here is taken in without a promise (the returned
+  // one is settled; what a request still waits for, it handles itself).
+  const handler = ((req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refusal = refuseHostOrOrigin(req, allowedHosts, options.allowedOrigins);
     if (refusal) {
       sendJsonError(res, 403, -32000, `Forbidden: ${refusal}`);
-      return;
+      return TAKEN;
     }
     const full = holdings.streamRefusal();
     if (full) {
       refuseAfterDrain(req, () => refuse(res, full, null, '5'));
-      return;
+      return TAKEN;
     }
     const sid = req.headers['mcp-session-id'];
     holdings.holdStream(res, typeof sid === 'string' && sessions.has(sid) ? sid : undefined);
     try {
       if (req.method === 'POST') {
-        await post(req, res);
-        return;
+        post(req, res);
+        return TAKEN;
       }
-      const sessionId = req.headers['mcp-session-id'];
-      if (req.method !== 'GET' && req.method !== 'DELETE') {
-        sendJsonError(res, 405, -32000, 'Method Not Allowed', null, { allow: 'GET, POST, DELETE' });
-        return;
-      }
-      if (typeof sessionId !== 'string') {
-        // The 2026-07-28 binding has neither the GET stream nor DELETE.
-        sendJsonError(res, 405, -32000, 'Method Not Allowed without an Mcp-Session-Id', null, {
-          allow: 'POST',
-        });
-        return;
-      }
-      const session = await findSession(req, sessionId);
-      if (!session || session.isClosed) {
-        sendJsonError(res, 404, SESSION_NOT_FOUND, 'Session not found: initialize a new session');
-        return;
-      }
-      if (req.method === 'DELETE') {
-        if (store) {
-          // Gone for every replica: the record, the event logs, and their copies.
-          await store.deleteSession(sessionId);
-          await store.publish(sessionId, { kind: 'closed' });
-        }
-        await session.close();
-        res.writeHead(200).end();
-        return;
-      }
-      const busy = holdings.sessionStreamRefusal(sessionId);
-      if (busy) {
-        refuse(res, busy, null, '1');
-        return;
-      }
-      if (!acceptsMediaType(req.headers.accept, 'text/event-stream')) {
-        sendJsonError(
-          res,
-          406,
-          -32000,
-          'Not Acceptable: a GET stream needs Accept: text/event-stream',
-        );
-        return;
-      }
-      session.handleGet(req, res);
+      return getOrDelete(req, res).catch((error: unknown) => failed(res, error));
     } catch (error) {
-      if (error instanceof StoreUnavailable) {
-        sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed', null, {
-          'retry-after': '1',
-        });
-        return;
-      }
-      if (McpServerError.isInstance(error) && error.code === ServerErrorCode.Closed) {
-        sendJsonError(res, 503, -32000, 'Service Unavailable: the server is shutting down');
-        return;
-      }
-      server.reportError(error instanceof Error ? error : new Error(String(error)));
-      sendJsonError(res, 500, RpcErrorCode.InternalError, 'Internal error');
+      failed(res, error);
+      return TAKEN;
     }
   }) as StreamableHttpHandler;
 

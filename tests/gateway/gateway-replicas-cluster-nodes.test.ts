@@ -2,6 +2,7 @@ import { RedisSessionStore } from '@mcpkit/gateway-redis';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  collectText,
   dropAfterFirstEventId,
   type RedisCluster,
   rawSession,
@@ -58,15 +59,7 @@ describe('the Redis store on a three-node Redis Cluster', () => {
       expect(await admin.exists(`mcpkit:{${headers['mcp-session-id']}}:s`)).toBe(1);
       const get = await fetch(b.url, { headers });
       expect(get.status).toBe(200);
-      const reader = get.body!.getReader();
-      let stream = '';
-      void (async () => {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          stream += Buffer.from(value).toString();
-        }
-      })().catch(() => {});
+      const getStream = collectText(get);
       const answer = await fetch(a.url, {
         method: 'POST',
         headers,
@@ -79,7 +72,7 @@ describe('the Redis store on a three-node Redis Cluster', () => {
       }).then((r) => r.text());
       expect(answer).toContain('step on node-a');
       await expect
-        .poll(() => stream, { timeout: 10_000 })
+        .poll(getStream.text, { timeout: 10_000 })
         .toContain('notifications/tools/list_changed');
       const abort = new AbortController();
       const dropped = await fetch(a.url, {
@@ -98,7 +91,7 @@ describe('the Redis store on a three-node Redis Cluster', () => {
       expect(resumed.status).toBe(200);
       expect(await resumed.text()).toContain('step on node-a');
       expect((await fetch(b.url, { method: 'DELETE', headers })).status).toBeLessThan(300);
-      await reader.cancel().catch(() => {});
+      await getStream.cancel();
       expect(await admin.exists(`mcpkit:{${headers['mcp-session-id']}}:s`)).toBe(0);
     }
     expect(errors.map((e) => e.message)).toEqual([]);

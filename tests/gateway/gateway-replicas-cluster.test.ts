@@ -2,6 +2,7 @@ import { RedisSessionStore } from '@mcpkit/gateway-redis';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  collectText,
   dropAfterFirstEventId,
   type RedisServer,
   rawSession,
@@ -144,15 +145,7 @@ describe('the Redis store on a Redis Cluster node', () => {
     // The GET stream held on b: the list change a's tool sends reaches it through the store.
     const get = await fetch(b.url, { headers });
     expect(get.status).toBe(200);
-    const reader = get.body!.getReader();
-    let getText = '';
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        getText += Buffer.from(value).toString();
-      }
-    })().catch(() => {});
+    const getStream = collectText(get);
     const answer = await post(a.url, headers, {
       jsonrpc: '2.0',
       id: 1,
@@ -161,7 +154,7 @@ describe('the Redis store on a Redis Cluster node', () => {
     }).then((r) => r.text());
     expect(answer).toContain('step on slot-a');
     await expect
-      .poll(() => getText, { timeout: 10_000 })
+      .poll(getStream.text, { timeout: 10_000 })
       .toContain('notifications/tools/list_changed');
     // A call's stream dropped at its priming event on a, resumed on b from the store's log.
     const abort = new AbortController();
@@ -193,7 +186,7 @@ describe('the Redis store on a Redis Cluster node', () => {
     expect((await slotsOf(keys)).size).toBe(1);
     const del = await fetch(b.url, { method: 'DELETE', headers });
     expect(del.status).toBeLessThan(300);
-    await reader.cancel().catch(() => {});
+    await getStream.cancel();
     expect(await admin.keys(`*${sessionId}*`)).toEqual([]);
     expect(storeErrors.map((e) => e.message)).toEqual([]);
     const touched = await checkSeen();

@@ -5,7 +5,7 @@ import {
   type SessionStore,
 } from '@mcpkit/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawSession } from '../support/scaleout.js';
+import { collectText, rawSession } from '../support/scaleout.js';
 
 /**
  * A custom `SessionStore` written before `appendStandalone` existed (every other method,
@@ -75,15 +75,7 @@ describe('a session store without appendStandalone (written before it)', () => {
     const headers = await rawSession(a.url);
     const get = await fetch(b.url, { headers });
     expect(get.status).toBe(200);
-    const reader = get.body!.getReader();
-    let stream = '';
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        stream += Buffer.from(value).toString();
-      }
-    })().catch(() => {});
+    const getStream = collectText(get);
     // Two calls on a, one on b: each replica's list change reaches b's GET stream.
     for (const [url, id] of [
       [a.url, 1],
@@ -102,12 +94,13 @@ describe('a session store without appendStandalone (written before it)', () => {
       }).then((r) => r.text());
       expect(answer).toContain('changed on');
     }
-    const changes = () => [...stream.matchAll(/notifications\/tools\/list_changed/g)].length;
+    const changes = () =>
+      [...getStream.text().matchAll(/notifications\/tools\/list_changed/g)].length;
     await expect.poll(changes, { timeout: 10_000 }).toBe(3);
     // Event ids of the GET stream go up one by one (the holder numbers them).
-    const ids = [...stream.matchAll(/^id: 0_(\d+)$/gm)].map((m) => Number(m[1]));
+    const ids = [...getStream.text().matchAll(/^id: 0_(\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids.slice(-3)).toEqual([ids.at(-3)!, ids.at(-3)! + 1, ids.at(-3)! + 2]);
-    await reader.cancel().catch(() => {});
+    await getStream.cancel();
     expect(errors).toEqual([]);
   });
 });

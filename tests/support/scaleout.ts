@@ -355,6 +355,23 @@ export function processAlive(pid: number): boolean {
 }
 
 /**
+ * Reads a response's body in the background (a GET stream that stays open): `text()` is
+ * what has arrived so far, `cancel()` stops reading (and drops the stream).
+ */
+export function collectText(res: Response): { text(): string; cancel(): Promise<void> } {
+  const reader = res.body!.getReader();
+  let text = '';
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += Buffer.from(value).toString();
+    }
+  })().catch(() => {});
+  return { text: () => text, cancel: () => reader.cancel().catch(() => {}) };
+}
+
+/**
  * Reads an SSE answer up to its first event id (the priming event), then drops the
  * connection with `abort`: a stream broken as a network would break it.
  */

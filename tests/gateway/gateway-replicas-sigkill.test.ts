@@ -129,6 +129,8 @@ afterAll(async () => {
 interface LoadRun {
   calls: number;
   errors: string[];
+  /** How many calls failed, per client. */
+  failedPerClient: number[];
   callsPerSecond: number;
   p50: number;
   p99: number;
@@ -146,18 +148,21 @@ async function loadRun(
   );
   const latencies: number[] = [];
   const errors: string[] = [];
+  const failedPerClient = opened.map(() => 0);
   let done = 0;
   let half: Promise<void> | undefined;
   const started = performance.now();
   await Promise.all(
-    opened.map(async (client) => {
+    opened.map(async (client, c) => {
       for (let i = 0; i < calls; i++) {
         const t = performance.now();
         try {
-          await client.callTool({ name: 'probe__whoami' });
+          // Well under the test's own timeout: a call that waits fails here, by its message.
+          await client.callTool({ name: 'probe__whoami' }, undefined, { timeout: 20_000 });
         } catch (error) {
           const cause = (error as { cause?: { message?: string } }).cause?.message;
           errors.push(`${(error as Error).message}${cause ? ` (${cause})` : ''}`);
+          failedPerClient[c]!++;
         }
         latencies.push(performance.now() - t);
         if (++done === Math.floor((clients * calls) / 2) && halfway) half = halfway();
@@ -172,6 +177,7 @@ async function loadRun(
   return {
     calls: latencies.length,
     errors,
+    failedPerClient,
     callsPerSecond: latencies.length / seconds,
     p50: at(0.5),
     p99: at(0.99),
@@ -257,12 +263,16 @@ describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL'
     expect(run.calls).toBe(40);
     expect(victim.child.signalCode).toBe('SIGKILL');
     console.log(run.errors);
-    // Only calls in flight on the dead replica fail: at most one per client. One whose
-    // stream had begun is failed by another replica, naming the dead one. One whose POST the
+    // Only calls sent to the dead replica fail. The one each client had in flight: one whose
+    // stream had begun is failed by another replica, naming the dead one; one whose POST the
     // dead replica held before its first event is failed by HAProxy: it closes the client's
     // connection (the fetch fails) or answers 502. No replica can tell which call that was,
-    // and it is not retried (not idempotent). No call waits for the SDK's own timeout.
-    expect(run.errors.length).toBeLessThanOrEqual(4);
+    // and it is not retried (not idempotent). And at most one more per client: a call
+    // HAProxy sent on a pooled connection to the dead replica before it saw that connection
+    // closed (it has no health check here). No call waits for a timeout: a stream's head
+    // and its priming event go out in one write (tests/server/sse-head-write.test.ts), so a
+    // client never holds a stream it cannot resume.
+    for (const failed of run.failedPerClient) expect(failed).toBeLessThanOrEqual(2);
     for (const message of run.errors)
       expect(message).toMatch(
         new RegExp(

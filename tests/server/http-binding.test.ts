@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { legacyHeaders, modernHeaders, modernMeta, openSse, send } from './support/raw-http.js';
+import {
+  initializeBody as initialize,
+  legacyHeaders,
+  modernHeaders,
+  modernMeta,
+  openRawSession,
+  openSse,
+  send,
+} from './support/raw-http.js';
 import { type HttpFixture, startHttpFixture } from './support/servers.js';
 
 /**
@@ -13,32 +21,7 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-const initialize = (version = '2025-11-25') =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: version,
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '1' },
-    },
-  });
-
-async function openSession(url: URL, version = '2025-11-25'): Promise<string> {
-  const res = await send(url, 'POST', legacyHeaders, initialize(version));
-  expect(res.status).toBe(200);
-  const id = res.headers['mcp-session-id'];
-  expect(typeof id).toBe('string');
-  const ack = await send(
-    url,
-    'POST',
-    { ...legacyHeaders, 'mcp-session-id': id as string, 'mcp-protocol-version': version },
-    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  );
-  expect(ack.status).toBe(202);
-  return id as string;
-}
+const openSession = openRawSession;
 
 /** A GET that resumes a 2025-11-25 session's stream after `lastEventId`. */
 function resumeFrom(url: URL, sessionId: string, lastEventId: string) {

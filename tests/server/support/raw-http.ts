@@ -55,6 +55,38 @@ export const modernMeta = {
   'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
 };
 
+/** An `initialize` request's body (id 1) for `version`. */
+export const initializeBody = (version = '2025-11-25') =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: version,
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    },
+  });
+
+/**
+ * A 2025-revision session opened by hand: `initialize`, then `notifications/initialized`;
+ * its id. Fails the test when the server refuses either.
+ */
+export async function openRawSession(url: URL, version = '2025-11-25'): Promise<string> {
+  const res = await send(url, 'POST', legacyHeaders, initializeBody(version));
+  const id = res.headers['mcp-session-id'];
+  if (res.status !== 200 || typeof id !== 'string')
+    throw new Error(`initialize was answered ${res.status}: ${res.body}`);
+  const ack = await send(
+    url,
+    'POST',
+    { ...legacyHeaders, 'mcp-session-id': id, 'mcp-protocol-version': version },
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  );
+  if (ack.status !== 202) throw new Error(`notifications/initialized was answered ${ack.status}`);
+  return id;
+}
+
 /** An SSE response read event by event. */
 export interface SseStream {
   status: number;

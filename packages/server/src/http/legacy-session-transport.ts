@@ -247,8 +247,11 @@ export class LegacySessionTransport implements Transport {
     // A fresh GET (no Last-Event-ID) is a new stream: the old one's events can't be asked for.
     this.options.events.forget(0);
     this.standaloneOpened = true;
-    startSse(res, { 'mcp-session-id': this.sessionId });
-    if (this.resumable()) res.write(primingEvent(`0_${this.seq}`, this.options.retryMs));
+    startSse(
+      res,
+      { 'mcp-session-id': this.sessionId },
+      this.resumable() ? primingEvent(`0_${this.seq}`, this.options.retryMs) : undefined,
+    );
     res.on('close', () => {
       if (this.standalone.res === res) this.standalone.res = undefined;
     });
@@ -306,9 +309,12 @@ export class LegacySessionTransport implements Transport {
         return;
       }
     }
-    startSse(res, { 'mcp-session-id': this.sessionId });
+    startSse(
+      res,
+      { 'mcp-session-id': this.sessionId },
+      !resumed && this.resumable() ? primingEvent(`0_${last}`, this.options.retryMs) : undefined,
+    );
     this.standaloneSeq = resumed ? resumed.after : last;
-    if (!resumed && this.resumable()) res.write(primingEvent(`0_${last}`, this.options.retryMs));
     for (const e of [...all, ...early].sort((a, b) => a.seq - b.seq)) this.deliverStandalone(e);
     for (const data of this.unloggedEarly.splice(0)) this.deliverUnlogged(data);
     this.endAtMaxAge(res);
@@ -500,9 +506,11 @@ export class LegacySessionTransport implements Transport {
     stream.mode = 'sse';
     stream.last = this.seq;
     if (!stream.res) return;
-    startSse(stream.res, { 'mcp-session-id': this.sessionId });
-    if (this.resumable())
-      stream.res.write(primingEvent(`${stream.id}_${this.seq}`, this.options.retryMs));
+    startSse(
+      stream.res,
+      { 'mcp-session-id': this.sessionId },
+      this.resumable() ? primingEvent(`${stream.id}_${this.seq}`, this.options.retryMs) : undefined,
+    );
   }
 
   private write(stream: Stream, message: JsonRpcMessage, final: boolean): void {
@@ -635,8 +643,12 @@ export class LegacySessionTransport implements Transport {
     // The client has everything up to `after` on this stream: those go.
     buffer.acknowledge(streamId, after);
     if (live?.res && live.res !== res) live.res.end();
-    startSse(res, { 'mcp-session-id': this.sessionId });
-    for (const e of events) res.write(sseEvent(e.data, `${e.stream}_${e.seq}`));
+    // What is replayed goes out with the head, in one write.
+    startSse(
+      res,
+      { 'mcp-session-id': this.sessionId },
+      events.map((e) => sseEvent(e.data, `${e.stream}_${e.seq}`)).join(''),
+    );
     if (!live || live.ended) {
       this.endDelivered(res, streamId);
       return;
@@ -709,10 +721,13 @@ export class LegacySessionTransport implements Transport {
         return;
       }
       const kept = all.filter((e) => e.seq > after);
-      startSse(res, { 'mcp-session-id': this.sessionId });
       const pending = [...kept, ...early].sort((a, b) => a.seq - b.seq);
       early = undefined;
+      // The head and what is replayed go out in one write (see startSse).
+      res.cork();
+      startSse(res, { 'mcp-session-id': this.sessionId });
       for (const e of pending) emit(e);
+      res.uncork();
       if (done) return;
       const ownerGone = async (): Promise<void> => {
         if (done || (await store.isAlive(owner.replica)) || done) return;

@@ -103,7 +103,9 @@ export class ModernExchangeTransport implements Transport {
       // A client that takes JSON only gets the final answer alone.
       if (!this.acceptsSse) return SENT;
       this.mode = 'sse';
-      startSse(this.res);
+      // The head goes out with the first event, in one write.
+      startSse(this.res, {}, sseEvent(data));
+      return SENT;
     }
     this.res.write(sseEvent(data));
     return SENT;

@@ -1,7 +1,11 @@
 import type { ServerResponse } from 'node:http';
 
 /** Opens an SSE response. */
-export function startSse(res: ServerResponse, headers: Record<string, string> = {}): void {
+export function startSse(
+  res: ServerResponse,
+  headers: Record<string, string> = {},
+  first?: string,
+): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
@@ -10,7 +14,13 @@ export function startSse(res: ServerResponse, headers: Record<string, string> = 
     'x-accel-buffering': 'no',
     ...headers,
   });
-  res.flushHeaders();
+  // With a first event, the head goes out with it in one write: a proxy (or the client)
+  // then has both or neither. A head alone before a priming event opens a window where a
+  // replica killed between the two writes leaves the client a stream with no event id, which
+  // a client cannot resume and may wait on forever (seen with the SDK v1 client behind
+  // HAProxy, tests/gateway/gateway-replicas-sigkill.test.ts).
+  if (first === undefined || first === '') res.flushHeaders();
+  else res.write(first);
 }
 
 /** One `message` event, with an id when the stream is resumable. */

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { strayProcesses } from './support/process-table.js';
+import { processKey, processTable, strayProcesses } from './support/process-table.js';
 
 const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 // The trailing separator matters: without it, a sibling worktree whose path starts with
@@ -20,12 +20,13 @@ export const orphanReport = path.join(repoRoot, '.ci/orphans.txt');
  */
 export default function setup() {
   rmSync(orphanReport, { force: true });
-  const before = new Set(markers.flatMap((m) => strayProcesses(m, process.pid)).map((p) => p.pid));
+  // Every process running now: what runs under one of them (a shell's benchmark) is not ours.
+  const before = new Set(processTable().map(processKey));
   return async () => {
     await new Promise((r) => setTimeout(r, 200));
     const left = markers
-      .flatMap((m) => strayProcesses(m, process.pid))
-      .filter((p) => !before.has(p.pid) && p.pid !== process.pid);
+      .flatMap((m) => strayProcesses(m, process.pid, before))
+      .filter((p) => p.pid !== process.pid);
     if (left.length > 0) {
       const list = left.map((p) => `  ${p.pid} ${p.cmdline.slice(0, 160)}`).join('\n');
       for (const p of left) {

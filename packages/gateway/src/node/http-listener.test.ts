@@ -89,6 +89,73 @@ describe('listenHttp', () => {
     });
   });
 
+  /** Whether `seen` holds a whole HTTP answer: its head and its body (by length, or chunked). */
+  const answered = (seen: string): boolean => {
+    const head = seen.indexOf('\r\n\r\n');
+    if (head === -1) return false;
+    const length = /content-length: (\d+)/i.exec(seen.slice(0, head));
+    if (length) return seen.length >= head + 4 + Number(length[1]);
+    return seen.endsWith('\r\n0\r\n\r\n');
+  };
+
+  it('checks every request of a kept-alive connection: a changed token or Host is refused after good ones', async () => {
+    await withGateway(async (gateway) => {
+      const face = await listenHttp(gateway, { port: 0, token: TOKEN });
+      const port = Number(face.url.port);
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      let seen = '';
+      socket.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+      });
+      /** One request on the connection; resolves with its whole answer (headers and body). */
+      const ask = async (authorization: string, host = `127.0.0.1:${port}`) => {
+        seen = '';
+        socket.write(
+          `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\n\r\n`,
+        );
+        for (;;) {
+          if (answered(seen)) return seen;
+          await once(socket, 'data');
+        }
+      };
+      try {
+        await once(socket, 'connect');
+        expect(await ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        // Another header with the same token, then a Host the listener does not answer to.
+        expect(await ask(`bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await ask(`Bearer ${TOKEN}`, 'evil.example')).toMatch(/^HTTP\/1\.1 403/);
+      } finally {
+        socket.destroy();
+      }
+      // The 403 closed that connection: a new one, good requests, then a token of the same length.
+      const again = connect(port, '127.0.0.1');
+      again.on('error', () => {});
+      again.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+      });
+      const askAgain = async (authorization: string) => {
+        seen = '';
+        again.write(
+          `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${authorization}\r\n\r\n`,
+        );
+        for (;;) {
+          if (answered(seen)) return seen;
+          await once(again, 'data');
+        }
+      };
+      try {
+        await once(again, 'connect');
+        expect(await askAgain(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await askAgain(`Bearer ${'y'.repeat(TOKEN.length)}`)).toMatch(/^HTTP\/1\.1 401/);
+      } finally {
+        again.destroy();
+        await face.close();
+      }
+    });
+  });
+
   it('closes a request whose body trickles in after requestTimeoutMs (408), the token notwithstanding', async () => {
     await withGateway(async (gateway) => {
       const face = await listenHttp(gateway, {

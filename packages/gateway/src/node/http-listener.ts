@@ -160,6 +160,8 @@ function bearerOf(header: string | undefined): string {
 interface ConnectionAuth {
   header: string | undefined;
   token: string;
+  /** `token` is the static token: compared once per connection and header, not per request. */
+  isStatic: boolean;
   host: string | undefined;
   endpoint: string | undefined;
   resource: string | undefined;
@@ -173,13 +175,34 @@ function tokenOf(req: IncomingMessage): string {
   if (last !== undefined && last.header === header) return last.token;
   const token = bearerOf(header);
   if (last === undefined) {
-    last = { header, token, host: undefined, endpoint: undefined, resource: undefined };
+    last = {
+      header,
+      token,
+      isStatic: false,
+      host: undefined,
+      endpoint: undefined,
+      resource: undefined,
+    };
     connectionAuth.set(req.socket, last);
   } else {
     last.header = header;
     last.token = token;
+    last.isStatic = false;
   }
   return token;
+}
+
+/**
+ * Whether `given` (the request's token, from `tokenOf`) is the static token. Compared in
+ * constant time once for a connection's header; while the connection's requests carry that
+ * same header, the answer is remembered with it (`tokenOf` resets it when the header changes).
+ */
+function isStaticToken(req: IncomingMessage, given: string, expected: Buffer): boolean {
+  const last = connectionAuth.get(req.socket);
+  if (last?.isStatic && last.token === given) return true;
+  if (!sameToken(given, expected)) return false;
+  if (last !== undefined && last.token === given) last.isStatic = true;
+  return true;
 }
 
 /**
@@ -368,7 +391,7 @@ export async function listenHttp(
         return true;
       }
       const given = tokenOf(req);
-      if (tokenBytes !== undefined && given !== '' && sameToken(given, tokenBytes)) {
+      if (tokenBytes !== undefined && given !== '' && isStaticToken(req, given, tokenBytes)) {
         verified.set(req, staticTokenInfo!);
         return route(req, res, pathname);
       }

@@ -53,7 +53,11 @@ interface Stream {
   readonly id: number;
   res: ServerResponse | undefined;
   mode: 'pending' | 'sse' | 'json';
-  readonly pending: Set<JsonRpcId>;
+  /**
+   * Requests it still has to answer: a POST stream carries one (a POST has one message),
+   * the standalone stream none. Its last answer is its final event.
+   */
+  unanswered: number;
   ended: boolean;
   readonly acceptsJson: boolean;
   /** The seq of its last event (its priming event's at first): the next one's `prev`. */
@@ -126,7 +130,7 @@ export class LegacySessionTransport implements Transport {
       id: 0,
       res: undefined,
       mode: 'sse',
-      pending: new Set(),
+      unanswered: 0,
       ended: false,
       acceptsJson: false,
     };
@@ -200,7 +204,7 @@ export class LegacySessionTransport implements Transport {
       id: this.nextStream++,
       res,
       mode: this.options.responseMode === 'sse' && acceptsSse ? 'sse' : 'pending',
-      pending: new Set([requestId]),
+      unanswered: 1,
       ended: false,
       acceptsJson: acceptsJson && this.options.responseMode !== 'sse',
     };
@@ -375,8 +379,8 @@ export class LegacySessionTransport implements Transport {
       const stream = this.byRequest.get(id);
       if (stream) {
         this.byRequest.delete(id);
-        stream.pending.delete(id);
-        this.write(stream, message, stream.pending.size === 0);
+        stream.unanswered--;
+        this.write(stream, message, stream.unanswered === 0);
         if (id === this.initializeId) {
           this.initializeId = undefined;
           // A session whose initialize failed can never be used: do not keep it.

@@ -71,6 +71,13 @@ export async function listenStreamableHttp(
     options.headersTimeoutMs ?? listenDefaults.headersTimeoutMs,
     requestTimeout,
   );
+  const route = (req: IncomingMessage, res: ServerResponse, pathname: string): void => {
+    if (pathname !== path) {
+      sendJsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${path}`);
+      return;
+    }
+    void handler(req, res);
+  };
   const httpServer = createServer(
     {
       headersTimeout,
@@ -81,23 +88,17 @@ export async function listenStreamableHttp(
     },
     (req, res) => {
       const url = req.url ?? '/';
-      const pathname = url.split('?', 1)[0] ?? '/';
-      const route = () => {
-        if (pathname !== path) {
-          sendJsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${path}`);
-          return;
-        }
-        void handler(req, res);
-      };
+      const query = url.indexOf('?');
+      const pathname = query === -1 ? url : url.slice(0, query);
       const answered = options.intercept?.(req, res, pathname) ?? false;
       if (answered === true) return;
       if (answered === false) {
-        route();
+        route(req, res, pathname);
         return;
       }
       answered.then(
         (done) => {
-          if (!done) route();
+          if (!done) route(req, res, pathname);
         },
         () => {
           if (!res.headersSent) sendJsonError(res, 500, -32603, 'Internal error');

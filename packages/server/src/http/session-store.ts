@@ -56,7 +56,14 @@ export type SessionBusMessage =
    * A replica follows the session's resource subscriptions now (it holds the GET stream):
    * the others let go, so that an update reaches the client once.
    */
-  | { kind: 'follow'; replica: string };
+  | { kind: 'follow'; replica: string }
+  /**
+   * A replica resuming a POST stream whose owner it knows from the client's `Last-Event-ID`
+   * alone (not from the store) asks that owner whether it still answers the stream.
+   */
+  | { kind: 'probe'; replica: string; stream: number; requestId: string | number }
+  /** The owner's answer to a `probe`: whether it still answers that stream. */
+  | { kind: 'held'; replica: string; stream: number; held: boolean };
 
 /**
  * Where replicas of one Streamable HTTP endpoint share their 2025 sessions: the session
@@ -72,7 +79,12 @@ export interface SessionStore {
   /** Keeps a session (and its event logs) another `ttlMs`. */
   touchSession(sessionId: string, ttlMs: number): Promise<void>;
   deleteSession(sessionId: string): Promise<void>;
-  /** Records who answers a POST stream (before its first event). */
+  /**
+   * Records who answers a POST stream (before its first event). Only for a stream whose
+   * owner does not fit in its event ids (a replica id over 64 bytes, a string request id over
+   * 96, a number that is not a safe integer): the others carry it there and write nothing
+   * when they open.
+   */
   openStream(sessionId: string, stream: number, owner: StreamOwner, ttlMs: number): Promise<void>;
   streamOwner(sessionId: string, stream: number): Promise<StreamOwner | undefined>;
   /**
@@ -81,6 +93,9 @@ export interface SessionStore {
    * (`final`): from then on the stream's owner and log are kept that long and no longer
    * extended by `touchSession`, so that a busy session does not keep every call's log (a
    * store that ignores it keeps them as long as the session: about 0.9 kB per call in Redis).
+   * Most streams have no `openStream` before their first event: the log is the session's
+   * from its first event on (extended by `touchSession` until it ends, gone with
+   * `deleteSession`).
    */
   appendEvent(
     sessionId: string,

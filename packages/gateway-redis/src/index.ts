@@ -182,6 +182,12 @@ export class RedisSessionStore implements SessionStore {
   private readonly sub: Redis;
   private readonly prefix: string;
   private readonly listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
+  /** Whether the store talks to a Redis Cluster through the Cluster client. */
+  private readonly clustered: boolean;
+  /** The command connection's socket while its writes are held for this turn of the loop. */
+  private corked: Redis['stream'] | undefined;
+  /** `appendEvent`s sent and not answered yet. */
+  private unanswered = 0;
   /** The Lua commands defined on the command connection (ioredis adds them at run time). */
   private readonly scripts: Record<
     'mcpkitAppendStandalone' | 'mcpkitAppendEvent' | 'mcpkitOpenStream',
@@ -201,6 +207,7 @@ export class RedisSessionStore implements SessionStore {
       ...options.redis,
     };
     const { cluster } = options;
+    this.clustered = cluster !== undefined;
     const open = (): Redis => {
       if (cluster) {
         const { commandTimeout, maxRetriesPerRequest, password, tls, username } = redisOptions;
@@ -319,18 +326,45 @@ export class RedisSessionStore implements SessionStore {
     maxEvents: number,
     endTtlMs?: number,
   ): Promise<void> {
-    // The event's text is encoded once, here; the published message is built around it.
-    await this.scripts.mcpkitAppendEvent(
-      this.key('e', sessionId, event.stream),
-      this.key('o', sessionId, event.stream),
-      this.key('k', sessionId),
-      this.key('d', sessionId),
-      JSON.stringify(event),
-      ttlMs,
-      maxEvents,
-      this.channel(`${sessionId}#${event.stream}`),
-      event.final && endTtlMs !== undefined ? endTtlMs : '',
-    );
+    // Alone (one call in flight), an event goes out at once; with others still unanswered,
+    // it joins the turn's one write.
+    if (this.unanswered > 0) this.coalesceWrites();
+    this.unanswered++;
+    try {
+      // The event's text is encoded once, here; the published message is built around it.
+      await this.scripts.mcpkitAppendEvent(
+        this.key('e', sessionId, event.stream),
+        this.key('o', sessionId, event.stream),
+        this.key('k', sessionId),
+        this.key('d', sessionId),
+        JSON.stringify(event),
+        ttlMs,
+        maxEvents,
+        this.channel(`${sessionId}#${event.stream}`),
+        event.final && endTtlMs !== undefined ? endTtlMs : '',
+      );
+    } finally {
+      this.unanswered--;
+    }
+  }
+
+  /**
+   * Holds the command connection's writes until the end of this turn of the loop: the events
+   * of every call answered in it (and any command sent with them, in order) reach Redis in one
+   * write, and Redis answers them in one. Each is still a command of its own, of one session
+   * (one slot), as a cluster or a cluster proxy needs. The Cluster client has a connection per
+   * node: its writes are left as they are.
+   */
+  private coalesceWrites(): void {
+    if (this.corked !== undefined || this.clustered) return;
+    const socket = this.redis.stream;
+    if (this.redis.status !== 'ready' || socket.writableCorked > 0) return;
+    socket.cork();
+    this.corked = socket;
+    setImmediate(() => {
+      this.corked = undefined;
+      socket.uncork();
+    });
   }
 
   async appendStandalone(

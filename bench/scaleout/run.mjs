@@ -13,6 +13,8 @@
 // sequential calls), CPU of this process (replica and client) per call.
 // Needs redis-server (scripts/ensure-redis.mjs installs it) and a build. Linux only (/proc).
 // Standalone: node bench/scaleout/run.mjs [--quick] [--levers] [--forward-only] [--in-flight <n>]
+//   [--baseline <dir>]: also a Redis replica of the build in <dir> (a copy of the repository,
+//   built, with its node_modules): before/after paired round by round in one run.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -40,6 +42,9 @@ const FORWARD = {
 };
 const BARE = { rounds: quick ? 3 : 9, calls: quick ? 200 : 1000 };
 const here = path.dirname(fileURLToPath(import.meta.url));
+const flag = (name) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+const baseline = flag('--baseline');
 const median = (v) => {
   const s = [...v].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -68,12 +73,14 @@ async function call(url, sessionId, id, name) {
     throw new Error(`call ${id} failed: HTTP ${res.status} ${body.slice(0, 200)}`);
 }
 
-async function startForwardReplica(store, options) {
-  const child = spawn(
-    process.execPath,
-    [path.join(here, 'forward-replica.mjs'), store, JSON.stringify(options ?? {})],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+async function startForwardReplica(
+  store,
+  options,
+  script = path.join(here, 'forward-replica.mjs'),
+) {
+  const child = spawn(process.execPath, [script, store, JSON.stringify(options ?? {})], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const [, url] = await waitOutput(child, /listening on (\S+)/, `forward replica (${store})`);
   return { url: new URL(url), pid: child.pid, stop: () => stop(child) };
 }
@@ -114,13 +121,22 @@ const variants = (socket) => [
   ...(process.argv.includes('--levers')
     ? [{ name: 'redis-pipelined', store: `redis:${socket}`, options: { autoPipelining: true } }]
     : []),
+  ...(baseline
+    ? [
+        {
+          name: 'redis-baseline',
+          store: `redis:${socket}`,
+          script: path.resolve(baseline, 'bench/scaleout/forward-replica.mjs'),
+        },
+      ]
+    : []),
 ];
 
 async function forwardRow(redis) {
   const replicas = [];
   try {
     for (const v of variants(redis.socket))
-      replicas.push({ ...v, ...(await startForwardReplica(v.store, v.options)) });
+      replicas.push({ ...v, ...(await startForwardReplica(v.store, v.options, v.script)) });
     for (const r of replicas)
       r.sessions = await Promise.all(
         Array.from({ length: FORWARD.inFlight }, async () => ({
@@ -145,6 +161,8 @@ async function forwardRow(redis) {
     }
     const figures = Object.fromEntries(replicas.map((r) => [r.name, []]));
     const ratios = Object.fromEntries(replicas.slice(1).map((r) => [r.name, []]));
+    /** `--baseline`: the Redis replica of this build over the baseline build's, per round. */
+    const overBaseline = [];
     for (let round = 0; round < FORWARD.rounds; round++) {
       // Each round starts with the next replica: none is always first or last.
       const order = replicas.map((_, i) => replicas[(i + round) % replicas.length]);
@@ -153,6 +171,7 @@ async function forwardRow(redis) {
       for (const r of replicas) figures[r.name].push(got[r.name]);
       for (const name of Object.keys(ratios))
         ratios[name].push(got[name].gateway / got.memory.gateway);
+      if (baseline) overBaseline.push(got.redis.gateway / got['redis-baseline'].gateway);
     }
     const m = (name, key) => median(figures[name].map((f) => f[key]));
     const per = (key) => Object.fromEntries(replicas.map((r) => [r.name, m(r.name, key)]));
@@ -168,6 +187,7 @@ async function forwardRow(redis) {
         Object.entries(ratios).map(([name, v]) => [name, median(v)]),
       ),
       redisCommandsPerCall: commands,
+      ...(baseline ? { redisOverBaselineGatewayCpu: median(overBaseline), overBaseline } : {}),
       target: TARGET,
     };
   } finally {
@@ -238,6 +258,8 @@ try {
       `| scale-out: gateway CPU per forwarded call, ${name} store / in-memory store (one replica, SSE, ${f.inFlight} in flight) | ${us(f.gatewayCpuUsPerCall.memory)} | ${us(f.gatewayCpuUsPerCall[name])} | ${ratio.toFixed(2)}× (${verdict(ratio)}) |\n` +
       `| scale-out: redis-server CPU per forwarded call, ${name} store (${c.evalsha.toFixed(2)} EVALSHA, ${c.all.toFixed(2)} commands in all per call) | ${us(f.redisServerCpuUsPerCall.memory)} | ${us(f.redisServerCpuUsPerCall[name])} | |\n`;
   }
+  if (f.redisOverBaselineGatewayCpu !== undefined)
+    rows += `| scale-out (information): gateway CPU per forwarded call, Redis store of this build / of --baseline ${baseline} | ${us(f.gatewayCpuUsPerCall['redis-baseline'])} | ${us(f.gatewayCpuUsPerCall.redis)} | ${f.redisOverBaselineGatewayCpu.toFixed(2)}× |\n`;
   if (bare)
     rows += `| scale-out (information): CPU per bare server call, Redis store / in-memory store (no backend, sequential, replica and client in one process) | ${us(bare.cpuUsPerCall.memory)} | ${us(bare.cpuUsPerCall.redis)} | ${bare.redisOverMemoryCpu.toFixed(2)}× |\n`;
   process.stdout.write(rows);

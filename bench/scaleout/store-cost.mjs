@@ -1,5 +1,6 @@
 // The Redis store's own CPU per forwarded call, without a gateway around it: what a replica
-// asks of the store for one SSE call (the stream's owner, then its last event) from `n`
+// asks of the store for one SSE call (its last event; the stream's owner is in its event ids
+// since 2026-12-07, not in the store) from `n`
 // concurrent callers, timed blocks, the store as shipped against the store with
 // `autoPipelining`, alternating (the order turns every round); CPU of this process (the
 // ioredis client and the store's code) per call, medians of rounds and of per-round ratios.
@@ -29,7 +30,7 @@ const stores = {
   pipelined: new RedisSessionStore({ url: `unix://${redis.socket}`, autoPipelining: true }),
 };
 let streams = 0;
-/** Each caller: a stream opened, a turn of the loop later its last event, as a replica does. */
+/** Each caller: a stream's last event, as a replica keeps it (opening the stream writes nothing). */
 async function block(store, callers, ms) {
   const before = process.cpuUsage();
   const t0 = performance.now();
@@ -39,16 +40,8 @@ async function block(store, callers, ms) {
       const session = `store-cost-${c}`;
       while (performance.now() - t0 < ms) {
         const stream = ++streams;
-        const opened = store.openStream(
-          session,
-          stream,
-          { replica: 'r', requestId: stream },
-          60_000,
-        );
-        await new Promise((r) => setImmediate(r));
         const event = { stream, seq: 2, prev: 1, data: answer, final: true };
         await store.appendEvent(session, event, 60_000, 256, 60_000);
-        await opened;
         calls++;
       }
     }),
@@ -71,7 +64,7 @@ try {
     }
     const ratio = median(cpu.pipelined.map((p, i) => p / cpu.shipped[i]));
     process.stdout.write(
-      `| Redis store client CPU per call (owner + last event), ${n} in flight | shipped ${median(cpu.shipped).toFixed(1)} µs | autoPipelining ${median(cpu.pipelined).toFixed(1)} µs | ${ratio.toFixed(2)}× | load ${loadavg()
+      `| Redis store client CPU per call (last event), ${n} in flight | shipped ${median(cpu.shipped).toFixed(1)} µs | autoPipelining ${median(cpu.pipelined).toFixed(1)} µs | ${ratio.toFixed(2)}× | load ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} |\n`,
     );

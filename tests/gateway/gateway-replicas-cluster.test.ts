@@ -120,6 +120,28 @@ describe('the Redis store on a Redis Cluster node', () => {
       await store.openStream(id, 8, { replica: 'r', requestId: 2 }, 60_000);
       await store.appendEvent(id, { stream: 8, seq: 2, data: '{}', final: true }, 60_000, 4, 1);
       await expect.poll(() => store.streamOwner(id, 8)).toBeUndefined();
+      // A stream opened with no owner key (its owner in its event ids): its first event lists
+      // its log in the session's index (a touch extends it, DELETE finds it), its last moves
+      // it to the index of ended streams, with the end TTL.
+      const log9 = `mcpkit:{${id}}:e:9`;
+      await store.appendEvent(
+        id,
+        { stream: 9, seq: 3, prev: 0, data: '{}', final: false },
+        60_000,
+        4,
+      );
+      expect(await admin.smembers(`mcpkit:{${id}}:k`)).toContain(log9);
+      await store.appendEvent(
+        id,
+        { stream: 9, seq: 4, prev: 3, data: '{}', final: true },
+        60_000,
+        4,
+        30_000,
+      );
+      expect(await admin.smembers(`mcpkit:{${id}}:k`)).not.toContain(log9);
+      expect(await admin.smembers(`mcpkit:{${id}}:d`)).toContain(log9);
+      expect(await admin.pttl(log9)).toBeLessThanOrEqual(30_000);
+      expect(await admin.exists(`mcpkit:{${id}}:o:9`)).toBe(0);
       const got: unknown[] = [];
       const stop = await store.subscribe(id, (m) => got.push(m));
       await store.publish(id, { kind: 'closed' });
@@ -168,10 +190,11 @@ describe('the Redis store on a Redis Cluster node', () => {
     const resumed = await fetch(b.url, { headers: { ...headers, 'last-event-id': primed } });
     expect(resumed.status).toBe(200);
     expect(await resumed.text()).toContain('step on slot-a');
-    // The streams of initialize and both calls ended: their owners and logs left the
-    // session's index and expire 60 s after their last event, not with the session.
+    // The streams of initialize and both calls ended: their logs left the session's index
+    // and expire 60 s after their last event, not with the session. No stream has an owner
+    // key (their owners are in their event ids).
     const streamKeys = () => admin.keys(`*{${sessionId}}:[oe]:[1-9]*`);
-    expect(await streamKeys()).toHaveLength(6);
+    expect((await streamKeys()).map((k) => k.split(':').at(-2))).toEqual(['e', 'e', 'e']);
     await expect
       .poll(
         async () =>
@@ -182,7 +205,13 @@ describe('the Redis store on a Redis Cluster node', () => {
     for (const key of await streamKeys()) expect(await admin.pttl(key)).toBeLessThanOrEqual(60_000);
     const keys = await admin.keys(`*${sessionId}*`);
     // Those, the record, the GET stream's counter and log, the two indexes.
-    expect(keys.length).toBe(11);
+    expect(keys.length).toBe(8);
+    // Every other key of the session is in one of its indexes: DELETE finds it.
+    const indexed = new Set([
+      ...(await admin.smembers(`mcpkit:{${sessionId}}:k`)),
+      ...(await admin.smembers(`mcpkit:{${sessionId}}:d`)),
+    ]);
+    expect(keys.filter((k) => !/:[skd]$/.test(k) && !indexed.has(k))).toEqual([]);
     expect((await slotsOf(keys)).size).toBe(1);
     const del = await fetch(b.url, { method: 'DELETE', headers });
     expect(del.status).toBeLessThan(300);

@@ -2,13 +2,15 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RedisSessionStore } from '@mcpkit/gateway-redis';
-import { listenStreamableHttp, McpServer } from '@mcpkit/server';
+import { McpServer } from '@mcpkit/server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dropAfterFirstEventId,
+  eventIdAt,
   type RedisServer,
   rawSession,
+  serveReplica,
   startRedis,
 } from '../support/scaleout.js';
 
@@ -23,7 +25,7 @@ const MAX_EVENTS = 2;
 let redis: RedisServer;
 let admin: Redis;
 let dir: string;
-const replicas: Array<{ url: URL; close(): Promise<void>; store: RedisSessionStore }> = [];
+const replicas: Array<{ url: URL; close(): Promise<void> }> = [];
 
 const waitFor = async (file: string) => {
   while (!existsSync(file)) await new Promise((r) => setTimeout(r, 20));
@@ -49,21 +51,7 @@ async function replica(id: string) {
     },
   );
   const store = new RedisSessionStore({ url: `unix://${redis.socket}` });
-  const listener = await listenStreamableHttp(server, {
-    sessionStore: store,
-    replicaId: id,
-    responseMode: 'sse',
-    maxBufferedEvents: MAX_EVENTS,
-  });
-  return {
-    url: listener.url,
-    store,
-    close: async () => {
-      await listener.close();
-      await server.close();
-      await store.close();
-    },
-  };
+  return serveReplica(server, id, store, { maxBufferedEvents: MAX_EVENTS });
 }
 
 beforeAll(async () => {
@@ -119,7 +107,7 @@ describe('a Redis event log trimmed under a resumption', () => {
       'trimmed from the session store',
     );
     // From the event right before the first one kept, nothing is missing: resumed on b.
-    const from = `${streamId}_${events[0]!.prev}`;
+    const from = eventIdAt(priming, events[0]!.prev);
     const resumed = await fetch(b.url, { headers: { ...headers, 'last-event-id': from } });
     expect(resumed.status).toBe(200);
     writeFileSync(end, '');

@@ -10,6 +10,7 @@ import {
   type CliReplica,
   dropAfterFirstEventId,
   type Haproxy,
+  ownerInEventId,
   processAlive,
   type RedisServer,
   rawSession,
@@ -61,16 +62,14 @@ async function sdkClient(name: string, front: Haproxy = haproxy): Promise<Client
   return client;
 }
 
-/** The replica that owns the POST stream answering request `requestId` of a session. */
-async function ownerOf(sessionId: string, requestId: number): Promise<CliReplica | undefined> {
-  for (const key of await admin.keys(`mcpkit:{${sessionId}}:o:*`)) {
-    const owner = JSON.parse((await admin.get(key)) ?? '{}') as {
-      replica?: string;
-      requestId?: unknown;
-    };
-    if (owner.requestId === requestId) return replicas.find((r) => r.id === owner.replica);
-  }
-  return undefined;
+/**
+ * The replica that owns the POST stream answering request `requestId`, from an event id of
+ * that stream (the owner is carried there, not kept in Redis).
+ */
+function ownerOf(eventId: string, requestId: number): CliReplica | undefined {
+  const owner = ownerInEventId(eventId);
+  if (owner?.requestId !== requestId) return undefined;
+  return replicas.find((r) => r.id === owner.replica);
 }
 
 beforeAll(async () => {
@@ -232,7 +231,7 @@ describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL'
       }),
     });
     const eventId = await dropAfterFirstEventId(res, abort);
-    const owner = await ownerOf(sessionId, 9);
+    const owner = ownerOf(eventId, 9);
     expect(owner).toBeDefined();
     writeFileSync(file, '');
     // The answer is in the stream's log in Redis before the replica dies.
@@ -283,20 +282,24 @@ describe('mcpkit serve --redis replicas behind HAProxy, one killed with SIGKILL'
 
   it('SIGKILL mid-call: the SDK v1 call fails with an error naming the dead replica, the session continues, nothing is left running', async () => {
     const client = await sdkClient('sdk-v1-kill');
-    const transport = (client as unknown as { _transport: HttpV1 })._transport;
     const living = () => replicas.filter((r) => r.child.exitCode === null && !r.child.signalCode);
     expect(living().length).toBe(2);
     const file = path.join(dir, 'release-never');
-    // The SDK numbers this session's requests from 0: initialize is 0, this call is 1.
-    const call = client.callTool({ name: 'probe__wait_for_file', arguments: { path: file } });
+    // The SDK numbers this session's requests from 0: initialize is 0, this call is 1. Its
+    // stream's priming event id (the SDK's resumption token) names the replica answering it.
+    let primed: string | undefined;
+    const call = client.callTool(
+      { name: 'probe__wait_for_file', arguments: { path: file } },
+      undefined,
+      { onresumptiontoken: (token) => (primed ??= token) },
+    );
     const failed = call.then(
       () => undefined,
       (error: Error) => error,
     );
-    let owner: CliReplica | undefined;
-    await expect
-      .poll(async () => (owner = await ownerOf(transport.sessionId!, 1)), { timeout: 20_000 })
-      .toBeDefined();
+    await expect.poll(() => primed, { timeout: 20_000 }).toBeDefined();
+    const owner = ownerOf(primed!, 1);
+    expect(owner).toBeDefined();
     const orphan = backendPid.get(owner!.id)!;
     await owner!.kill();
     const error = await failed;

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dropAfterFirstEventId,
   type Haproxy,
+  ownerInEventId,
   type RedisServer,
   startHaproxy,
   startRedis,
@@ -213,9 +214,10 @@ describe('gateway replicas behind HAProxy, sessions in Redis', () => {
     const sessionId = await initialize(haproxy.url);
     const file = path.join(dir, 'release-resume');
     const eventId = await startCallAndDrop(haproxy.url, sessionId, file);
-    const streamId = Number(eventId.split('_')[0]);
-    const owner = await replicas[0]!.store.streamOwner(sessionId, streamId);
-    expect(owner?.replica).toMatch(/^replica-/);
+    // The stream's owner is in its event ids, not in Redis: opening it wrote nothing there.
+    const owner = ownerInEventId(eventId);
+    expect(owner).toMatchObject({ replica: expect.stringMatching(/^replica-/), requestId: 7 });
+    expect(await admin.keys(`mcpkit:{${sessionId}}:[oe]:${owner!.stream}`)).toEqual([]);
     const resumesBefore = replicas.map((r) => r.remoteResumes);
     const answer = resume(haproxy.url, sessionId, eventId);
     // The resumption is being served (by a replica that is not the owner) before the release.
@@ -266,7 +268,7 @@ describe('gateway replicas behind HAProxy, sessions in Redis', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
       for (const body of await Promise.all(calls)) {
-        expect(body).toMatch(/^id: \d+_\d+\nretry: /);
+        expect(body).toMatch(/^id: \d+_\d+\.[\w-]+\.\d+\nretry: /);
         expect(body).toContain(`"text":"${replicas[1]!.pid}"`);
       }
       expect((await stream).status).toBe(200);
@@ -319,8 +321,7 @@ describe('gateway replicas behind HAProxy, sessions in Redis', () => {
     const sessionId = await initialize(haproxy.url);
     const file = path.join(dir, 'release-never');
     const eventId = await startCallAndDrop(haproxy.url, sessionId, file);
-    const owner = await replicas[0]!.store.streamOwner(sessionId, Number(eventId.split('_')[0]));
-    const dead = replicas.find((r) => r.id === owner?.replica)!;
+    const dead = replicas.find((r) => r.id === ownerInEventId(eventId)?.replica)!;
     // Stopped: its heartbeat stops, its backend goes; HAProxy retries its refused connections elsewhere.
     await dead.gateway.close();
     const body = await resume(haproxy.url, sessionId, eventId);

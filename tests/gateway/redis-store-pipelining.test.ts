@@ -6,7 +6,9 @@ import { type RedisServer, startRedis } from '../support/scaleout.js';
 /**
  * The Redis store's auto-pipelining (`autoPipelining: true`; off by default): what concurrent requests send in one
  * turn of the event loop reaches redis-server in one write, and each command still succeeds
- * or fails on its own. A real redis-server counts the reads it made (`INFO stats`).
+ * or fails on its own. Without it, the events kept in one turn while another is unanswered
+ * share one write too (the socket corked for the turn). A real redis-server counts the reads
+ * it made (`INFO stats`).
  */
 let redis: RedisServer;
 let admin: Redis;
@@ -81,6 +83,40 @@ describe('RedisSessionStore auto-pipelining', () => {
       expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
       expect(await store.eventsAfter('fine-a', 1, 0)).toHaveLength(1);
       expect(await store.eventsAfter('fine-b', 1, 0)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('RedisSessionStore without auto-pipelining: the events of one turn in one write', () => {
+  it('10 events kept in one turn while one is unanswered reach redis-server in one read, each its own command, a failing one alone', async () => {
+    const store = new RedisSessionStore({ url: `unix://${redis.socket}` });
+    try {
+      await admin.set('mcpkit:{corked-broken}:e:1', 'not a list');
+      await store.ping();
+      // EVALSHAs run, those that failed included.
+      const commands = async () => {
+        const stat = /^cmdstat_evalsha:calls=(\d+).*failed_calls=(\d+)/m.exec(
+          await admin.info('commandstats'),
+        );
+        return Number(stat?.[1] ?? 0) + Number(stat?.[2] ?? 0);
+      };
+      const evalsBefore = await commands();
+      const before = await readsProcessed();
+      const sessions = Array.from({ length: 10 }, (_, i) => `corked-${i}`);
+      sessions[5] = 'corked-broken';
+      const results = await Promise.allSettled(
+        sessions.map((session) => store.appendEvent(session, event(1, true), 60_000, 16, 60_000)),
+      );
+      // The first alone (nothing unanswered yet), the nine after it in one write; the INFO.
+      expect((await readsProcessed()) - before).toBeLessThanOrEqual(3);
+      expect((await commands()) - evalsBefore).toBe(10);
+      expect(results.map((r) => r.status)).toEqual(
+        sessions.map((s) => (s === 'corked-broken' ? 'rejected' : 'fulfilled')),
+      );
+      for (const session of sessions.filter((s) => s !== 'corked-broken'))
+        expect(await store.eventsAfter(session, 1, 0)).toEqual([event(1, true)]);
     } finally {
       await store.close();
     }

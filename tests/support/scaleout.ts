@@ -393,6 +393,38 @@ export async function dropAfterFirstEventId(
   return eventId;
 }
 
+/** A POST stream's owner, as its event ids carry it. */
+export interface EventIdOwner {
+  stream: number;
+  seq: number;
+  replica: string;
+  requestId: string | number;
+}
+
+/**
+ * The owner a shared POST stream's event id carries, decoded here on its own from the
+ * format SERVE.md documents (`<stream>_<seq>.<replica, base64url>.<request id: an integer,
+ * or s + base64url>`), not with the server's code; undefined for an id without one.
+ */
+export function ownerInEventId(eventId: string): EventIdOwner | undefined {
+  const m = /^(\d+)_(\d+)\.([\w-]+)\.(-?\d+|s[\w-]*)$/.exec(eventId);
+  if (!m) return undefined;
+  const request = m[4]!;
+  return {
+    stream: Number(m[1]),
+    seq: Number(m[2]),
+    replica: Buffer.from(m[3]!, 'base64url').toString('utf8'),
+    requestId: request.startsWith('s')
+      ? Buffer.from(request.slice(1), 'base64url').toString('utf8')
+      : Number(request),
+  };
+}
+
+/** The id of another event of the same stream: `seq` in place of the id's, the rest kept. */
+export function eventIdAt(eventId: string, seq: number): string {
+  return eventId.replace(/^(\d+)_\d+/, `$1_${seq}`);
+}
+
 /** The headers of a raw 2025-11-25 Streamable HTTP request, before a session. */
 export const rawHeaders: Readonly<Record<string, string>> = {
   'content-type': 'application/json',
@@ -439,6 +471,32 @@ export async function rawSession(
 }
 
 /**
+ * `server` behind Streamable HTTP as replica `id` over `store` (SSE answers; more listener
+ * `options`). Closing it closes the listener, the server and the store.
+ */
+export async function serveReplica(
+  server: McpServer,
+  id: string,
+  store: SessionStore,
+  options: Parameters<typeof listenStreamableHttp>[1] = {},
+): Promise<{ url: URL; close(): Promise<void> }> {
+  const listener = await listenStreamableHttp(server, {
+    ...options,
+    sessionStore: store,
+    replicaId: id,
+    responseMode: 'sse',
+  });
+  return {
+    url: listener.url,
+    close: async () => {
+      await listener.close();
+      await server.close();
+      await store.close();
+    },
+  };
+}
+
+/**
  * A replica (an `McpServer` behind Streamable HTTP, SSE answers) over `store`, whose `step`
  * tool sends one log message on the call's stream and a list change for the GET stream, then
  * answers `step on <id>`. Closing it closes the store too.
@@ -454,17 +512,5 @@ export async function stepReplica(
     server.listChanged('tools');
     return { content: [{ type: 'text', text: `step on ${id}` }] };
   });
-  const listener = await listenStreamableHttp(server, {
-    sessionStore: store,
-    replicaId: id,
-    responseMode: 'sse',
-  });
-  return {
-    url: listener.url,
-    close: async () => {
-      await listener.close();
-      await server.close();
-      await store.close();
-    },
-  };
+  return serveReplica(server, id, store);
 }

@@ -110,29 +110,39 @@ return event
 /**
  * A POST stream's event, in one command (one round trip, and one command for ioredis to
  * encode instead of four): kept, bounded, expiring, and published, the message built here
- * around the event's text. With an end TTL (the stream's last event), the owner and log
- * expire after it instead and move from the session's key index (extended by a touch) to
- * its index of ended streams (deleted with the session, never extended). KEYS: log, owner,
- * index, ended index; ARGV: event text, ttl, max, channel, end ttl or ''.
+ * around the event's text. The stream's first event lists its log in the session's key
+ * index (extended by a touch, deleted with the session): opening a stream writes nothing
+ * (its owner is in its event ids). With an end TTL (the stream's last event), the log (and
+ * an owner key, kept only for owners too long for event ids) expire after it instead and
+ * move from the session's key index to its index of ended streams (deleted with the
+ * session, never extended). KEYS: log, owner, index, ended index; ARGV: event text, ttl,
+ * max, channel, end ttl or ''.
  */
 const appendEventScript = `
-redis.call('RPUSH', KEYS[1], ARGV[1])
+local length = redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
 if ARGV[5] == '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  if length == 1 then
+    redis.call('SADD', KEYS[3], KEYS[1])
+    redis.call('PEXPIRE', KEYS[3], ARGV[2])
+  end
 else
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
   redis.call('SREM', KEYS[3], KEYS[1], KEYS[2])
-  redis.call('SADD', KEYS[4], KEYS[1], KEYS[2])
+  redis.call('SADD', KEYS[4], KEYS[1])
+  if redis.call('PEXPIRE', KEYS[2], ARGV[5]) == 1 then
+    redis.call('SADD', KEYS[4], KEYS[2])
+  end
   redis.call('PEXPIRE', KEYS[4], ARGV[5])
 end
 redis.call('PUBLISH', ARGV[4], '{"kind":"event","event":' .. ARGV[1] .. '}')
 `;
 
 /**
- * Who answers a POST stream, in one command: the owner with its TTL, and both of the
- * stream's keys in the session's key index. KEYS: owner, index, log; ARGV: owner text, ttl.
+ * Who answers a POST stream whose owner is too long for its event ids, in one command: the
+ * owner with its TTL, and both of the stream's keys in the session's key index. KEYS:
+ * owner, index, log; ARGV: owner text, ttl.
  */
 const openStreamScript = `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -159,8 +169,9 @@ function parseRecord(text: string | null): SessionRecord | undefined {
 
 /**
  * A `SessionStore` in Redis, for replicas of a gateway (or any `@mcpkit/server` HTTP
- * endpoint) on several processes or machines: session records and stream owners as keys
- * with a TTL, each POST stream's event log as a list, the per-session bus over pub/sub
+ * endpoint) on several processes or machines: session records as keys with a TTL, each
+ * POST stream's event log as a list (its owner is in its event ids; a key only when too long
+ * for them), the per-session bus over pub/sub
  * (a second connection), replica heartbeats as keys that expire. Every key of a session
  * carries the session id as a hash tag (`{<session>}`), and each script and multi-key
  * command names its keys in KEYS, all of one session: a Redis Cluster serves them on one
@@ -171,6 +182,12 @@ export class RedisSessionStore implements SessionStore {
   private readonly sub: Redis;
   private readonly prefix: string;
   private readonly listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
+  /** Whether the store talks to a Redis Cluster through the Cluster client. */
+  private readonly clustered: boolean;
+  /** The command connection's socket while its writes are held for this turn of the loop. */
+  private corked: Redis['stream'] | undefined;
+  /** `appendEvent`s sent and not answered yet. */
+  private unanswered = 0;
   /** The Lua commands defined on the command connection (ioredis adds them at run time). */
   private readonly scripts: Record<
     'mcpkitAppendStandalone' | 'mcpkitAppendEvent' | 'mcpkitOpenStream',
@@ -190,6 +207,7 @@ export class RedisSessionStore implements SessionStore {
       ...options.redis,
     };
     const { cluster } = options;
+    this.clustered = cluster !== undefined;
     const open = (): Redis => {
       if (cluster) {
         const { commandTimeout, maxRetriesPerRequest, password, tls, username } = redisOptions;
@@ -308,18 +326,45 @@ export class RedisSessionStore implements SessionStore {
     maxEvents: number,
     endTtlMs?: number,
   ): Promise<void> {
-    // The event's text is encoded once, here; the published message is built around it.
-    await this.scripts.mcpkitAppendEvent(
-      this.key('e', sessionId, event.stream),
-      this.key('o', sessionId, event.stream),
-      this.key('k', sessionId),
-      this.key('d', sessionId),
-      JSON.stringify(event),
-      ttlMs,
-      maxEvents,
-      this.channel(`${sessionId}#${event.stream}`),
-      event.final && endTtlMs !== undefined ? endTtlMs : '',
-    );
+    // Alone (one call in flight), an event goes out at once; with others still unanswered,
+    // it joins the turn's one write.
+    if (this.unanswered > 0) this.coalesceWrites();
+    this.unanswered++;
+    try {
+      // The event's text is encoded once, here; the published message is built around it.
+      await this.scripts.mcpkitAppendEvent(
+        this.key('e', sessionId, event.stream),
+        this.key('o', sessionId, event.stream),
+        this.key('k', sessionId),
+        this.key('d', sessionId),
+        JSON.stringify(event),
+        ttlMs,
+        maxEvents,
+        this.channel(`${sessionId}#${event.stream}`),
+        event.final && endTtlMs !== undefined ? endTtlMs : '',
+      );
+    } finally {
+      this.unanswered--;
+    }
+  }
+
+  /**
+   * Holds the command connection's writes until the end of this turn of the loop: the events
+   * of every call answered in it (and any command sent with them, in order) reach Redis in one
+   * write, and Redis answers them in one. Each is still a command of its own, of one session
+   * (one slot), as a cluster or a cluster proxy needs. The Cluster client has a connection per
+   * node: its writes are left as they are.
+   */
+  private coalesceWrites(): void {
+    if (this.corked !== undefined || this.clustered) return;
+    const socket = this.redis.stream;
+    if (this.redis.status !== 'ready' || socket.writableCorked > 0) return;
+    socket.cork();
+    this.corked = socket;
+    setImmediate(() => {
+      this.corked = undefined;
+      socket.uncork();
+    });
   }
 
   async appendStandalone(

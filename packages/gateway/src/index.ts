@@ -1,5 +1,6 @@
 export {
   createMemorySessionStore,
+  type MemorySessionStore,
   type SessionBusMessage,
   type SessionRecord,
   type SessionStore,

@@ -15,6 +15,7 @@ export {
 } from './http/listen.js';
 export {
   createMemorySessionStore,
+  type MemorySessionStore,
   type SessionBusMessage,
   type SessionRecord,
   type SessionStore,

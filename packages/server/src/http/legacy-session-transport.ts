@@ -11,7 +11,9 @@ import {
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
 import type { SessionEventBuffer } from './event-buffer.js';
+import { ownerTag, parseEventId, replicaTagPart } from './event-id.js';
 import { ACCEPTS_JSON, ACCEPTS_SSE, streamAccepts } from './media-type.js';
+import { asError, endedStreamTtlMs, OwnerProbes, resumeRemote } from './remote-stream.js';
 import type { SessionBusMessage, SessionStore, StoredEvent } from './session-store.js';
 import { primingEvent, sendJsonError, sseEvent, startSse } from './sse.js';
 import type { ErrorStatus } from './streamable-http-handler.js';
@@ -62,15 +64,9 @@ interface Stream {
   readonly acceptsJson: boolean;
   /** The seq of its last event (its priming event's at first): the next one's `prev`. */
   last?: number;
+  /** What its event ids carry after `<stream>_<seq>`: its owner (`event-id.ts`), or `''`. */
+  tag: string;
 }
-
-/**
- * How long a shared POST stream's owner and log stay in the store once its last event is
- * kept, in ms (not extended while the session is used): a client whose connection broke
- * resumes within seconds (the SDK clients' longest reconnection delay is 30 s), and a busy
- * session does not keep every call's log for its lifetime.
- */
-const endedStreamTtlMs = 60_000;
 
 function isResponse(message: JsonRpcMessage): boolean {
   return !('method' in message);
@@ -80,7 +76,8 @@ function isResponse(message: JsonRpcMessage): boolean {
  * One Streamable HTTP session of the 2025 revisions, as a `Transport` for a
  * `ServerSession`: requests arrive on POSTs, and what the server sends goes to the POST
  * stream of the request it relates to, else to the standalone GET stream. SSE events get
- * ids `<stream>_<seq>` and stay in a bounded buffer so that a client can resume a broken
+ * ids `<stream>_<seq>` (a shared session's POST streams add their owner, `event-id.ts`) and
+ * stay in a bounded buffer so that a client can resume a broken
  * stream with `Last-Event-ID`: until the stream's last event was handed to a connection
  * that then ended cleanly, or the client resumed past them, or the byte bounds evicted
  * them (a resumption asking for an evicted event is then refused with 410).
@@ -112,6 +109,10 @@ export class LegacySessionTransport implements Transport {
   private readonly outgoing = new Map<string, JsonRpcId>();
   /** Shared sessions: streams of other replicas this one resumed, by stream id. */
   private readonly tails = new Set<() => void>();
+  /** Shared sessions: this replica's id as its streams' event ids carry it (undefined: too long). */
+  private readonly replicaPart: string | undefined;
+  /** Shared sessions: resumptions waiting for a stream owner's answer. */
+  private readonly probes = new OwnerProbes();
   private readonly firstStream: number;
   /** Whether a GET stream was ever opened (else no id of stream 0 was ever given out). */
   private standaloneOpened = false;
@@ -126,6 +127,7 @@ export class LegacySessionTransport implements Transport {
     // Stream ids of a shared session must not collide between replicas: each starts at random.
     this.firstStream = options.shared ? randomInt(1, 2 ** 40) : 1;
     this.nextStream = this.firstStream;
+    this.replicaPart = options.shared ? replicaTagPart(options.shared.replica) : undefined;
     this.standalone = {
       id: 0,
       res: undefined,
@@ -133,6 +135,7 @@ export class LegacySessionTransport implements Transport {
       unanswered: 0,
       ended: false,
       acceptsJson: false,
+      tag: '',
     };
   }
 
@@ -207,19 +210,28 @@ export class LegacySessionTransport implements Transport {
       unanswered: 1,
       ended: false,
       acceptsJson: acceptsJson && this.options.responseMode !== 'sse',
+      tag: '',
     };
     if (!acceptsSse) stream.mode = 'json';
     this.streams.set(stream.id, stream);
     this.byRequest.set(requestId, stream);
     if (shared && stream.mode !== 'json') {
-      shared.store
-        .openStream(
-          this.sessionId,
-          stream.id,
-          { replica: shared.replica, requestId: requestId as string | number },
-          shared.ttlMs,
-        )
-        .catch((e: unknown) => shared.onerror(asError(e)));
+      // The stream's owner goes in its event ids: opening it writes nothing to the store. An
+      // owner too long to carry there is kept in the store instead.
+      const tag =
+        this.replicaPart === undefined
+          ? undefined
+          : ownerTag(this.replicaPart, requestId as string | number);
+      if (tag !== undefined) stream.tag = tag;
+      else
+        shared.store
+          .openStream(
+            this.sessionId,
+            stream.id,
+            { replica: shared.replica, requestId: requestId as string | number },
+            shared.ttlMs,
+          )
+          .catch((e: unknown) => shared.onerror(asError(e)));
     }
     if (stream.mode === 'sse') this.openSse(stream);
     // A dropped connection is not a cancellation in these revisions: the client may resume.
@@ -477,9 +489,31 @@ export class LegacySessionTransport implements Transport {
       case 'follow':
         if (message.replica !== this.options.shared?.replica) this.onshared?.(message);
         return;
+      case 'probe':
+        this.answerProbe(message);
+        return;
+      case 'held':
+        this.probes.heard(message);
+        return;
       case 'event':
         return;
     }
+  }
+
+  /** Shared sessions: another replica asks whether this one still answers a stream. */
+  private answerProbe(message: SessionBusMessage & { kind: 'probe' }): void {
+    const shared = this.options.shared;
+    if (!shared || message.replica !== shared.replica) return;
+    const stream = this.streams.get(message.stream);
+    const held = stream !== undefined && !stream.ended && stream.pending.has(message.requestId);
+    shared.store
+      .publish(this.sessionId, {
+        kind: 'held',
+        replica: shared.replica,
+        stream: message.stream,
+        held,
+      })
+      .catch((e: unknown) => shared.onerror(asError(e)));
   }
 
   /** Re-arms the idle timer: a POST (or a request still in progress) keeps the session alive. */
@@ -513,7 +547,9 @@ export class LegacySessionTransport implements Transport {
     startSse(
       stream.res,
       { 'mcp-session-id': this.sessionId },
-      this.resumable() ? primingEvent(`${stream.id}_${this.seq}`, this.options.retryMs) : undefined,
+      this.resumable()
+        ? primingEvent(`${stream.id}_${this.seq}${stream.tag}`, this.options.retryMs)
+        : undefined,
     );
   }
 
@@ -590,7 +626,7 @@ export class LegacySessionTransport implements Transport {
         )
         .catch((e: unknown) => shared.onerror(asError(e)));
     }
-    stream.res?.write(sseEvent(data, `${stream.id}_${seq}`));
+    stream.res?.write(sseEvent(data, `${stream.id}_${seq}${stream.tag}`));
     if (final) {
       stream.ended = true;
       this.streams.delete(stream.id);
@@ -611,20 +647,29 @@ export class LegacySessionTransport implements Transport {
   }
 
   private resume(lastEventId: string, res: ServerResponse): void {
-    const m = /^(\d+)_(\d+)$/.exec(lastEventId);
-    const streamId = m ? Number(m[1]) : Number.NaN;
-    const after = m ? Number(m[2]) : Number.NaN;
-    if (m && streamId === 0 && this.options.shared) {
+    const parsed = parseEventId(lastEventId);
+    // The GET stream's ids carry no owner.
+    const id = parsed && (parsed.stream !== 0 || parsed.tag === '') ? parsed : undefined;
+    const streamId = id ? id.stream : Number.NaN;
+    const after = id ? id.seq : Number.NaN;
+    if (id && streamId === 0 && this.options.shared) {
       void this.holdShared(res, { after, lastEventId }, this.options.shared);
       return;
     }
     const live = streamId === 0 ? this.standalone : this.streams.get(streamId);
     const buffer = this.options.events;
-    if (m && !live && !buffer.knows(streamId) && this.options.shared) {
-      void this.resumeRemote(streamId, after, lastEventId, res, this.options.shared);
+    if (id && !live && !buffer.knows(streamId) && this.options.shared) {
+      const context = {
+        sessionId: this.sessionId,
+        shared: this.options.shared,
+        maxEvents: buffer.maxEvents,
+        tails: this.tails,
+        probes: this.probes,
+      };
+      void resumeRemote(context, id, lastEventId, res);
       return;
     }
-    if (!m || (!live && !buffer.knows(streamId))) {
+    if (!id || (!live && !buffer.knows(streamId))) {
       sendJsonError(
         res,
         404,
@@ -647,11 +692,13 @@ export class LegacySessionTransport implements Transport {
     // The client has everything up to `after` on this stream: those go.
     buffer.acknowledge(streamId, after);
     if (live?.res && live.res !== res) live.res.end();
-    // What is replayed goes out with the head, in one write.
+    // What is replayed goes out with the head, in one write; under the stream's own tag
+    // while it is open here, else the one the client holds.
+    const tag = live ? live.tag : id.tag;
     startSse(
       res,
       { 'mcp-session-id': this.sessionId },
-      events.map((e) => sseEvent(e.data, `${e.stream}_${e.seq}`)).join(''),
+      events.map((e) => sseEvent(e.data, `${e.stream}_${e.seq}${tag}`)).join(''),
     );
     if (!live || live.ended) {
       this.endDelivered(res, streamId);
@@ -663,145 +710,4 @@ export class LegacySessionTransport implements Transport {
     });
     if (live === this.standalone) this.endAtMaxAge(res);
   }
-
-  /**
-   * Resumes a POST stream that another replica answers (or answered): its kept events from
-   * the store, then the ones it keeps while this stream is open, until the final one. When
-   * that replica stops before it, the request is answered here with an error saying so.
-   */
-  private async resumeRemote(
-    streamId: number,
-    after: number,
-    lastEventId: string,
-    res: ServerResponse,
-    shared: SharedSessionOptions,
-  ): Promise<void> {
-    const { store } = shared;
-    let last = after;
-    let done = false;
-    let early: StoredEvent[] | undefined = [];
-    let stop: (() => Promise<void>) | undefined;
-    let check: ReturnType<typeof setInterval> | undefined;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      this.tails.delete(finish);
-      if (check) clearInterval(check);
-      void stop?.().catch((e: unknown) => shared.onerror(asError(e)));
-      res.end();
-    };
-    const emit = (e: StoredEvent): void => {
-      if (done || e.seq <= last) return;
-      last = e.seq;
-      res.write(sseEvent(e.data, `${e.stream}_${e.seq}`));
-      if (e.final) finish();
-    };
-    try {
-      const owner = await store.streamOwner(this.sessionId, streamId);
-      if (!owner) {
-        sendJsonError(
-          res,
-          404,
-          -32000,
-          `Cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}: no such stream in this session`,
-        );
-        return;
-      }
-      this.tails.add(finish);
-      res.on('close', finish);
-      // Listening first, then reading: nothing kept in between is missed (seq sorts out doubles).
-      stop = await store.subscribe(`${this.sessionId}#${streamId}`, (message) => {
-        if (message.kind !== 'event') return;
-        if (early) early.push(message.event);
-        else emit(message.event);
-      });
-      // Every kept event (seqs start at 1): what came before `after` tells a gap or an end.
-      const all = await store.eventsAfter(this.sessionId, streamId, 0);
-      if (done) return;
-      const refusal = resumeRefusal(all, after, lastEventId);
-      if (refusal) {
-        sendJsonError(res, refusal.status, -32000, refusal.message);
-        finish();
-        return;
-      }
-      const kept = all.filter((e) => e.seq > after);
-      const pending = [...kept, ...early].sort((a, b) => a.seq - b.seq);
-      early = undefined;
-      // The head and what is replayed go out in one write (see startSse).
-      res.cork();
-      startSse(res, { 'mcp-session-id': this.sessionId });
-      for (const e of pending) emit(e);
-      res.uncork();
-      if (done) return;
-      const ownerGone = async (): Promise<void> => {
-        if (done || (await store.isAlive(owner.replica)) || done) return;
-        // Whatever it kept before it stopped was sent on; nothing more can come.
-        for (const e of await store.eventsAfter(this.sessionId, streamId, last)) emit(e);
-        if (done) return;
-        const answer = {
-          jsonrpc: '2.0',
-          id: owner.requestId,
-          error: {
-            code: -32603,
-            message: `The gateway replica that was answering this request (${owner.replica}) stopped before it answered; the request may or may not have taken effect`,
-          },
-        };
-        // Kept as the stream's last event: a client that resumes again hears that it ended.
-        const event = {
-          stream: streamId,
-          seq: last + 1,
-          prev: last,
-          data: JSON.stringify(answer),
-          final: true,
-        };
-        await store
-          .appendEvent(
-            this.sessionId,
-            event,
-            shared.ttlMs,
-            this.options.events.maxEvents,
-            Math.min(endedStreamTtlMs, shared.ttlMs),
-          )
-          .catch((e: unknown) => shared.onerror(asError(e)));
-        emit(event);
-      };
-      check = setInterval(() => {
-        ownerGone().catch((e: unknown) => shared.onerror(asError(e)));
-      }, shared.ownerCheckMs);
-      check.unref();
-    } catch (error) {
-      shared.onerror(asError(error));
-      if (!res.headersSent)
-        sendJsonError(res, 503, -32000, 'Service Unavailable: the session store failed');
-      finish();
-    }
-  }
-}
-
-/**
- * Why a stream kept in the store cannot be resumed from `after`: its last event was before
- * (the answer was delivered: 404, as for a stream this replica let go of), or the events
- * right after it were trimmed from the log (410: replaying the rest would skip them).
- */
-function resumeRefusal(
-  all: readonly StoredEvent[],
-  after: number,
-  lastEventId: string,
-): { status: 404 | 410; message: string } | undefined {
-  if (all.some((e) => e.final && e.seq <= after))
-    return {
-      status: 404,
-      message: `Cannot resume from Last-Event-ID ${JSON.stringify(lastEventId)}: that stream already carried its last event`,
-    };
-  const next = all.find((e) => e.seq > after);
-  if (next?.prev !== undefined && next.prev > after)
-    return {
-      status: 410,
-      message: `Gone: events after Last-Event-ID ${JSON.stringify(lastEventId)} were trimmed from the session store's event log (its per-stream bound); they cannot be replayed`,
-    };
-  return undefined;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -22,4 +22,34 @@ describe('createMemorySessionStore', () => {
     expect(await store.eventsAfter('s1', 6, 0)).toHaveLength(1);
     expect(await store.loadSession('s1')).toEqual(record);
   });
+
+  it('expired entries go without a read: an ended stream, a session and a heartbeat left to expire leave the store on their own', async () => {
+    const store = createMemorySessionStore();
+    const record = { protocolVersion: '2025-11-25', clientCapabilities: {}, subscriptions: [] };
+    await store.saveSession('kept', record, 60_000);
+    await store.appendEvent('kept', { stream: 5, seq: 1, data: '{}', final: false }, 60_000, 8);
+    await store.appendEvent('kept', { stream: 6, seq: 2, data: '{}', final: true }, 60_000, 8, 20);
+    await store.saveSession('idle', record, 20);
+    await store.heartbeat('gone', 20);
+    expect(store.size).toBe(5);
+    // Nothing is read meanwhile: the ended stream's log, the idle session and the heartbeat go.
+    await expect.poll(() => store.size, { timeout: 4_000, interval: 50 }).toBe(2);
+    expect(await store.loadSession('kept')).toEqual(record);
+    expect(await store.eventsAfter('kept', 5, 0)).toHaveLength(1);
+    expect(await store.eventsAfter('kept', 6, 0)).toEqual([]);
+    expect(await store.loadSession('idle')).toBeUndefined();
+    await store.close();
+  });
+
+  it('an entry extended after it was scheduled is not dropped at its old time', async () => {
+    const store = createMemorySessionStore();
+    const record = { protocolVersion: '2025-11-25', clientCapabilities: {}, subscriptions: [] };
+    await store.saveSession('touched', record, 20);
+    await store.touchSession('touched', 60_000);
+    await store.saveSession('other', record, 20);
+    // The other one's expiry is swept; the touched one stays.
+    await expect.poll(() => store.size, { timeout: 4_000, interval: 50 }).toBe(1);
+    expect(await store.loadSession('touched')).toEqual(record);
+    await store.close();
+  });
 });

@@ -1,4 +1,5 @@
 import type { JsonRpcMessage } from '@mcpkit/jsonrpc';
+import { ExpiryHeap } from './expiry-heap.js';
 
 /**
  * What a 2025 session is, as far as another replica needs to serve it: what `initialize`
@@ -56,7 +57,14 @@ export type SessionBusMessage =
    * A replica follows the session's resource subscriptions now (it holds the GET stream):
    * the others let go, so that an update reaches the client once.
    */
-  | { kind: 'follow'; replica: string };
+  | { kind: 'follow'; replica: string }
+  /**
+   * A replica resuming a POST stream whose owner it knows from the client's `Last-Event-ID`
+   * alone (not from the store) asks that owner whether it still answers the stream.
+   */
+  | { kind: 'probe'; replica: string; stream: number; requestId: string | number }
+  /** The owner's answer to a `probe`: whether it still answers that stream. */
+  | { kind: 'held'; replica: string; stream: number; held: boolean };
 
 /**
  * Where replicas of one Streamable HTTP endpoint share their 2025 sessions: the session
@@ -72,7 +80,12 @@ export interface SessionStore {
   /** Keeps a session (and its event logs) another `ttlMs`. */
   touchSession(sessionId: string, ttlMs: number): Promise<void>;
   deleteSession(sessionId: string): Promise<void>;
-  /** Records who answers a POST stream (before its first event). */
+  /**
+   * Records who answers a POST stream (before its first event). Only for a stream whose
+   * owner does not fit in its event ids (a replica id over 64 bytes, a string request id over
+   * 96, a number that is not a safe integer): the others carry it there and write nothing
+   * when they open.
+   */
   openStream(sessionId: string, stream: number, owner: StreamOwner, ttlMs: number): Promise<void>;
   streamOwner(sessionId: string, stream: number): Promise<StreamOwner | undefined>;
   /**
@@ -81,6 +94,9 @@ export interface SessionStore {
    * (`final`): from then on the stream's owner and log are kept that long and no longer
    * extended by `touchSession`, so that a busy session does not keep every call's log (a
    * store that ignores it keeps them as long as the session: about 0.9 kB per call in Redis).
+   * Most streams have no `openStream` before their first event: the log is the session's
+   * from its first event on (extended by `touchSession` until it ends, gone with
+   * `deleteSession`).
    */
   appendEvent(
     sessionId: string,
@@ -137,13 +153,53 @@ interface MemoryEntry {
   ended?: boolean;
 }
 
+/** The in-memory store, with what it holds now. */
+export interface MemorySessionStore extends SessionStore {
+  /** Entries kept now (records, logs, owners, counters, heartbeats); expired ones go within a second. */
+  readonly size: number;
+}
+
+/** How often, at most, the memory store drops its expired entries, in ms. */
+const sweepEveryMs = 1000;
+
 /**
  * A `SessionStore` in this process's memory: for several handlers (replicas) in one process,
- * and the baseline that a networked store is measured against. Expiry is checked on read.
+ * and the baseline that a networked store is measured against. Expiry is checked on read,
+ * and expired entries are dropped within a second without one (an unref'd timer, armed only
+ * while something is due), so ended streams' logs do not stay until their session is deleted.
  */
-export function createMemorySessionStore(): SessionStore {
+export function createMemorySessionStore(): MemorySessionStore {
   const entries = new Map<string, MemoryEntry>();
   const listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
+  const due = new ExpiryHeap();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  let lastSweep = 0;
+  const sweep = (): void => {
+    timer = undefined;
+    timerAt = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    lastSweep = now;
+    due.popDue(now, (key) => {
+      const e = entries.get(key);
+      if (e !== undefined && e.expires <= now) entries.delete(key);
+    });
+    const next = due.next;
+    if (next !== undefined) arm(next);
+  };
+  /** Sweeps at `at`, or a second after the last sweep if that is later (one timer at a time). */
+  const arm = (at: number): void => {
+    const when = Math.max(at, lastSweep + sweepEveryMs);
+    if (when >= timerAt) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timerAt = when;
+    timer = setTimeout(sweep, Math.max(0, when - Date.now()));
+    timer.unref();
+  };
+  const expireAt = (key: string, at: number): void => {
+    due.push(key, at);
+    arm(at);
+  };
   const get = <T>(key: string): T | undefined => {
     const e = entries.get(key);
     if (!e) return undefined;
@@ -153,10 +209,16 @@ export function createMemorySessionStore(): SessionStore {
     }
     return e.value as T;
   };
-  const set = (key: string, value: unknown, ttlMs: number) =>
-    entries.set(key, { value, expires: Date.now() + ttlMs });
+  const set = (key: string, value: unknown, ttlMs: number): void => {
+    const expires = Date.now() + ttlMs;
+    entries.set(key, { value, expires });
+    expireAt(key, expires);
+  };
   const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-  const store: SessionStore = {
+  const store: MemorySessionStore = {
+    get size() {
+      return entries.size;
+    },
     async saveSession(id, record, ttlMs) {
       set(`s:${id}`, clone(record), ttlMs);
     },
@@ -165,8 +227,12 @@ export function createMemorySessionStore(): SessionStore {
       return r === undefined ? undefined : clone(r);
     },
     async touchSession(id, ttlMs) {
+      const expires = Date.now() + ttlMs;
       for (const [key, e] of entries)
-        if (ofSession(key, id) && !e.ended) e.expires = Date.now() + ttlMs;
+        if (ofSession(key, id) && !e.ended) {
+          e.expires = expires;
+          expireAt(key, expires);
+        }
     },
     async deleteSession(id) {
       for (const key of [...entries.keys()]) if (ofSession(key, id)) entries.delete(key);
@@ -189,6 +255,7 @@ export function createMemorySessionStore(): SessionStore {
           if (!e) continue;
           e.expires = Math.min(e.expires, Date.now() + endTtlMs);
           e.ended = true;
+          expireAt(k, e.expires);
         }
       }
       await store.publish(`${id}#${event.stream}`, { kind: 'event', event: { ...event } });
@@ -237,7 +304,12 @@ export function createMemorySessionStore(): SessionStore {
       return get(`r:${replica}`) === true;
     },
     async ping() {},
-    async close() {},
+    async close() {
+      // The data stays (a store may be used again); only the timer goes.
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      timerAt = Number.POSITIVE_INFINITY;
+    },
   };
   return store;
 }

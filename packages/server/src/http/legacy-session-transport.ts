@@ -505,7 +505,8 @@ export class LegacySessionTransport implements Transport {
     const shared = this.options.shared;
     if (!shared || message.replica !== shared.replica) return;
     const stream = this.streams.get(message.stream);
-    const held = stream !== undefined && !stream.ended && stream.pending.has(message.requestId);
+    const held =
+      stream !== undefined && !stream.ended && this.byRequest.get(message.requestId) === stream;
     shared.store
       .publish(this.sessionId, {
         kind: 'held',

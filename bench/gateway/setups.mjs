@@ -180,11 +180,17 @@ async function openHttp(name, home) {
       'stdout',
     );
   } else if (name === 'floor-proxy') {
+    // The same static bearer token as `mcpkit-serve` gets, checked the same way (constant
+    // time, 401 otherwise), so that neither the caller's header nor the check counts against
+    // one side only.
+    const token = randomBytes(32).toString('base64url');
+    headers = { Authorization: `Bearer ${token}` };
     started = startListening(
       [...profileFlags('floor-proxy'), path.join(servers, 'floor-proxy-http.mjs'), ...backend],
       home,
       /PORT (\d+)/,
       'stdout',
+      { FLOOR_PROXY_TOKEN: token },
     );
   } else if (name === 'sdk-proxy') {
     started = startListening(

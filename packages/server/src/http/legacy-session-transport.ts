@@ -10,6 +10,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
+import { SlotMap } from '@mcpkit/jsonrpc/internal';
 import type { SessionEventBuffer } from './event-buffer.js';
 import { ACCEPTS_JSON, ACCEPTS_SSE, streamAccepts } from './media-type.js';
 import type { SessionBusMessage, SessionStore, StoredEvent } from './session-store.js';
@@ -98,8 +99,9 @@ export class LegacySessionTransport implements Transport {
   /** The negotiated revision (the session sets it after `initialize`). */
   protocolVersion: string | undefined;
 
-  private readonly streams = new Map<number, Stream>();
-  private readonly byRequest = new Map<JsonRpcId, Stream>();
+  /** By stream id and by request id: `SlotMap`s, whose storage does not churn per request. */
+  private readonly streams = new SlotMap<number, Stream>();
+  private readonly byRequest = new SlotMap<JsonRpcId, Stream>();
   private readonly standalone: Stream;
   /** Shared sessions: the seq of the GET stream's last event written here. */
   private standaloneSeq = 0;
@@ -413,7 +415,7 @@ export class LegacySessionTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    for (const stream of this.streams.values()) stream.res?.end();
+    for (const [, stream] of this.streams.entries()) stream.res?.end();
     this.streams.clear();
     this.byRequest.clear();
     this.standalone.res?.end();

@@ -2,6 +2,25 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SlotMap } from './slot-map.js';
 
+type Op<K> =
+  | { kind: 'set'; key: K; value: number }
+  | { kind: 'delete'; key: K }
+  | { kind: 'clear' };
+
+/** Applies one operation to both; checks the size and what `delete` says. */
+function applyBoth<K>(o: Op<K>, slot: SlotMap<K, number>, map: Map<K, number>): void {
+  if (o.kind === 'set') {
+    slot.set(o.key, o.value);
+    map.set(o.key, o.value);
+  } else if (o.kind === 'delete') {
+    expect(slot.delete(o.key)).toBe(map.delete(o.key));
+  } else {
+    slot.clear();
+    map.clear();
+  }
+  expect(slot.size).toBe(map.size);
+}
+
 describe('SlotMap', () => {
   it('behaves as a Map under any sequence of set, delete and get (keys and sizes)', () => {
     const op = fc.oneof(
@@ -18,16 +37,7 @@ describe('SlotMap', () => {
         const slot = new SlotMap<number, number>();
         const map = new Map<number, number>();
         for (const o of ops) {
-          if (o.kind === 'set') {
-            slot.set(o.key, o.value);
-            map.set(o.key, o.value);
-          } else if (o.kind === 'delete') {
-            expect(slot.delete(o.key)).toBe(map.delete(o.key));
-          } else {
-            slot.clear();
-            map.clear();
-          }
-          expect(slot.size).toBe(map.size);
+          applyBoth(o, slot, map);
           for (let k = 0; k <= 6; k++) expect(slot.get(k)).toBe(map.get(k));
           expect(new Map(slot.entries())).toEqual(map);
         }
@@ -69,18 +79,7 @@ describe('SlotMap', () => {
       fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
         const slot = new SlotMap<number | string, number>();
         const map = new Map<number | string, number>();
-        for (const o of ops) {
-          if (o.kind === 'set') {
-            slot.set(o.key, o.value);
-            map.set(o.key, o.value);
-          } else if (o.kind === 'delete') {
-            expect(slot.delete(o.key)).toBe(map.delete(o.key));
-          } else {
-            slot.clear();
-            map.clear();
-          }
-          expect(slot.size).toBe(map.size);
-        }
+        for (const o of ops) applyBoth(o, slot, map);
         for (const k of [...keys, '1', 'a']) {
           expect(slot.get(k)).toBe(map.get(k));
           expect(slot.has(k)).toBe(map.has(k));

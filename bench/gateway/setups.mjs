@@ -5,7 +5,7 @@
 // pinned to the 2025 era so that all three speak the same revision.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpClient } from '@mcpkit/client';
@@ -63,9 +63,14 @@ function profileFlags(setup) {
     : [];
 }
 
-/** `MCPKIT_BENCH_GATEWAY_NODE_FLAGS`: flags for node running `mcpkit serve` (space-separated). */
-function nodeFlags() {
-  return process.env.MCPKIT_BENCH_GATEWAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+/**
+ * `MCPKIT_BENCH_GATEWAY_NODE_FLAGS`: flags for node running `mcpkit serve` (space-separated);
+ * `MCPKIT_BENCH_FLOOR_NODE_FLAGS`: the same for the floor forwarder over HTTP.
+ * `MCPKIT_BENCH_GATEWAY_STDOUT=<dir>`: the stdout of an intermediary over HTTP (where
+ * `--trace-gc-nvp` prints) is also written to `<dir>/<pid>.log`.
+ */
+function nodeFlags(name = 'MCPKIT_BENCH_GATEWAY_NODE_FLAGS') {
+  return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }
 
 function serveArgs(extra, setup = 'mcpkit-serve') {
@@ -159,7 +164,9 @@ function startListening(args, home, pattern, stream, env = {}) {
     );
   });
   // Keep draining both pipes so the child never blocks on a full one.
-  child.stdout.resume();
+  const keep = process.env.MCPKIT_BENCH_GATEWAY_STDOUT;
+  if (keep) child.stdout.pipe(createWriteStream(path.join(keep, `${child.pid}.log`)));
+  else child.stdout.resume();
   child.stderr.resume();
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -180,11 +187,22 @@ async function openHttp(name, home) {
       'stdout',
     );
   } else if (name === 'floor-proxy') {
+    // The same static bearer token as `mcpkit-serve` gets, checked the same way (constant
+    // time, 401 otherwise), so that neither the caller's header nor the check counts against
+    // one side only.
+    const token = randomBytes(32).toString('base64url');
+    headers = { Authorization: `Bearer ${token}` };
     started = startListening(
-      [...profileFlags('floor-proxy'), path.join(servers, 'floor-proxy-http.mjs'), ...backend],
+      [
+        ...profileFlags('floor-proxy'),
+        ...nodeFlags('MCPKIT_BENCH_FLOOR_NODE_FLAGS'),
+        path.join(servers, 'floor-proxy-http.mjs'),
+        ...backend,
+      ],
       home,
       /PORT (\d+)/,
       'stdout',
+      { FLOOR_PROXY_TOKEN: token },
     );
   } else if (name === 'sdk-proxy') {
     started = startListening(

@@ -27,7 +27,10 @@ try {
   // The backend is the intermediary's one child.
   for (const s of open)
     s.backend = Number(readFileSync(`/proc/${s.pid}/task/${s.pid}/children`, 'utf8').trim());
-  const call = (s) => s.client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+  const call = (s) => {
+    s.calls = (s.calls ?? 0) + 1;
+    return s.client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+  };
   const block = async (s, ms) => {
     let done = 0;
     const end = performance.now() + ms;
@@ -72,6 +75,11 @@ try {
         .map(([label, list]) => `${label} ${median(list.map((x) => x[key])).toFixed(1)}`)
         .join('  ')}\n`,
     );
+  // All the calls each intermediary forwarded, warm-up included (to divide a whole-process
+  // figure, such as the GC totals of a --trace-gc-nvp log, by).
+  process.stdout.write(
+    `calls      ${open.map((s) => `${s.label} ${s.calls} (pid ${s.pid})`).join('  ')}\n`,
+  );
   const ratios = (key, x, y) => rows[x].map((v, i) => v[key] / rows[y][i][key]);
   for (const [key, x, y] of [
     ['perSecond', 'A', 'floor'],

@@ -1,8 +1,12 @@
 // The floor of the gateway benchmark over Streamable HTTP: plain node:http on 127.0.0.1 in
 // front of an NDJSON backend child. Each POST's JSON-RPC message goes to the backend under a
-// new id and its answer comes back as the JSON body; no MCP, no checks, one fixed session id.
+// new id and its answer comes back as the JSON body; no MCP, one fixed session id. The one
+// check it makes is the one every real forwarder makes: with `FLOOR_PROXY_TOKEN` set, each
+// request must carry `Authorization: Bearer <token>` (compared in constant time) or gets 401,
+// so that the caller sends it the same header as our gateway and both pay for it.
 // Prints "PORT <n>" on stdout once listening. Usage: node floor-proxy-http.mjs <command> [args...]
 import { spawn } from 'node:child_process';
+import { timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
 const [command, ...args] = process.argv.slice(2);
@@ -30,7 +34,21 @@ child.stdout.on('data', (text) => {
   }
 });
 
+const token = process.env.FLOOR_PROXY_TOKEN;
+const expected = token ? Buffer.from(`Bearer ${token}`, 'latin1') : undefined;
+/** Whether the request carries the expected bearer token (always, without one configured). */
+function authorized(req) {
+  if (!expected) return true;
+  const header = req.headers.authorization;
+  if (typeof header !== 'string' || header.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(header, 'latin1'), expected);
+}
+
 const http = createServer((req, res) => {
+  if (!authorized(req)) {
+    req.resume();
+    return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+  }
   if (req.method !== 'POST') return void res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
   const parts = [];
   req.on('data', (c) => parts.push(c));

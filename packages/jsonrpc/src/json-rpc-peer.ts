@@ -71,7 +71,6 @@ interface Pending {
   maxTotalTimeoutMs: number;
   resetTimeoutOnProgress: boolean;
   onprogress: ((progress: Progress) => void) | undefined;
-  signal: AbortSignal | undefined;
   /** Stops waiting on `signal` (see `onAbort`). */
   stopAbort: (() => void) | undefined;
   cancellation: Cancellation | undefined;
@@ -212,36 +211,43 @@ export class JsonRpcPeer {
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params: sentParams };
 
-    return new Promise<unknown>((resolve, reject) => {
-      const timeoutMs = options?.timeoutMs ?? this.defaultTimeoutMs;
-      const entry: Pending = {
-        method,
-        resolve,
-        reject,
-        deadline: Number.POSITIVE_INFINITY,
-        timeoutMs,
-        startedAt: 0,
-        maxTotalTimeoutMs: options?.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY,
-        resetTimeoutOnProgress: options?.resetTimeoutOnProgress ?? false,
-        onprogress,
-        signal,
-        stopAbort: undefined,
-        cancellation,
-        cancelListener: undefined,
-      };
-      entry.startedAt = Date.now();
-      this.setDeadline(entry, entry.startedAt);
-      if (signal) {
-        entry.stopAbort = onAbort(signal, () => this.abort(id, signal.reason));
-      }
-      if (cancellation) {
-        entry.cancelListener = () => this.abort(id, cancellation.reason);
-        cancellation.addListener(entry.cancelListener);
-      }
-      this.pending.set(id, entry);
-      const relatedRequestId = options?.relatedRequestId;
-      const headers = options?.headers;
-      const sent = this.transport.send(
+    // The promise's executor only takes its functions: the entry, the listeners and the
+    // send below hold no closure over this function's variables (the message, the params,
+    // the options), so what a request keeps alive while it waits is its entry, its promise
+    // and, when it follows a cancellation or a signal, one small listener (see `listener`).
+    let resolve!: (value: unknown) => void;
+    let reject!: (reason: unknown) => void;
+    const promise = new Promise<unknown>((yes, no) => {
+      resolve = yes;
+      reject = no;
+    });
+    const startedAt = Date.now();
+    const entry: Pending = {
+      method,
+      resolve,
+      reject,
+      deadline: Number.POSITIVE_INFINITY,
+      timeoutMs: options?.timeoutMs ?? this.defaultTimeoutMs,
+      startedAt,
+      maxTotalTimeoutMs: options?.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY,
+      resetTimeoutOnProgress: options?.resetTimeoutOnProgress ?? false,
+      onprogress,
+      stopAbort: undefined,
+      cancellation,
+      cancelListener: undefined,
+    };
+    this.setDeadline(entry, startedAt);
+    if (signal) entry.stopAbort = onAbort(signal, this.listener(id, signal));
+    if (cancellation) {
+      entry.cancelListener = this.listener(id, cancellation);
+      cancellation.addListener(entry.cancelListener);
+    }
+    this.pending.set(id, entry);
+    const relatedRequestId = options?.relatedRequestId;
+    const headers = options?.headers;
+    let sent: Promise<void>;
+    try {
+      sent = this.transport.send(
         message,
         headers !== undefined
           ? { relatedRequestId, headers }
@@ -249,12 +255,23 @@ export class JsonRpcPeer {
             ? undefined
             : { relatedRequestId },
       );
-      if (sent !== SENT) {
-        sent.catch((error: unknown) => {
-          if (this.settle(id)) reject(error);
-        });
-      }
-    });
+    } catch (error) {
+      // A transport that throws instead of rejecting fails this request, as a rejection would.
+      this.settle(id)?.reject(error);
+      return promise;
+    }
+    if (sent !== SENT) sent.catch(this.sendFailed(id));
+    return promise;
+  }
+
+  /** Aborts request `id` with `from`'s reason: a closure over the two and the peer only. */
+  private listener(id: JsonRpcId, from: { readonly reason: unknown }): () => void {
+    return () => this.abort(id, from.reason);
+  }
+
+  /** Rejects request `id`, if still pending, with its send's failure. */
+  private sendFailed(id: JsonRpcId): (error: unknown) => void {
+    return (error) => this.settle(id)?.reject(error);
   }
 
   /** Sends a notification. Resolves once the transport accepted it. */

@@ -69,24 +69,20 @@ export function runWithInput(
   /** Turns the final result into the answer (a tool's task), in the same promise layer. */
   settle?: (result: unknown) => unknown,
 ): unknown {
-  const more = (
-    result: unknown,
-    answers?: Record<string, Record<string, unknown>>,
-    state?: unknown,
-  ) => {
-    const done = rounds(server, ctx, name, invoke, answers, state, result);
-    const rest = settle ? done.then(settle) : done;
-    return onError ? rest.then(undefined, onError) : rest;
-  };
   if (params.inputResponses === undefined && params.requestState === undefined) {
     const first = invoke(ctx);
     if (isThenable(first)) {
       return Promise.resolve(first).then(
-        (result) => (isInputRequired(result) ? more(result) : settle ? settle(result) : result),
+        (result) =>
+          isInputRequired(result)
+            ? more(server, ctx, name, invoke, onError, settle, result)
+            : settle
+              ? settle(result)
+              : result,
         onError,
       );
     }
-    if (isInputRequired(first)) return more(first);
+    if (isInputRequired(first)) return more(server, ctx, name, invoke, onError, settle, first);
     return settle ? settle(first) : first;
   }
   const inputResponses = readInputResponses(params.inputResponses);
@@ -94,10 +90,30 @@ export function runWithInput(
     params.requestState === undefined
       ? undefined
       : server.seal.open(params.requestState, ctx.method, name);
-  return more(NOT_RUN, inputResponses, requestState);
+  return more(server, ctx, name, invoke, onError, settle, NOT_RUN, inputResponses, requestState);
 }
 
-/** `rounds`' `first` when the handler has not run yet. */
+/**
+ * The rounds after an input_required result (or from a client's retry), with `settle` and
+ * `onError` in the same chain. A function of its own, not a closure made for every request:
+ * most requests never get here.
+ */
+function more(
+  server: McpServer,
+  ctx: HandlerContext,
+  name: string,
+  invoke: (ctx: HandlerContext) => unknown,
+  onError: ((error: unknown) => unknown) | undefined,
+  settle: ((result: unknown) => unknown) | undefined,
+  result: unknown,
+  answers?: Record<string, Record<string, unknown>>,
+  state?: unknown,
+): Promise<unknown> {
+  const done = rounds(server, ctx, name, invoke, answers, state, result);
+  const rest = settle ? done.then(settle) : done;
+  return onError ? rest.then(undefined, onError) : rest;
+}
+
 const NOT_RUN: unique symbol = Symbol('not run');
 
 async function rounds(

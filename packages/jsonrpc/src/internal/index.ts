@@ -28,6 +28,7 @@ export {
   type TimerOptionRules,
 } from '../option-checks.js';
 export { DEFAULT_CLOSE_FLUSH_MS, PendingSends } from '../pending-sends.js';
+export { SlotMap } from '../slot-map.js';
 export {
   dispatchJsonText,
   type SseEvent,

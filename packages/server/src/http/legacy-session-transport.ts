@@ -10,6 +10,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@mcpkit/jsonrpc';
+import { SlotMap } from '@mcpkit/jsonrpc/internal';
 import type { SessionEventBuffer } from './event-buffer.js';
 import { ownerTag, parseEventId, replicaTagPart } from './event-id.js';
 import { ACCEPTS_JSON, ACCEPTS_SSE, streamAccepts } from './media-type.js';
@@ -95,8 +96,9 @@ export class LegacySessionTransport implements Transport {
   /** The negotiated revision (the session sets it after `initialize`). */
   protocolVersion: string | undefined;
 
-  private readonly streams = new Map<number, Stream>();
-  private readonly byRequest = new Map<JsonRpcId, Stream>();
+  /** By stream id and by request id: `SlotMap`s, whose storage does not churn per request. */
+  private readonly streams = new SlotMap<number, Stream>();
+  private readonly byRequest = new SlotMap<JsonRpcId, Stream>();
   private readonly standalone: Stream;
   /** Shared sessions: the seq of the GET stream's last event written here. */
   private standaloneSeq = 0;
@@ -425,7 +427,7 @@ export class LegacySessionTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    for (const stream of this.streams.values()) stream.res?.end();
+    for (const [, stream] of this.streams.entries()) stream.res?.end();
     this.streams.clear();
     this.byRequest.clear();
     this.standalone.res?.end();
@@ -598,13 +600,18 @@ export class LegacySessionTransport implements Transport {
           error !== undefined && this.options.errorStatus
             ? this.options.errorStatus(error, res.req)
             : undefined;
-        res.writeHead(special?.status ?? 200, {
-          ...special?.headers,
+        const headers = {
           'content-type': 'application/json',
           'mcp-session-id': this.sessionId,
           // Known length: the body goes out in one piece, without chunked framing.
           'content-length': Buffer.byteLength(data),
-        });
+        };
+        // The hook's headers first, ours over them; no literal spread (V8's slow path on
+        // Node 20) on the answer of every request.
+        res.writeHead(
+          special?.status ?? 200,
+          special?.headers === undefined ? headers : Object.assign({}, special.headers, headers),
+        );
         res.end(data);
       }
       return;

@@ -85,6 +85,15 @@ async function openSession(url: URL): Promise<Record<string, string>> {
   };
 }
 
+/** A POST calling the `held` tool under request id `id`, read as an SSE stream. */
+const callHeld = (listener: StreamableHttpListener, headers: Record<string, string>, id: number) =>
+  openSse(
+    listener.url,
+    'POST',
+    headers,
+    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'held' } }),
+  );
+
 /** The write that carried the head of the SSE response (content-type text/event-stream). */
 function headWrite(writes: string[]): string {
   const found = writes.filter((w) => /content-type: text\/event-stream/i.test(w));
@@ -97,12 +106,7 @@ describe('an SSE answer starts with its head and first event in one write', () =
     const { listener, writes, release } = await start('sse');
     const headers = await openSession(listener.url);
     writes.length = 0;
-    const call = await openSse(
-      listener.url,
-      'POST',
-      headers,
-      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'held' } }),
-    );
+    const call = await callHeld(listener, headers, 2);
     const priming = await call.next();
     expect(priming).toMatchObject({ data: '', retry: '250' });
     const head = headWrite(writes);
@@ -135,12 +139,7 @@ describe('an SSE answer starts with its head and first event in one write', () =
   it('a resumption: the head and the events replayed', async () => {
     const { listener, writes, release, done } = await start('sse');
     const headers = await openSession(listener.url);
-    const call = await openSse(
-      listener.url,
-      'POST',
-      headers,
-      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'held' } }),
-    );
+    const call = await callHeld(listener, headers, 3);
     const priming = await call.next();
     // The client drops the stream before the answer; the server notices, then answers.
     const before = await connections(listener);

@@ -1,6 +1,7 @@
 // One transport's gateway rounds in a fresh process: opens direct, floor-proxy, sdk-proxy and
 // mcpkit-serve side by side, then each round runs a block of sequential calls through each (in
-// that order), then a block with 64 in flight through each. Prints one JSON line: the per-round figures.
+// that order, turned by one every round), then a block with 64 in flight through each. Prints
+// one JSON line: the per-round figures, with every sequential call's latency.
 // Usage: node worker.mjs <stdio|http> <rounds> <sequential calls> <in-flight block: calls, or <n>ms> [warm-up calls] [signed-in]
 // `signed-in` (HTTP): mcpkit-serve with the static token beside mcpkit-serve-signed-in instead.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,7 +52,10 @@ try {
   const perRound = [];
   for (let round = 0; round < rounds; round++) {
     const figures = {};
-    for (const s of open) {
+    // The order turns every round, so no setup always runs first after the in-flight
+    // blocks (whose garbage and compiled code the processes are still settling).
+    const order = open.map((_, k) => open[(k + round) % open.length]);
+    for (const s of order) {
       const times = new Float64Array(sequential);
       const cpu0 = cpuNs(s.pid);
       for (let i = 0; i < sequential; i++) {
@@ -64,9 +68,11 @@ try {
       figures[s.name] = {
         p50Us: times[Math.floor(sequential / 2)],
         cpuUsPerCall: cpu / 1e3 / sequential,
+        // Every call's latency (0.1 µs), for the p50 over all rounds' calls.
+        timesUs: Array.from(times, (t) => Math.round(t * 10) / 10),
       };
     }
-    for (const s of open) {
+    for (const s of order) {
       let next = 0;
       let done = 0;
       // A timed block: no call starts after the deadline; the ones in flight finish.

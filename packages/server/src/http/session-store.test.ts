@@ -52,4 +52,37 @@ describe('createMemorySessionStore', () => {
     expect(await store.loadSession('touched')).toEqual(record);
     await store.close();
   });
+
+  it("touching or deleting a session reaches its own entries only, not another's whose id starts the same", async () => {
+    const store = createMemorySessionStore();
+    const record = { protocolVersion: '2025-11-25', clientCapabilities: {}, subscriptions: [] };
+    for (const id of ['s1', 's10']) {
+      await store.saveSession(id, record, 40);
+      await store.openStream(id, 1, { replica: 'r', requestId: 1 }, 40);
+      await store.appendEvent(id, { stream: 1, seq: 1, data: '{}', final: false }, 40, 8);
+      await store.appendStandalone?.(id, '{}', 40, 8);
+    }
+    await store.heartbeat('r', 60_000);
+    // Per session: its record, a stream's owner and log, the standalone counter and log.
+    expect(store.size).toBe(11);
+    // s1 is kept; s10, not touched, expires on its own.
+    await store.touchSession('s1', 60_000);
+    await expect.poll(() => store.size, { timeout: 4_000, interval: 20 }).toBe(6);
+    expect(await store.loadSession('s1')).toEqual(record);
+    expect(await store.streamOwner('s1', 1)).toEqual({ replica: 'r', requestId: 1 });
+    expect(await store.eventsAfter('s1', 0, 0)).toHaveLength(1);
+    expect(await store.loadSession('s10')).toBeUndefined();
+    // A new s10: deleting s1 leaves it and the heartbeat.
+    await store.saveSession('s10', record, 60_000);
+    await store.deleteSession('s1');
+    expect(store.size).toBe(2);
+    expect(await store.loadSession('s10')).toEqual(record);
+    expect(await store.isAlive('r')).toBe(true);
+    // A session saved again after its deletion is kept and touched as a new one.
+    await store.saveSession('s1', record, 40);
+    await store.touchSession('s1', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await store.loadSession('s1')).toEqual(record);
+    await store.close();
+  });
 });

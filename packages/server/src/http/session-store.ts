@@ -140,17 +140,13 @@ export interface SessionStore {
 }
 
 /** Whether a memory store key belongs to a session: its record, counter, logs and owners. */
-const ofSession = (key: string, id: string): boolean =>
-  key === `s:${id}` ||
-  key === `n:${id}` ||
-  key.startsWith(`e:${id}:`) ||
-  key.startsWith(`o:${id}:`);
-
 interface MemoryEntry {
   value: unknown;
   expires: number;
   /** An ended stream's key: its time left is not extended. */
   ended?: boolean;
+  /** The session the entry belongs to (records, logs, owners, counters; not heartbeats). */
+  session?: string;
 }
 
 /** The in-memory store, with what it holds now. */
@@ -170,6 +166,19 @@ const sweepEveryMs = 1000;
  */
 export function createMemorySessionStore(): MemorySessionStore {
   const entries = new Map<string, MemoryEntry>();
+  /**
+   * Each session's keys, so that touching or deleting one session costs what that session
+   * holds, not what the whole store holds.
+   */
+  const bySession = new Map<string, Set<string>>();
+  const drop = (key: string, e: MemoryEntry): void => {
+    entries.delete(key);
+    if (e.session === undefined) return;
+    const keys = bySession.get(e.session);
+    if (keys === undefined) return;
+    keys.delete(key);
+    if (keys.size === 0) bySession.delete(e.session);
+  };
   const listeners = new Map<string, Set<(message: SessionBusMessage) => void>>();
   const due = new ExpiryHeap();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -182,7 +191,7 @@ export function createMemorySessionStore(): MemorySessionStore {
     lastSweep = now;
     due.popDue(now, (key) => {
       const e = entries.get(key);
-      if (e !== undefined && e.expires <= now) entries.delete(key);
+      if (e !== undefined && e.expires <= now) drop(key, e);
     });
     const next = due.next;
     if (next !== undefined) arm(next);
@@ -204,14 +213,22 @@ export function createMemorySessionStore(): MemorySessionStore {
     const e = entries.get(key);
     if (!e) return undefined;
     if (e.expires <= Date.now()) {
-      entries.delete(key);
+      drop(key, e);
       return undefined;
     }
     return e.value as T;
   };
-  const set = (key: string, value: unknown, ttlMs: number): void => {
+  const set = (key: string, value: unknown, ttlMs: number, session?: string): void => {
     const expires = Date.now() + ttlMs;
-    entries.set(key, { value, expires });
+    entries.set(key, session === undefined ? { value, expires } : { value, expires, session });
+    if (session !== undefined) {
+      let keys = bySession.get(session);
+      if (keys === undefined) {
+        keys = new Set();
+        bySession.set(session, keys);
+      }
+      keys.add(key);
+    }
     expireAt(key, expires);
   };
   const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -220,7 +237,7 @@ export function createMemorySessionStore(): MemorySessionStore {
       return entries.size;
     },
     async saveSession(id, record, ttlMs) {
-      set(`s:${id}`, clone(record), ttlMs);
+      set(`s:${id}`, clone(record), ttlMs, id);
     },
     async loadSession(id) {
       const r = get<SessionRecord>(`s:${id}`);
@@ -228,17 +245,20 @@ export function createMemorySessionStore(): MemorySessionStore {
     },
     async touchSession(id, ttlMs) {
       const expires = Date.now() + ttlMs;
-      for (const [key, e] of entries)
-        if (ofSession(key, id) && !e.ended) {
+      for (const key of bySession.get(id) ?? []) {
+        const e = entries.get(key);
+        if (e !== undefined && !e.ended) {
           e.expires = expires;
           expireAt(key, expires);
         }
+      }
     },
     async deleteSession(id) {
-      for (const key of [...entries.keys()]) if (ofSession(key, id)) entries.delete(key);
+      for (const key of bySession.get(id) ?? []) entries.delete(key);
+      bySession.delete(id);
     },
     async openStream(id, stream, owner, ttlMs) {
-      set(`o:${id}:${stream}`, { ...owner }, ttlMs);
+      set(`o:${id}:${stream}`, { ...owner }, ttlMs, id);
     },
     async streamOwner(id, stream) {
       return get<StreamOwner>(`o:${id}:${stream}`);
@@ -248,7 +268,7 @@ export function createMemorySessionStore(): MemorySessionStore {
       const list = get<StoredEvent[]>(key) ?? [];
       list.push({ ...event });
       if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
-      set(key, list, ttlMs);
+      set(key, list, ttlMs, id);
       if (event.final && endTtlMs !== undefined) {
         for (const k of [key, `o:${id}:${event.stream}`]) {
           const e = entries.get(k);
@@ -262,13 +282,13 @@ export function createMemorySessionStore(): MemorySessionStore {
     },
     async appendStandalone(id, data, ttlMs, maxEvents) {
       const seq = (get<number>(`n:${id}`) ?? 0) + 1;
-      set(`n:${id}`, seq, ttlMs);
+      set(`n:${id}`, seq, ttlMs, id);
       const event: StoredEvent = { stream: 0, seq, prev: seq - 1, data, final: false };
       const key = `e:${id}:0`;
       const list = get<StoredEvent[]>(key) ?? [];
       list.push({ ...event });
       if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
-      set(key, list, ttlMs);
+      set(key, list, ttlMs, id);
       await store.publish(id, { kind: 'standalone', event: { ...event } });
       return event;
     },

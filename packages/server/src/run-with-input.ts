@@ -114,6 +114,7 @@ function more(
   return onError ? rest.then(undefined, onError) : rest;
 }
 
+/** `rounds`' `first` when the handler has not run yet. */
 const NOT_RUN: unique symbol = Symbol('not run');
 
 async function rounds(

@@ -139,7 +139,6 @@ export interface SessionStore {
   close(): Promise<void>;
 }
 
-/** Whether a memory store key belongs to a session: its record, counter, logs and owners. */
 interface MemoryEntry {
   value: unknown;
   expires: number;

@@ -34,6 +34,53 @@ describe('JoinedWriter', () => {
     expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
   });
 
+  it('a burst leaves four lines at a time as it is sent, and the rest when the tick ends', async () => {
+    const { stream, writes } = recorder();
+    const writer = new JoinedWriter(() => stream);
+    for (const line of 'abcdefghij') writer.write(`${line}\n`);
+    expect(writes).toEqual(['a\nb\nc\nd\n', 'e\nf\ng\nh\n']);
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    expect(writes).toEqual(['a\nb\nc\nd\n', 'e\nf\ng\nh\n', 'i\nj\n']);
+    // Exactly four: nothing is left for the tick's end, and the next tick starts afresh.
+    for (const line of 'klmn') writer.write(`${line}\n`);
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    writer.write('o\n');
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    expect(writes.slice(3)).toEqual(['k\nl\nm\nn\n', 'o\n']);
+  });
+
+  it("'turn': the last line of a burst is no lone line: the next line of the turn leaves at its tick's end", async () => {
+    const { stream, writes } = recorder();
+    const writer = new JoinedWriter(() => stream, 'turn');
+    const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+    for (const line of 'abcde') writer.write(`${line}\n`);
+    await tick();
+    expect(writes).toEqual(['a\nb\nc\nd\n', 'e\n']);
+    writer.write('f\n');
+    await tick();
+    expect(writes).toEqual(['a\nb\nc\nd\n', 'e\n', 'f\n']);
+  });
+
+  it('a write that fills the stream in the middle of a burst waits for it to drain', async () => {
+    const { stream, writes, drain } = recorder(8);
+    const writer = new JoinedWriter(() => stream);
+    expect(writer.write('a\n')).toBe(SENT);
+    writer.write('b\n');
+    writer.write('c\n');
+    const fourth = writer.write('d\n');
+    expect(fourth).not.toBe(SENT);
+    expect(writes).toEqual(['a\nb\nc\nd\n']);
+    let drained = false;
+    void fourth.then(() => {
+      drained = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(true);
+  });
+
   it("'turn': after a lone line, the next lines of the same loop turn leave together at its end; once the loop has waited, a lone line leaves at the tick's end again", async () => {
     const { stream, writes } = recorder();
     const writer = new JoinedWriter(() => stream, 'turn');

@@ -62,7 +62,8 @@ export interface StdioTransportOptions {
   stderrBufferChars?: number;
   /**
    * When messages sent to the server leave. `'tick'` (default): those sent in one tick go
-   * out in one write at the tick's end. `'turn'`: the same, but after a write of one message,
+   * out in one write at the tick's end (four at a time, as they are sent, when a burst has
+   * more). `'turn'`: the same, but after a write of one message,
    * the next ones sent in the same turn of the event loop wait for the turn's end and leave
    * together: for a host that sends one message per incoming event (a gateway forwarding
    * HTTP requests that one poll brought), one write per loop turn instead of one per request.

@@ -26,10 +26,15 @@ for (const file of files) {
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   if (report.success === false) ok = false;
 }
-const orphans = new URL('./orphans.txt', import.meta.url);
-if (existsSync(orphans)) {
-  console.error(`processes left behind by the tests:\n${readFileSync(orphans, 'utf8')}`);
-  // The orphan check counts as one failed test.
+// The checks of tests/global-setup.ts: each counts as one failed test.
+const checks = [
+  ['./orphans.txt', 'processes left behind by the tests'],
+  ['./tmp-leftovers.txt', "files the tests left in the run's temp dir"],
+];
+for (const [file, what] of checks) {
+  const report = new URL(file, import.meta.url);
+  if (!existsSync(report)) continue;
+  console.error(`${what}:\n${readFileSync(report, 'utf8')}`);
   failed += 1;
 }
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);

@@ -7,14 +7,17 @@
 // Packages are discovered, not listed: every non-private package under packages/ and every
 // subpath of its exports map that has a `types` entry gets a report (`./internal` and
 // `./package.json` excepted: they are not public API). A new package needs no edit here.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 
 const root = path.resolve(import.meta.dirname, '..');
 const update = process.argv.includes('--update');
-const tempRoot = path.join(tmpdir(), `mcpkit-api-report-${process.pid}`);
+// API Extractor writes each report here before comparing it. Removed on the way out, however
+// the run ends (a failed comparison exits 1; an error in API Extractor throws).
+const tempRoot = mkdtempSync(path.join(tmpdir(), 'mcpkit-api-report-'));
+process.on('exit', () => rmSync(tempRoot, { recursive: true, force: true }));
 const started = Date.now();
 let failures = 0;
 let reports = 0;
@@ -102,9 +105,13 @@ for (const dir of readdirSync(path.join(root, 'packages')).sort()) {
     const result = Extractor.invoke(config, {
       localBuild: update,
       showVerboseMessages: false,
+      // The temp copy is gone when the run ends: show what changed instead of its path.
+      printApiReportDiff: true,
       messageCallback: (message) => {
-        // Keep the console quiet unless something is wrong.
+        // Keep the console quiet unless something is wrong. "Please copy <temp file>" names a
+        // file removed on exit; the FAIL line says what to run.
         if (message.logLevel === 'info' || message.logLevel === 'verbose') message.handled = true;
+        if (message.messageId === 'console-api-report-not-copied') message.handled = true;
       },
     });
     reports++;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,7 @@ describe('mcpkit login / logout against oidc-provider', () => {
   let oidc: Awaited<ReturnType<typeof startOidcProvider>>;
   let mcp: StreamableHttpTestServer;
   let browser: Browser;
+  let home: string | undefined;
   let env: NodeJS.ProcessEnv;
   let config: string;
   const runs: Run[] = [];
@@ -74,15 +75,19 @@ describe('mcpkit login / logout against oidc-provider', () => {
       authorize: (req) => oidc.accepts(req.headers.authorization?.replace(/^Bearer /, ''), mcp.url),
     });
     browser = await launchChromium();
-    const home = await mkdtemp(path.join(tmpdir(), 'mcpkit-cli-login-'));
+    home = await mkdtemp(path.join(tmpdir(), 'mcpkit-cli-login-'));
     env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, 'data') };
     config = JSON.stringify({ mcpServers: { secure: { type: 'http', url: mcp.url } } });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await mcp?.close();
-    await oidc?.close();
+    try {
+      await browser?.close();
+      await mcp?.close();
+      await oidc?.close();
+    } finally {
+      if (home) await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('before login, a command exits non-zero and says to run mcpkit login', async () => {
@@ -150,6 +155,7 @@ describe('mcpkit login / logout against oidc-provider', () => {
 
 describe('mcpkit with a headersHelper entry', () => {
   let mcp: StreamableHttpTestServer;
+  let home: string | undefined;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
@@ -158,10 +164,16 @@ describe('mcpkit with a headersHelper entry', () => {
       authorize: (req) =>
         req.headers.authorization === 'Bearer from-helper' && req.headers['x-team'] === 'blue',
     });
-    const home = await mkdtemp(path.join(tmpdir(), 'mcpkit-cli-helper-'));
+    home = await mkdtemp(path.join(tmpdir(), 'mcpkit-cli-helper-'));
     env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, 'data') };
   });
-  afterAll(() => mcp?.close());
+  afterAll(async () => {
+    try {
+      await mcp?.close();
+    } finally {
+      if (home) await rm(home, { recursive: true, force: true });
+    }
+  });
 
   const config = (helper: string) =>
     JSON.stringify({

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileTokenStore, LoopbackAuthorization, OAuthProvider } from '@mcpkit/auth';
@@ -29,6 +29,7 @@ describe.skipIf(!haveChromium())(
     let upstream: StreamableHttpTestServer;
     let rs: DpopResourceServer;
     let browser: Browser;
+    let scratch: string | undefined;
     let storeDir: string;
     let store: FileTokenStore;
     let auth: OAuthProvider;
@@ -62,7 +63,8 @@ describe.skipIf(!haveChromium())(
         },
       });
       browser = await launchChromium();
-      storeDir = path.join(await mkdtemp(path.join(tmpdir(), 'mcpkit-dpop-')), 'auth');
+      scratch = await mkdtemp(path.join(tmpdir(), 'mcpkit-dpop-'));
+      storeDir = path.join(scratch, 'auth');
       store = new FileTokenStore(storeDir);
       auth = new OAuthProvider({
         serverUrl: rs.url,
@@ -79,11 +81,15 @@ describe.skipIf(!haveChromium())(
     }, 60_000);
 
     afterAll(async () => {
-      await client?.close();
-      await browser?.close();
-      await rs?.close();
-      await upstream?.close();
-      await oidc?.close();
+      try {
+        await client?.close();
+        await browser?.close();
+        await rs?.close();
+        await upstream?.close();
+        await oidc?.close();
+      } finally {
+        if (scratch) await rm(scratch, { recursive: true, force: true });
+      }
     });
 
     it('the code flow gets a DPoP-bound token (after the token endpoint asks for its nonce) and every MCP request carries a proof the resource server verifies', async () => {

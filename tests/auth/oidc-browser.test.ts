@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileTokenStore, LoopbackAuthorization, NeedsAuthError, OAuthProvider } from '@mcpkit/auth';
@@ -28,6 +28,7 @@ describe.skipIf(!haveChromium())(
     let oidc: Awaited<ReturnType<typeof startOidcProvider>>;
     let mcp: StreamableHttpTestServer;
     let browser: Browser;
+    let scratch: string | undefined;
     let storeDir: string;
     let store: FileTokenStore;
     let auth: OAuthProvider;
@@ -44,7 +45,8 @@ describe.skipIf(!haveChromium())(
           oidc.accepts(req.headers.authorization?.replace(/^Bearer /, ''), mcp.url),
       });
       browser = await launchChromium();
-      storeDir = path.join(await mkdtemp(path.join(tmpdir(), 'mcpkit-oidc-')), 'auth');
+      scratch = await mkdtemp(path.join(tmpdir(), 'mcpkit-oidc-'));
+      storeDir = path.join(scratch, 'auth');
       store = new FileTokenStore(storeDir);
       auth = new OAuthProvider({
         serverUrl: mcp.url,
@@ -62,10 +64,14 @@ describe.skipIf(!haveChromium())(
     }, 60_000);
 
     afterAll(async () => {
-      await client?.close();
-      await browser?.close();
-      await mcp?.close();
-      await oidc?.close();
+      try {
+        await client?.close();
+        await browser?.close();
+        await mcp?.close();
+        await oidc?.close();
+      } finally {
+        if (scratch) await rm(scratch, { recursive: true, force: true });
+      }
     });
 
     it('a 401 starts the flow: registration, browser sign-in and consent, code for tokens, and the call succeeds', async () => {

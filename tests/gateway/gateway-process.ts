@@ -89,16 +89,28 @@ export async function startHttpGateway(
   const child = spawn(process.execPath, args, { env: { ...base, ...env } });
   let stderr = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<URL>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (\S+)/.exec(stderr);
-      if (match) resolve(new URL(match[1]!));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    cleanup();
+  };
+  let url: URL;
+  try {
+    url = await new Promise<URL>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /listening on (\S+)/.exec(stderr);
+        if (match) resolve(new URL(match[1]!));
+      });
+      child.once('exit', (code) =>
+        reject(new Error(`mcpkit serve exited (${code}) before listening:\n${stderr}`)),
+      );
     });
-    child.once('exit', (code) =>
-      reject(new Error(`mcpkit serve exited (${code}) before listening:\n${stderr}`)),
-    );
-  });
+  } catch (error) {
+    // A gateway that refused to start (the tests of bad configs) still made its HOME.
+    await close();
+    throw error;
+  }
   const tokenFile = serveTokenFileOf(home);
   const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined;
   return {
@@ -108,11 +120,7 @@ export async function startHttpGateway(
     token,
     headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
     stderr: () => stderr,
-    close: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-      cleanup();
-    },
+    close,
   };
 }
 

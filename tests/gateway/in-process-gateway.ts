@@ -87,9 +87,24 @@ async function wire(
     ...(soleClient ? { soleClient } : {}),
   });
   const started = gateway;
-  await manager.connectAll();
-  await started.start();
+  try {
+    await manager.connectAll();
+    await started.start();
+  } catch (error) {
+    await unwire(started, manager, home);
+    throw error;
+  }
   return { home, manager, gateway: started, stderr: () => stderr };
+}
+
+/** Closes what `wire` started and removes its HOME, whatever fails on the way. */
+async function unwire(gateway: Gateway, manager: McpManager, home: string): Promise<void> {
+  try {
+    await gateway.close().catch(() => {});
+    await manager.close();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -113,6 +128,9 @@ export async function startInProcessHttpGateway(
     // authentication (gateway-http-face.test.ts is).
     ...(options.token !== undefined ? { token: options.token } : { auth: 'none' as const }),
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
+  }).catch(async (error: unknown) => {
+    await unwire(started, manager, home);
+    throw error;
   });
   return {
     url: listener.url,
@@ -122,9 +140,7 @@ export async function startInProcessHttpGateway(
     stderr,
     close: async () => {
       await listener.close().catch(() => {});
-      await started.close().catch(() => {});
-      await manager.close();
-      rmSync(home, { recursive: true, force: true });
+      await unwire(started, manager, home);
     },
   };
 }
@@ -167,7 +183,10 @@ export async function startInProcessStdioGateway(
   });
   const wired = await wire(servers, options, listener);
   manager = wired.manager;
-  await listener.listen(wired.gateway.server);
+  await listener.listen(wired.gateway.server).catch(async (error: unknown) => {
+    await unwire(wired.gateway, wired.manager, wired.home);
+    throw error;
+  });
   return {
     gateway: wired.gateway,
     manager: wired.manager,
@@ -176,9 +195,7 @@ export async function startInProcessStdioGateway(
     stderr: wired.stderr,
     close: async () => {
       toGateway.end();
-      await wired.gateway.close().catch(() => {});
-      await wired.manager.close();
-      rmSync(wired.home, { recursive: true, force: true });
+      await unwire(wired.gateway, wired.manager, wired.home);
     },
   };
 }

@@ -204,6 +204,12 @@ export function realBox(): RealBox {
   writeFileSync(config, readFileSync(configFile));
   box.env.MCPKIT_REAL_MODULES = linked;
   box.env.MCPKIT_REAL_DATA = data;
+  // The servers' temp files go inside the sandbox, removed with it: @playwright/mcp, asked
+  // for a browser it does not have, leaves two empty playwright-* folders in the temp dir
+  // (Playwright makes them before it looks for the browser and does not remove them).
+  const tmp = path.join(box.dir, 'tmp');
+  mkdirSync(tmp);
+  box.env.TMPDIR = tmp;
   return Object.assign(box, { config, data, modules: linked });
 }
 

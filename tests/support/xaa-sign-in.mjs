@@ -24,28 +24,32 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
 let step = 'opening the sign-in URL';
+// Every way out goes through browser.close(): process.exit with the browser open leaves
+// Chromium's own folder (org.chromium.Chromium.*) in the temp dir.
+let problem;
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(30_000);
   const response = await page.goto(url);
-  if (response && !response.ok())
-    fail(
-      `the identity provider answered ${url} with HTTP ${response.status()}: ${((await page.textContent('body')) ?? '').replace(/\s+/g, ' ').trim().slice(0, 300)} (a URL from an earlier login, or fixtures restarted since?)`,
-    );
-  step = 'filling the login form';
-  await page.fill('input[name=login]', user);
-  await page.fill('input[name=password]', 'any password');
-  await page.click('button[type=submit]');
-  step = 'waiting for the consent page';
-  await page.waitForSelector('input[name=prompt][value=consent]', { state: 'attached' });
-  await page.click('button[type=submit]');
-  step = "waiting for the redirect to mcpkit's callback (is mcpkit login still waiting?)";
-  await page.waitForURL(/\/callback\?/);
-  // innerText: the page's heading and text as lines (textContent runs them together).
-  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is wanted
-  process.stdout.write(`${(await page.innerText('body')).replace(/\s+/g, ' ').trim()}\n`);
+  if (response && !response.ok()) {
+    problem = `the identity provider answered ${url} with HTTP ${response.status()}: ${((await page.textContent('body')) ?? '').replace(/\s+/g, ' ').trim().slice(0, 300)} (a URL from an earlier login, or fixtures restarted since?)`;
+  } else {
+    step = 'filling the login form';
+    await page.fill('input[name=login]', user);
+    await page.fill('input[name=password]', 'any password');
+    await page.click('button[type=submit]');
+    step = 'waiting for the consent page';
+    await page.waitForSelector('input[name=prompt][value=consent]', { state: 'attached' });
+    await page.click('button[type=submit]');
+    step = "waiting for the redirect to mcpkit's callback (is mcpkit login still waiting?)";
+    await page.waitForURL(/\/callback\?/);
+    // innerText: the page's heading and text as lines (textContent runs them together).
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is wanted
+    process.stdout.write(`${(await page.innerText('body')).replace(/\s+/g, ' ').trim()}\n`);
+  }
 } catch (error) {
-  fail(`${step}: ${(error.message ?? String(error)).split('\n')[0]}`);
+  problem = `${step}: ${(error.message ?? String(error)).split('\n')[0]}`;
 } finally {
   await browser.close();
 }
+if (problem) fail(problem);

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   discover,
   discoverAuthorizationServer,
@@ -34,6 +34,17 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
     [Symbol.asyncDispose]: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
+
+/** A fresh directory under the temp dir, removed after its test (passed or failed). */
+const scratch: string[] = [];
+async function scratchDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 const json = (res: ServerResponse, body: unknown, status = 200) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -77,7 +88,7 @@ describe('redaction', () => {
 
 describe('FileTokenStore', () => {
   it('writes atomically, mode 0600 in a 0700 directory, one file per server', async () => {
-    const dir = path.join(await mkdtemp(path.join(tmpdir(), 'mcpkit-auth-')), 'auth');
+    const dir = path.join(await scratchDir('mcpkit-auth-'), 'auth');
     const store = new FileTokenStore(dir);
     const record = {
       issuer: 'https://as',
@@ -99,7 +110,7 @@ describe('FileTokenStore', () => {
 
 describe('FileTokenStore reading a damaged or hostile file', () => {
   async function storeWith(record: unknown) {
-    const dir = path.join(await mkdtemp(path.join(tmpdir(), 'mcpkit-auth-')), 'auth');
+    const dir = path.join(await scratchDir('mcpkit-auth-'), 'auth');
     const store = new FileTokenStore(dir);
     const key = 'https://mcp.example/a';
     await store.set(key, { issuers: {} });
@@ -349,7 +360,7 @@ describe('HeadersHelperAuth', () => {
   });
 
   it('runs again once on 401/403, not in a loop', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'mcpkit-helper-'));
+    const dir = await scratchDir('mcpkit-helper-');
     const counter = path.join(dir, 'n');
     const auth = helper(
       `node -e 'const fs=require("fs");const f=${JSON.stringify(counter)};const n=(fs.existsSync(f)?+fs.readFileSync(f,"utf8"):0)+1;fs.writeFileSync(f,String(n));console.log(JSON.stringify({Authorization:"Bearer "+n}))'`,

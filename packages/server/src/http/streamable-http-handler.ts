@@ -569,11 +569,11 @@ export function createStreamableHttpHandler(
       // the store is waited for.
       const here = sessionHere(sessionId);
       if (here !== undefined || !store) {
-        sessionPost(req, res, headers, message, id, sessionId, version, here);
+        sessionPost(req, res, headers, message, id, version, here);
         return;
       }
       return findSession(req, sessionId).then((found) =>
-        sessionPost(req, res, headers, message, id, sessionId, version, found),
+        sessionPost(req, res, headers, message, id, version, found),
       );
     }
 
@@ -632,14 +632,13 @@ export function createStreamableHttpHandler(
     return exchange(req, res, headers, request, acceptsSse, listen);
   }
 
-  /** A POST of the session `sessionId` (`session`: its copy here, if any). */
+  /** A POST of a session (`session`: its copy here, if any). */
   function sessionPost(
     req: IncomingMessage,
     res: ServerResponse,
     headers: IncomingHttpHeaders,
     message: JsonRpcMessage,
     id: string | number | null,
-    sessionId: string,
     version: string,
     session: LegacySessionTransport | undefined,
   ): void {
@@ -657,7 +656,8 @@ export function createStreamableHttpHandler(
       );
       return;
     }
-    const busy = holdings.sessionStreamRefusal(sessionId);
+    // The session's own id string: the one its count is kept under (see `handler`).
+    const busy = holdings.sessionStreamRefusal(session.sessionId);
     if (busy) {
       refuse(res, busy, id, '1');
       return;
@@ -806,7 +806,10 @@ export function createStreamableHttpHandler(
       return TAKEN;
     }
     const sid = headers['mcp-session-id'];
-    holdings.holdStream(res, typeof sid === 'string' && sessions.has(sid) ? sid : undefined);
+    const open = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    // Counted under the session's own id string (the map's key): the request's is a new
+    // string, which every lookup of the count would compare character by character.
+    holdings.holdStream(res, open === undefined ? undefined : open.sessionId);
     try {
       if (req.method === 'POST') {
         post(req, res, headers);

@@ -11,9 +11,10 @@ const MEMO_VALUE_CHARS = 256;
 const contentTypes = new Map<string, string | undefined>();
 const accepted = new Map<string, Map<string, boolean>>();
 /**
- * The last value each of `mediaTypeOf` and `streamAccepts` answered, and its answer: each
- * request's header is a new string, and comparing it with the last one costs less than the
- * hash a map lookup computes for it first.
+ * The last value each of `mediaTypeOf` and `streamAccepts` answered (kept as the memos keep
+ * values: at most MEMO_VALUE_CHARS long), and its answer: each request's header is a new
+ * string, and comparing it with the last one costs less than the hash a map lookup computes
+ * for it first.
  */
 let lastContentType: string | undefined;
 let lastMediaType: string | undefined;
@@ -38,8 +39,10 @@ export function mediaTypeOf(value: string | undefined): string | undefined {
   let known = contentTypes.get(value);
   if (known === undefined && !contentTypes.has(value))
     known = remember(contentTypes, value, parseMediaType(value));
-  lastContentType = value;
-  lastMediaType = known;
+  if (value.length <= MEMO_VALUE_CHARS) {
+    lastContentType = value;
+    lastMediaType = known;
+  }
   return known;
 }
 
@@ -91,8 +94,10 @@ export function streamAccepts(accept: string | undefined): number {
       (parseAccepts(accept, 'application/json') ? ACCEPTS_JSON : 0);
     remember(streamAccepted, accept, bits);
   }
-  lastAccept = accept;
-  lastAcceptBits = bits;
+  if (accept.length <= MEMO_VALUE_CHARS) {
+    lastAccept = accept;
+    lastAcceptBits = bits;
+  }
   return bits;
 }
 

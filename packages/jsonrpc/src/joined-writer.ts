@@ -56,6 +56,12 @@ export class JoinedWriter {
   private waiters: Array<() => void> = [];
   /** `turn`: the event loop's turn (`loopTurn()`) when a write of one line left; -1 otherwise. */
   private turnOfLoneWrite = -1;
+  /**
+   * `turn`: the turn the pending lines were sent in. Their flush runs in that same turn (at
+   * its tick's end, or its check phase), so it reuses this instead of asking libuv again:
+   * `uvMetricsInfo` is a call into C++ and a new object each time.
+   */
+  private turnOfPending = -1;
   private readonly perTurn: boolean;
 
   /** `sink` gives the stream when the tick ends, or undefined when it is gone (then nothing is written). */
@@ -74,8 +80,12 @@ export class JoinedWriter {
     }
     if (!this.scheduled) {
       this.scheduled = true;
-      if (this.perTurn && this.turnOfLoneWrite === loopTurn()) setImmediate(this.flush);
-      else process.nextTick(this.flush);
+      if (this.perTurn) {
+        const turn = loopTurn();
+        this.turnOfPending = turn;
+        if (this.turnOfLoneWrite === turn) setImmediate(this.flush);
+        else process.nextTick(this.flush);
+      } else process.nextTick(this.flush);
     }
     if (!this.full) return SENT;
     return new Promise<void>((resolve) => {
@@ -103,7 +113,7 @@ export class JoinedWriter {
     const lone = this.lines === 1 && !this.joinedAtMost;
     this.joinedAtMost = false;
     if (this.outgoing.length === 0) return;
-    if (this.perTurn) this.turnOfLoneWrite = lone ? loopTurn() : -1;
+    if (this.perTurn) this.turnOfLoneWrite = lone ? this.turnOfPending : -1;
     this.send();
   };
 

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
 import { type AuthInfo, McpkitError } from '@mcpkit/jsonrpc';
 import {
@@ -168,9 +168,12 @@ interface ConnectionAuth {
 }
 const connectionAuth = new WeakMap<object, ConnectionAuth>();
 
-/** The request's bearer token (`bearerOf`), taken from its connection's last request when the header is the same. */
-function tokenOf(req: IncomingMessage): string {
-  const header = req.headers.authorization;
+/**
+ * The request's bearer token (`bearerOf`), taken from its connection's last request when the
+ * header is the same. `headers` is `req.headers`, read once by the caller.
+ */
+function tokenOf(req: IncomingMessage, headers: IncomingHttpHeaders): string {
+  const header = headers.authorization;
   let last = connectionAuth.get(req.socket);
   if (last !== undefined && last.header === header) return last.token;
   const token = bearerOf(header);
@@ -379,9 +382,11 @@ export async function listenHttp(
     maxConnectionsPerAddress:
       options.maxConnectionsPerAddress ?? httpListenerDefaults.maxConnectionsPerAddress,
     intercept: (req, res, pathname) => {
+      // Read once: Node's `headers` getter is a megamorphic lookup on every read.
+      const headers = req.headers;
       // The same DNS-rebinding checks for /healthz as for /mcp. A refused request's
       // connection is closed: a refused client holds no connection open.
-      const refused = refuseHostOrOrigin(req, allowedHosts, allowedOrigins);
+      const refused = refuseHostOrOrigin(req, allowedHosts, allowedOrigins, headers);
       if (refused) {
         refuse(res, 403, `Forbidden: ${refused}`, { connection: 'close' });
         return true;
@@ -390,10 +395,10 @@ export async function listenHttp(
         serveMetadata(req, res, pathname.slice(PRM_PATH.length));
         return true;
       }
-      const given = tokenOf(req);
+      const given = tokenOf(req, headers);
       if (tokenBytes !== undefined && given !== '' && isStaticToken(req, given, tokenBytes)) {
         verified.set(req, staticTokenInfo!);
-        return route(req, res, pathname);
+        return route(req, res, pathname, headers);
       }
       if (oauth === undefined) {
         if (token !== undefined) {
@@ -547,7 +552,12 @@ export async function listenHttp(
     return route(req, res, pathname);
   }
   /** After authentication: health, the named endpoints; false lets the listener serve /mcp. */
-  function route(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
+  function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    headers: IncomingHttpHeaders = req.headers,
+  ): boolean {
     if (pathname === '/healthz' || pathname === '/readyz') {
       if (req.method !== 'GET') refuse(res, 405, 'GET only');
       else void health(res, pathname === '/readyz');
@@ -557,7 +567,7 @@ export async function listenHttp(
     if (pathname !== '/mcp' && named === undefined) return false;
     // A body announced over the limit is refused before any of it is read; one without a
     // length is cut off by the handler as it arrives (413 as well).
-    const announced = Number(req.headers['content-length']);
+    const announced = Number(headers['content-length']);
     if (announced > maxBodyBytes) {
       refuse(
         res,

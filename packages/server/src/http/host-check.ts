@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /** Host names a local server answers to unless told otherwise. */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
@@ -58,19 +58,22 @@ function ownOrigin(req: IncomingMessage, host: string): string | undefined {
  * an `Origin`, when a browser sends one, must be the server's own origin (scheme, host and
  * port of the request's target) or one of `allowedOrigins` (compared as the URL parser
  * serializes origins). A page on `http://localhost:3000` is not the origin of a server on
- * `http://localhost:8765`. Returns why the request is refused, or undefined.
+ * `http://localhost:8765`. Returns why the request is refused, or undefined. `headers` is
+ * `req.headers` (a caller that has them passes them: Node's getter is a megamorphic lookup
+ * on every read).
  */
 export function refuseHostOrOrigin(
   req: IncomingMessage,
   allowedHosts: readonly string[],
   allowedOrigins: readonly string[] | undefined,
+  headers: IncomingHttpHeaders = req.headers,
 ): string | undefined {
-  const host = req.headers.host;
+  const host = headers.host;
   const hostname = host === undefined ? undefined : hostnameOfHost(host);
   if (host === undefined || hostname === undefined || !allowedHosts.includes(hostname)) {
     return `Host ${JSON.stringify(host ?? '')} is not allowed (allowedHosts: ${allowedHosts.join(', ')})`;
   }
-  const origin = req.headers.origin;
+  const origin = headers.origin;
   if (origin === undefined) return undefined;
   const given = normalizeOrigin(origin);
   if (given === undefined) return `Origin ${JSON.stringify(origin)} is not an http(s) origin`;

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
   ConnectionClosedError,
@@ -158,14 +158,18 @@ export class LegacySessionTransport implements Transport {
     this.touch();
   }
 
-  /** A POST of this session (the message is already validated). */
+  /**
+   * A POST of this session (the message is already validated). `headers` is `req.headers`
+   * when the caller has read them already (Node's getter is a megamorphic lookup per read).
+   */
   handlePost(
     req: IncomingMessage,
     res: ServerResponse,
     message: JsonRpcMessage,
     authInfo?: AuthInfo,
+    headers: IncomingHttpHeaders = req.headers,
   ): void {
-    const traceHeaders = traceHeadersOf(req);
+    const traceHeaders = traceHeadersOf(headers);
     // Built field by field: spreads of optional parts cost an object each, on every POST.
     const extra: MessageExtra = { httpPeer: req };
     if (authInfo !== undefined) extra.authInfo = authInfo;
@@ -202,7 +206,7 @@ export class LegacySessionTransport implements Transport {
       return;
     }
     // The Accept header, parsed once for both types (and remembered for the next request).
-    const accepts = streamAccepts(req.headers.accept);
+    const accepts = streamAccepts(headers.accept);
     const acceptsSse = (accepts & ACCEPTS_SSE) !== 0;
     const acceptsJson = (accepts & ACCEPTS_JSON) !== 0 || !acceptsSse;
     const stream: Stream = {

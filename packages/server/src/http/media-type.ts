@@ -10,6 +10,16 @@ const MEMO_ENTRIES = 64;
 const MEMO_VALUE_CHARS = 256;
 const contentTypes = new Map<string, string | undefined>();
 const accepted = new Map<string, Map<string, boolean>>();
+/**
+ * The last value each of `mediaTypeOf` and `streamAccepts` answered (kept as the memos keep
+ * values: at most MEMO_VALUE_CHARS long), and its answer: each request's header is a new
+ * string, and comparing it with the last one costs less than the hash a map lookup computes
+ * for it first.
+ */
+let lastContentType: string | undefined;
+let lastMediaType: string | undefined;
+let lastAccept: string | undefined;
+let lastAcceptBits = 0;
 
 function remember<T>(memo: Map<string, T>, value: string, answer: T): T {
   if (value.length > MEMO_VALUE_CHARS) return answer;
@@ -25,9 +35,15 @@ function remember<T>(memo: Map<string, T>, value: string, answer: T): T {
  */
 export function mediaTypeOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const known = contentTypes.get(value);
-  if (known !== undefined || contentTypes.has(value)) return known;
-  return remember(contentTypes, value, parseMediaType(value));
+  if (value === lastContentType) return lastMediaType;
+  let known = contentTypes.get(value);
+  if (known === undefined && !contentTypes.has(value))
+    known = remember(contentTypes, value, parseMediaType(value));
+  if (value.length <= MEMO_VALUE_CHARS) {
+    lastContentType = value;
+    lastMediaType = known;
+  }
+  return known;
 }
 
 function parseMediaType(value: string): string | undefined {
@@ -70,12 +86,19 @@ const streamAccepted = new Map<string, number>();
  */
 export function streamAccepts(accept: string | undefined): number {
   if (accept === undefined) return 0;
-  const known = streamAccepted.get(accept);
-  if (known !== undefined) return known;
-  const bits =
-    (parseAccepts(accept, 'text/event-stream') ? ACCEPTS_SSE : 0) |
-    (parseAccepts(accept, 'application/json') ? ACCEPTS_JSON : 0);
-  return remember(streamAccepted, accept, bits);
+  if (accept === lastAccept) return lastAcceptBits;
+  let bits = streamAccepted.get(accept);
+  if (bits === undefined) {
+    bits =
+      (parseAccepts(accept, 'text/event-stream') ? ACCEPTS_SSE : 0) |
+      (parseAccepts(accept, 'application/json') ? ACCEPTS_JSON : 0);
+    remember(streamAccepted, accept, bits);
+  }
+  if (accept.length <= MEMO_VALUE_CHARS) {
+    lastAccept = accept;
+    lastAcceptBits = bits;
+  }
+  return bits;
 }
 
 function parseAccepts(accept: string, type: string): boolean {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
   DEFAULT_MAX_JSON_DEPTH,
@@ -204,15 +204,16 @@ class BodyTooLarge extends Error {}
 class StoreUnavailable extends Error {}
 
 /**
- * Reads a request body of at most `limit` bytes and hands it (or why it could not be read)
- * to `done`, once. A callback, not a promise: the body of every POST goes through here.
+ * Reads a request body of at most `limit` bytes (`declared`: its `Content-Length`, NaN when
+ * absent) and hands it (or why it could not be read) to `done`, once. A callback, not a
+ * promise: the body of every POST goes through here.
  */
 function readBody(
   req: IncomingMessage,
+  declared: number,
   limit: number,
   done: (body: Buffer | undefined, error?: unknown) => void,
 ): void {
-  const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     done(undefined, new BodyTooLarge());
     return;
@@ -462,14 +463,15 @@ export function createStreamableHttpHandler(
   /**
    * A POST: checked, its body read (a callback), then `received`. Nothing here waits on a
    * promise: a request of a session open here is handed to it in the body's `end` event.
+   * `headers` is `req.headers`, read once by the handler.
    */
-  function post(req: IncomingMessage, res: ServerResponse): void {
+  function post(req: IncomingMessage, res: ServerResponse, headers: IncomingHttpHeaders): void {
+    const declared = Number(headers['content-length']);
     const listenHeader =
-      String(req.headers['mcp-method'] ?? '').trim() === 'subscriptions/listen' &&
-      req.headers['mcp-session-id'] === undefined;
+      String(headers['mcp-method'] ?? '').trim() === 'subscriptions/listen' &&
+      headers['mcp-session-id'] === undefined;
     if (listenHeader) {
       // Refused before the body is kept: what a listen would hold is bounded before it is read.
-      const declared = Number(req.headers['content-length']);
       const refusal = holdings.listenRefusal(
         clientKey(req),
         Number.isFinite(declared) ? declared : 0,
@@ -481,7 +483,7 @@ export function createStreamableHttpHandler(
     }
     // The media type itself, parsed: `text/plain;charset=application/json` is text/plain
     // (a type a web page may send without a CORS preflight).
-    if (mediaTypeOf(req.headers['content-type']) !== 'application/json') {
+    if (mediaTypeOf(headers['content-type']) !== 'application/json') {
       sendJsonError(
         res,
         415,
@@ -490,9 +492,9 @@ export function createStreamableHttpHandler(
       );
       return;
     }
-    readBody(req, maxBodyBytes, (body, error) => {
+    readBody(req, declared, maxBodyBytes, (body, error) => {
       try {
-        const pending = received(req, res, body, error);
+        const pending = received(req, res, headers, body, error);
         if (pending !== undefined) pending.catch((e: unknown) => failed(res, e));
       } catch (e) {
         failed(res, e);
@@ -504,6 +506,7 @@ export function createStreamableHttpHandler(
   function received(
     req: IncomingMessage,
     res: ServerResponse,
+    headers: IncomingHttpHeaders,
     body: Buffer | undefined,
     readError: unknown,
   ): Promise<void> | undefined {
@@ -558,19 +561,19 @@ export function createStreamableHttpHandler(
     }
     const message = checked.message;
     const id = 'id' in message ? ((message.id as string | number | null) ?? null) : null;
-    const sessionId = req.headers['mcp-session-id'];
-    const version = String(req.headers['mcp-protocol-version'] ?? '').trim();
+    const sessionId = headers['mcp-session-id'];
+    const version = String(headers['mcp-protocol-version'] ?? '').trim();
 
     if (typeof sessionId === 'string') {
       // A session open here (the usual case) is used in this turn; one being taken up from
       // the store is waited for.
       const here = sessionHere(sessionId);
       if (here !== undefined || !store) {
-        sessionPost(req, res, message, id, sessionId, version, here);
+        sessionPost(req, res, headers, message, id, version, here);
         return;
       }
       return findSession(req, sessionId).then((found) =>
-        sessionPost(req, res, message, id, sessionId, version, found),
+        sessionPost(req, res, headers, message, id, version, found),
       );
     }
 
@@ -594,9 +597,7 @@ export function createStreamableHttpHandler(
       return;
     }
     const request = message as JsonRpcRequest;
-    const mismatch = checkModernHeaders(req.headers, request, (tool) =>
-      server.toolInputSchema(tool),
-    );
+    const mismatch = checkModernHeaders(headers, request, (tool) => server.toolInputSchema(tool));
     if (mismatch) {
       sendJsonError(
         res,
@@ -607,7 +608,7 @@ export function createStreamableHttpHandler(
       );
       return;
     }
-    const acceptsSse = acceptsMediaType(req.headers.accept, 'text/event-stream');
+    const acceptsSse = acceptsMediaType(headers.accept, 'text/event-stream');
     if (request.method === 'subscriptions/listen' && !acceptsSse) {
       sendJsonError(
         res,
@@ -628,16 +629,16 @@ export function createStreamableHttpHandler(
       }
       holdings.holdListen(key, bodyBytes, res);
     }
-    return exchange(req, res, request, acceptsSse, listen);
+    return exchange(req, res, headers, request, acceptsSse, listen);
   }
 
-  /** A POST of the session `sessionId` (`session`: its copy here, if any). */
+  /** A POST of a session (`session`: its copy here, if any). */
   function sessionPost(
     req: IncomingMessage,
     res: ServerResponse,
+    headers: IncomingHttpHeaders,
     message: JsonRpcMessage,
     id: string | number | null,
-    sessionId: string,
     version: string,
     session: LegacySessionTransport | undefined,
   ): void {
@@ -655,18 +656,20 @@ export function createStreamableHttpHandler(
       );
       return;
     }
-    const busy = holdings.sessionStreamRefusal(sessionId);
+    // The session's own id string: the one its count is kept under (see `handler`).
+    const busy = holdings.sessionStreamRefusal(session.sessionId);
     if (busy) {
       refuse(res, busy, id, '1');
       return;
     }
-    session.handlePost(req, res, message, options.authInfo?.(req));
+    session.handlePost(req, res, message, options.authInfo?.(req), headers);
   }
 
   /** A 2026-07-28 request: its own exchange, answered on this POST. */
   async function exchange(
     req: IncomingMessage,
     res: ServerResponse,
+    headers: IncomingHttpHeaders,
     request: JsonRpcRequest,
     acceptsSse: boolean,
     listen: boolean,
@@ -690,7 +693,7 @@ export function createStreamableHttpHandler(
       exchanges.delete(session);
       previous?.();
     };
-    transport.deliver(req, options.authInfo?.(req), traceHeadersOf(req));
+    transport.deliver(req, options.authInfo?.(req), traceHeadersOf(headers));
   }
 
   async function openSession(
@@ -790,7 +793,9 @@ export function createStreamableHttpHandler(
   // Not `async`: a POST of a session open here is taken in without a promise (the returned
   // one is settled; what a request still waits for, it handles itself).
   const handler = ((req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refusal = refuseHostOrOrigin(req, allowedHosts, options.allowedOrigins);
+    // Read once and handed down: Node's `headers` getter is a megamorphic lookup per read.
+    const headers = req.headers;
+    const refusal = refuseHostOrOrigin(req, allowedHosts, options.allowedOrigins, headers);
     if (refusal) {
       sendJsonError(res, 403, -32000, `Forbidden: ${refusal}`);
       return TAKEN;
@@ -800,11 +805,14 @@ export function createStreamableHttpHandler(
       refuseAfterDrain(req, () => refuse(res, full, null, '5'));
       return TAKEN;
     }
-    const sid = req.headers['mcp-session-id'];
-    holdings.holdStream(res, typeof sid === 'string' && sessions.has(sid) ? sid : undefined);
+    const sid = headers['mcp-session-id'];
+    const open = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    // Counted under the session's own id string (the map's key): the request's is a new
+    // string, which every lookup of the count would compare character by character.
+    holdings.holdStream(res, open === undefined ? undefined : open.sessionId);
     try {
       if (req.method === 'POST') {
-        post(req, res);
+        post(req, res, headers);
         return TAKEN;
       }
       return getOrDelete(req, res).catch((error: unknown) => failed(res, error));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +63,9 @@ export default function setup() {
   const before = new Set(processTable().map(processKey));
   const outerTmp = process.env.TMPDIR;
   const runTmp = mkdtempSync(path.join(tmpdir(), 'mcpkit-test-run-'));
+  // As open as /tmp itself (mkdtemp makes it private): the tests that run the CLI as another
+  // user (hostile/config-policy: nobody) must reach their sandbox inside it.
+  chmodSync(runTmp, 0o1777);
   // Set before the workers start: they, and what they spawn with process.env, inherit it.
   process.env.TMPDIR = runTmp;
   return async () => {

@@ -132,6 +132,16 @@ const listTools = maybe(
   ),
 );
 
+describe('an own __proto__ key', () => {
+  it('in capabilities.experimental: the fast path leaves the value to the schema', () => {
+    const value = JSON.parse(
+      '{"protocolVersion":"2025-11-25","capabilities":{"experimental":{"__proto__":{}}},"serverInfo":{"name":"","version":""}}',
+    );
+    expect(fastInitializeResult(value)).toBeUndefined();
+    expect(InitializeResultSchema.safeParse(value).success).toBe(true);
+  });
+});
+
 describe.each([
   ['fastInitializeResult', fastInitializeResult, InitializeResultSchema, initialize],
   ['fastListToolsResult', fastListToolsResult, ListToolsResultSchema, listTools],

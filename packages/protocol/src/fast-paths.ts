@@ -58,7 +58,11 @@ function plainServerCapabilities(v: unknown): boolean {
   if (!isRecord(v)) return false;
   if (v.experimental !== undefined) {
     if (!isRecord(v.experimental)) return false;
-    for (const key in v.experimental) if (!isRecord(v.experimental[key])) return false;
+    for (const key in v.experimental) {
+      // The schema drops an own `__proto__` key (zod sets it as it copies): left to the
+      // schema, so that the two paths give the same value.
+      if (key === '__proto__' || !isRecord(v.experimental[key])) return false;
+    }
   }
   return (
     optionalRecord(v.logging) &&

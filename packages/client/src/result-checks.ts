@@ -21,6 +21,19 @@ export const fastEmptyResult = (v: unknown): Record<string, unknown> | undefined
   isRecord(v) && (v._meta === undefined || isRecord(v._meta)) ? v : undefined;
 
 /**
+ * The server's own object once the protocol schema accepted it, not zod's copy. Every
+ * protocol schema is loose, so the copy holds the same data, except that zod assigns as
+ * it copies and so loses any key named `__proto__` (a plain key in JSON), and that it
+ * fills in defaults (a tool result's missing `content`). The keys the copy added at the
+ * top are set on the server's object; nothing it sent is dropped.
+ */
+function asCame<T>(raw: unknown, checked: T): T {
+  if (!isRecord(raw) || !isRecord(checked) || raw === checked) return checked;
+  for (const key in checked) if (!Object.hasOwn(raw, key)) raw[key] = checked[key];
+  return raw as T;
+}
+
+/**
  * Checks what a server answered against the protocol schemas: a hand-written fast check
  * first, the zod schema only when that one is unsure. With validation off, results pass
  * as they came.
@@ -40,7 +53,9 @@ export class ResultChecks {
     if (!this.enabled) return raw as T;
     const quick = fast?.(raw);
     if (quick !== undefined) return quick;
-    return loadSchemas().then((all) => this.parse(method, all[schemaName] as z.ZodType<T>, raw));
+    return loadSchemas().then((all) =>
+      asCame(raw, this.parse(method, all[schemaName] as z.ZodType<T>, raw)),
+    );
   }
 
   parse<S extends z.ZodType>(method: string, schema: S, raw: unknown): z.output<S> {

@@ -1,14 +1,21 @@
-// Shared by ensure-redis.mjs and ensure-haproxy.mjs: make a Debian binary present (as root,
-// with apt-get) so that the scale-out tests need nothing installed by hand. Quiet when the
+// Shared by ensure-redis.mjs, ensure-haproxy.mjs and bench/gateway/instructions.mjs
+// (valgrind): make a Debian binary present (as root, with apt-get) so that the scale-out
+// tests and the benchmarks need nothing installed by hand. Quiet when the
 // binary is there; elsewhere it says what to do and the tests fail with the same message.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /**
- * @param {{ name: string, binary: string, debianPackage: string, envVar: string }} spec
+ * @param {{ name: string, binary: string, debianPackage: string, envVar: string, purpose?: string }} spec
  * @returns {string | undefined} the binary's path when it is present after the call
  */
-export function ensureDebianBinary({ name, binary, debianPackage, envVar }) {
+export function ensureDebianBinary({
+  name,
+  binary,
+  debianPackage,
+  envVar,
+  purpose = 'the scale-out tests',
+}) {
   const path = process.env[envVar] ?? binary;
   if (existsSync(path)) return path;
   const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
@@ -18,7 +25,7 @@ export function ensureDebianBinary({ name, binary, debianPackage, envVar }) {
     );
     return undefined;
   }
-  console.error(`${name}: installing Debian's ${debianPackage} for the scale-out tests…`);
+  console.error(`${name}: installing Debian's ${debianPackage} for ${purpose}…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const apt = (args) =>
     execFileSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env });

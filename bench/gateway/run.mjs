@@ -12,6 +12,10 @@
 // token only beside it with JWT access tokens, a policy, a rate limit and the audit file on
 // (setups.mjs, `signedInSetupNames`), interleaved the same way in a worker of its own: the
 // gateway process's CPU per forwarded call with 64 in flight, as a ratio.
+// Instructions (issue #21 item 5): after the timed rows, instructions.mjs counts under
+// callgrind what the gateway and the floor forwarder each execute per forwarded call, over
+// both transports; the printout gives the ratios beside the added-p50 rows, which the
+// machine's wake-ups move by ±0.1–0.5 from run to run and the count does not.
 // Profiles: MCPKIT_BENCH_GATEWAY_CPU_PROF=<dir> makes each intermediary write a V8 CPU profile
 // to <dir>/<setup>/ (node --cpu-prof) when it exits.
 import { spawnSync } from 'node:child_process';
@@ -133,6 +137,43 @@ function summarizeSignedIn(rounds) {
   };
 }
 
+/**
+ * Instructions per forwarded call (instructions.mjs: callgrind, user space, sequential), the
+ * gateway's against the floor forwarder's over each transport: what each executes, which the
+ * machine's load does not move, beside the timed added-p50 rows, which it does. Returns the
+ * figures (or why there are none) and one line for the printout.
+ */
+function countInstructions() {
+  // Fewer calls than these leave TurboFan compiling the gateway's path inside the segments
+  // (2000 warm-up calls and segments of 500/1500 read 1.08× and 1.30× for stdio in one run).
+  const counts = ['4000', '1000', '4000'];
+  const r = spawnSync(
+    process.execPath,
+    [path.join(here, 'instructions.mjs'), 'stdio,http', 'floor-proxy,mcpkit-serve', ...counts],
+    { encoding: 'utf8', timeout: 900_000, cwd: here, maxBuffer: 16 * 1024 * 1024 },
+  );
+  let figures;
+  try {
+    figures = JSON.parse(r.stdout.trim().split('\n').pop());
+  } catch {
+    const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').pop();
+    return {
+      figures: { failed: why },
+      line: `Instructions per forwarded call: not counted (${why}).`,
+    };
+  }
+  const k = (n) => `${(n / 1000).toFixed(1)}k`;
+  const parts = Object.entries(figures).map(([transport, f]) => {
+    const [ours, floor] = [f['mcpkit-serve'], f['floor-proxy']];
+    const ratios = ours.map((v, i) => times(v / floor[i]));
+    return `${transport} ${ours.map(k).join(' / ')} against the floor forwarder's ${floor.map(k).join(' / ')} = ${ratios.join(' / ')}`;
+  });
+  return {
+    figures,
+    line: `Instructions per forwarded call (callgrind, user space, sequential; ${counts[0]} warm-up calls, then two pairs of ${counts[1]}- and ${counts[2]}-call segments): ${parts.join('; ')}.`,
+  };
+}
+
 /** Signed-in over static token: CPU per call with 64 in flight at most this many times. */
 const SIGNED_IN_CPU_LIMIT = 1.15;
 
@@ -158,6 +199,7 @@ export function runGatewayBench({
   };
   const figures = {};
   const blocks = [];
+  let instructionLine;
   for (const transport of measured) {
     const { sequential, inFlight, warmup } = size[transport];
     blocks.push(
@@ -173,6 +215,15 @@ export function runGatewayBench({
   // Longer in-flight blocks than the proxy rows': this row's figure is CPU with 64 in flight.
   // Timed, 500 ms per setup: a block of 2000 calls lasted about 30 ms on an idle machine and
   // its per-round ratios spread from 0.74 to 1.82 (runs' medians 1.07–1.21×).
+  if (measured.length > 0 && quick) {
+    instructionLine =
+      'Instructions per forwarded call: not counted with --quick (about 4 minutes).';
+  } else if (measured.length > 0) {
+    log('[gateway] instructions per forwarded call under callgrind (floor-proxy, mcpkit-serve)');
+    const counted = countInstructions();
+    figures.instructions = counted.figures;
+    instructionLine = counted.line;
+  }
   const signedInRounds = quick ? 5 : 15;
   const signedInSize = { sequential: 150, inFlight: '500ms', warmup: 3000 };
   blocks.push(
@@ -280,6 +331,7 @@ export function runGatewayBench({
     base: 'static token',
   });
   const lines = [
+    ...(instructionLine ? [instructionLine] : []),
     ...(figures.signedIn.perRoundCpuRatios
       ? [
           `Signed in / static token, CPU per call with 64 in flight, per round: ${figures.signedIn.perRoundCpuRatios.map(times).join(', ')}.`,

@@ -73,6 +73,18 @@ function nodeFlags(name = 'MCPKIT_BENCH_GATEWAY_NODE_FLAGS') {
   return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }
 
+/**
+ * `MCPKIT_BENCH_GATEWAY_WRAP`: a command (space-separated) that runs each intermediary's node
+ * (`floor-proxy`, `sdk-proxy`, `mcpkit-serve*`; never `direct` or the backend), such as
+ * `valgrind --tool=callgrind …` (instructions.mjs). Returns the command and the arguments
+ * that come before node's own.
+ */
+function launcher(setup) {
+  const wrap = process.env.MCPKIT_BENCH_GATEWAY_WRAP?.split(' ').filter(Boolean) ?? [];
+  if (setup === 'direct' || wrap.length === 0) return [process.execPath];
+  return [...wrap, process.execPath];
+}
+
 function serveArgs(extra, setup = 'mcpkit-serve') {
   const config = JSON.stringify({
     mcpServers: { echo: { command: backend[0], args: [backend[1]] } },
@@ -117,26 +129,28 @@ async function openStdio(name, home) {
       ? backend
       : name === 'floor-proxy'
         ? [
-            process.execPath,
+            ...launcher(name),
             ...profileFlags('floor-proxy'),
             path.join(servers, 'floor-proxy.mjs'),
             ...backend,
           ]
         : name === 'sdk-proxy'
           ? [
-              process.execPath,
+              ...launcher(name),
               ...profileFlags('sdk-proxy'),
               path.join(servers, 'sdk-v1-proxy.mjs'),
               ...backend,
             ]
-          : [process.execPath, ...serveArgs([])];
+          : [...launcher(name), ...serveArgs([])];
   const transport = new StdioTransport({
     command: command[0],
     args: command.slice(1),
     name,
     env: { HOME: home },
     // A profiled process needs time to write its profile after stdin ends.
-    ...(process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF ? { closeTimeline: { stdinGraceMs: 5000 } } : {}),
+    ...(process.env.MCPKIT_BENCH_GATEWAY_CPU_PROF || process.env.MCPKIT_BENCH_GATEWAY_WRAP
+      ? { closeTimeline: { stdinGraceMs: 5000 } }
+      : {}),
   });
   const c = client();
   await c.connect(transport);
@@ -144,8 +158,9 @@ async function openStdio(name, home) {
 }
 
 /** Starts a process that prints where it listens; resolves with the URL it printed. */
-function startListening(args, home, pattern, stream, env = {}) {
-  const child = spawn(process.execPath, args, {
+function startListening(setup, args, home, pattern, stream, env = {}) {
+  const [command, ...before] = launcher(setup);
+  const child = spawn(command, [...before, ...args], {
     env: { ...process.env, HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -181,6 +196,7 @@ async function openHttp(name, home) {
   let headers = {};
   if (name === 'direct') {
     started = startListening(
+      name,
       [path.join(servers, 'http-echo-server.mjs')],
       home,
       /PORT (\d+)/,
@@ -193,6 +209,7 @@ async function openHttp(name, home) {
     const token = randomBytes(32).toString('base64url');
     headers = { Authorization: `Bearer ${token}` };
     started = startListening(
+      name,
       [
         ...profileFlags('floor-proxy'),
         ...nodeFlags('MCPKIT_BENCH_FLOOR_NODE_FLAGS'),
@@ -206,6 +223,7 @@ async function openHttp(name, home) {
     );
   } else if (name === 'sdk-proxy') {
     started = startListening(
+      name,
       [...profileFlags('sdk-proxy'), path.join(servers, 'sdk-v1-proxy-http.mjs'), ...backend],
       home,
       /PORT (\d+)/,
@@ -217,6 +235,7 @@ async function openHttp(name, home) {
     writeFileSync(file, JSON.stringify({ auth: { issuers: [as.issuer] }, access: signedInAccess }));
     // OAuth alone (no static token): a loopback bind may leave the static token out.
     started = startListening(
+      name,
       serveArgs(
         ['--http', '127.0.0.1:0', '--no-auth', '--gateway-config', file],
         'mcpkit-serve-signed-in',
@@ -231,6 +250,7 @@ async function openHttp(name, home) {
     const token = randomBytes(32).toString('base64url');
     headers = { Authorization: `Bearer ${token}` };
     started = startListening(
+      name,
       serveArgs(['--http', '127.0.0.1:0']),
       home,
       /listening on (http:\S+)/,

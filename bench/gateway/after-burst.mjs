@@ -9,10 +9,10 @@
 // machine's CPUs) and its minor page faults.
 // Usage: node bench/gateway/after-burst.mjs <setup> [burst ms, 0 = an idle gap of 250 ms] [rounds=8] [http|stdio]
 // (setups: setups.mjs; after `pnpm build`). Compare floor-proxy and mcpkit-serve, alternating.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { closeShared, cpuNs, openSetup } from './setups.mjs';
+import { closeShared, openSetup, threadCpuNs } from './setups.mjs';
 
 const [setup = 'mcpkit-serve', burstArg = '250', roundsArg = '8', transport = 'http'] =
   process.argv.slice(2);
@@ -21,25 +21,13 @@ const SEQUENTIAL = 300;
 
 /** The process's main-thread and other threads' CPU (ns), its main thread's switches, its faults. */
 function counters(pid) {
-  let main = 0;
-  let others = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').split(' ')[0]);
-      if (tid === String(pid)) main += ns;
-      else others += ns;
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
   const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'latin1');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
   // /proc/<pid>/stat: the fields after the command's closing parenthesis; minflt is the 8th.
   const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   const minflt = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
   return {
-    main,
-    others,
+    ...threadCpuNs(pid),
     voluntary: field('voluntary_ctxt_switches'),
     involuntary: field('nonvoluntary_ctxt_switches'),
     minflt,
@@ -62,7 +50,6 @@ try {
         }),
       );
     } else await new Promise((resolve) => setTimeout(resolve, 250));
-    const cpu0 = cpuNs(s.pid);
     const before = counters(s.pid);
     const round = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
@@ -70,8 +57,8 @@ try {
       await call();
       round.push(Number(process.hrtime.bigint() - t0) / 1e3);
     }
-    cpu += cpuNs(s.pid) - cpu0;
     const after = counters(s.pid);
+    cpu += after.main + after.others - before.main - before.others;
     const per = (key, scale = 1) => (after[key] - before[key]) / scale / SEQUENTIAL;
     times.push(...round);
     round.sort((a, b) => a - b);

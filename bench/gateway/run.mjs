@@ -212,9 +212,6 @@ export function runGatewayBench({
     figures[transport] = run.failed ? { failed: run.failed } : summarize(run.rounds);
     if (run.failed) log(`[gateway] ${transport} failed: ${run.failed}`);
   }
-  // Longer in-flight blocks than the proxy rows': this row's figure is CPU with 64 in flight.
-  // Timed, 500 ms per setup: a block of 2000 calls lasted about 30 ms on an idle machine and
-  // its per-round ratios spread from 0.74 to 1.82 (runs' medians 1.07–1.21×).
   if (measured.length > 0 && quick) {
     instructionLine =
       'Instructions per forwarded call: not counted with --quick (about 4 minutes).';
@@ -224,6 +221,9 @@ export function runGatewayBench({
     figures.instructions = counted.figures;
     instructionLine = counted.line;
   }
+  // Longer in-flight blocks than the proxy rows': this row's figure is CPU with 64 in flight.
+  // Timed, 500 ms per setup: a block of 2000 calls lasted about 30 ms on an idle machine and
+  // its per-round ratios spread from 0.74 to 1.82 (runs' medians 1.07–1.21×).
   const signedInRounds = quick ? 5 : 15;
   const signedInSize = { sequential: 150, inFlight: '500ms', warmup: 3000 };
   blocks.push(

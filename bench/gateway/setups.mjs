@@ -103,20 +103,29 @@ function serveArgs(extra, setup = 'mcpkit-serve') {
 }
 
 /**
- * CPU time (user + system) of a process in nanoseconds: the sum of its threads' run time
- * from /proc/<pid>/task/<tid>/schedstat (nanosecond resolution; /proc/<pid>/stat counts
- * 10 ms ticks).
+ * CPU time (user + system) of a process's main thread and of its other threads, in
+ * nanoseconds, from /proc/<pid>/task/<tid>/schedstat (nanosecond resolution; /proc/<pid>/stat
+ * counts 10 ms ticks).
  */
-export function cpuNs(pid) {
-  let total = 0;
+export function threadCpuNs(pid) {
+  let main = 0;
+  let others = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').split(' ')[0]);
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').split(' ')[0]);
+      if (tid === String(pid)) main += ns;
+      else others += ns;
     } catch {
       // A thread that ended between the listing and the read.
     }
   }
-  return total;
+  return { main, others };
+}
+
+/** CPU time (user + system) of a process in nanoseconds: the sum of its threads' run time. */
+export function cpuNs(pid) {
+  const { main, others } = threadCpuNs(pid);
+  return main + others;
 }
 
 function client() {
